@@ -1,0 +1,105 @@
+// Module entry: the classes, device listing, type traits, quantizers and build facts.
+#include "wrappers.h"
+
+namespace jepa {
+
+Napi::Value typeTraits(const Napi::CallbackInfo& info);
+Napi::Value quantize(const Napi::CallbackInfo& info);
+Napi::Value dequantize(const Napi::CallbackInfo& info);
+Napi::Value ggufInfo(const Napi::CallbackInfo& info);
+
+static const char* deviceType(ggml_backend_dev_t dev) {
+  switch (ggml_backend_dev_type(dev)) {
+    case GGML_BACKEND_DEVICE_TYPE_CPU: return "cpu";
+    case GGML_BACKEND_DEVICE_TYPE_GPU: return "gpu";
+    case GGML_BACKEND_DEVICE_TYPE_IGPU: return "igpu";
+    default: return "accel";
+  }
+}
+
+static Napi::Value devices(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  size_t n = ggml_backend_dev_count();
+  Napi::Array out = Napi::Array::New(env, n);
+  for (size_t i = 0; i < n; ++i) {
+    ggml_backend_dev_t dev = ggml_backend_dev_get(i);
+    size_t freeMem = 0, totalMem = 0;
+    ggml_backend_dev_memory(dev, &freeMem, &totalMem);
+    Napi::Object d = Napi::Object::New(env);
+    d.Set("name", ggml_backend_dev_name(dev));
+    d.Set("description", ggml_backend_dev_description(dev));
+    d.Set("type", deviceType(dev));
+    d.Set("memoryFree", static_cast<double>(freeMem));
+    d.Set("memoryTotal", static_cast<double>(totalMem));
+    out.Set(static_cast<uint32_t>(i), d);
+  }
+  return out;
+}
+
+static Napi::Value buildInfo(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("ggmlVersion", ggml_version());
+  out.Set("ggmlCommit", JEPA_GGML_COMMIT);
+  out.Set("nativeCpu", JEPA_BUILD_NATIVE != 0);
+#ifdef JEPA_CUDA
+  out.Set("cuda", true);
+#else
+  out.Set("cuda", false);
+#endif
+  Napi::Object cpu = Napi::Object::New(env);
+  cpu.Set("avx2", ggml_cpu_has_avx2() != 0);
+  cpu.Set("avx512", ggml_cpu_has_avx512() != 0);
+  cpu.Set("avx512_bf16", ggml_cpu_has_avx512_bf16() != 0);
+  cpu.Set("fma", ggml_cpu_has_fma() != 0);
+  cpu.Set("f16c", ggml_cpu_has_f16c() != 0);
+  cpu.Set("llamafile", ggml_cpu_has_llamafile() != 0);
+  cpu.Set("amx_int8", ggml_cpu_has_amx_int8() != 0);
+  out.Set("cpu", cpu);
+  out.Set("typeCount", static_cast<double>(GGML_TYPE_COUNT));
+  return out;
+}
+
+// setErrorClass(NativeError): native failures are thrown as `new NativeError(message, code)`.
+static void setErrorClass(const Napi::CallbackInfo& info) {
+  if (info.Length() < 1 || !info[0].IsFunction()) throw Napi::TypeError::New(info.Env(), "setErrorClass needs a constructor");
+  addonData(info.Env()).errorClass = Napi::Persistent(info[0].As<Napi::Function>());
+}
+
+static void silenceLog(ggml_log_level level, const char* text, void*) {
+  if (level == GGML_LOG_LEVEL_ERROR) fputs(text, stderr);
+}
+
+static Napi::Object init(Napi::Env env, Napi::Object exports) {
+  auto* data = new AddonData();
+  env.SetInstanceData(data);
+  ggml_log_set(silenceLog, nullptr);
+  Napi::Function tensor = Tensor::define(env);
+  Napi::Function buffer = Buffer::define(env);
+  Napi::Function graph = Graph::define(env);
+  Napi::Function mapping = Mapping::define(env);
+  data->tensorCtor = Napi::Persistent(tensor);
+  data->bufferCtor = Napi::Persistent(buffer);
+  data->graphCtor = Napi::Persistent(graph);
+  data->mappingCtor = Napi::Persistent(mapping);
+  exports.Set("Tensor", tensor);
+  exports.Set("Buffer", buffer);
+  exports.Set("Graph", graph);
+  exports.Set("Mapping", mapping);
+  exports.Set("Backend", Backend::define(env));
+  exports.Set("Context", Context::define(env));
+  exports.Set("devices", Napi::Function::New(env, devices, "devices"));
+  exports.Set("buildInfo", Napi::Function::New(env, buildInfo, "buildInfo"));
+  exports.Set("typeTraits", Napi::Function::New(env, typeTraits, "typeTraits"));
+  exports.Set("quantize", Napi::Function::New(env, quantize, "quantize"));
+  exports.Set("dequantize", Napi::Function::New(env, dequantize, "dequantize"));
+  exports.Set("ggufInfo", Napi::Function::New(env, ggufInfo, "ggufInfo"));
+  exports.Set("setErrorClass", Napi::Function::New(env, setErrorClass, "setErrorClass"));
+  return exports;
+}
+
+}  // namespace jepa
+
+static Napi::Object InitModule(Napi::Env env, Napi::Object exports) { return jepa::init(env, exports); }
+
+NODE_API_MODULE(jepa_native, InitModule)

@@ -1,0 +1,126 @@
+// Shared pieces of the binding: owned ggml resources, the error type, argument helpers.
+//
+// Every ggml object the binding hands to JavaScript lives in a shared_ptr "resource". A JS
+// wrapper holds one reference; an in-flight compute holds its own, so disposing a wrapper while
+// a graph runs only drops a reference and the memory is freed when the compute lets go.
+#pragma once
+
+#include <napi.h>
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "ggml-alloc.h"
+#include "ggml-backend.h"
+#include "ggml-cpu.h"
+#include "ggml.h"
+
+namespace jepa {
+
+struct MappingRes {
+  void* addr = nullptr;
+  size_t length = 0;
+  std::string path;
+  ~MappingRes();
+};
+
+struct BufferRes {
+  ggml_backend_buffer_t buffer = nullptr;
+  std::shared_ptr<MappingRes> mapping;  // host memory the buffer wraps, when it wraps a file
+  ~BufferRes() {
+    if (buffer) ggml_backend_buffer_free(buffer);
+  }
+};
+
+struct ContextRes {
+  ggml_context* ctx = nullptr;
+  std::mutex mu;
+  std::vector<std::shared_ptr<BufferRes>> buffers;   // memory its tensors live in
+  std::vector<std::shared_ptr<ContextRes>> inputs;   // other contexts whose tensors feed its ops
+  void addInput(const std::shared_ptr<ContextRes>& other);
+  void addBuffer(const std::shared_ptr<BufferRes>& buffer);
+  ~ContextRes() {
+    if (ctx) ggml_free(ctx);
+  }
+};
+
+struct BackendRes {
+  ggml_backend_t backend = nullptr;
+  ggml_backend_dev_t device = nullptr;
+  bool isCpu = false;
+  int threads = 1;
+  std::mutex computeMu;  // one graph at a time per backend
+  ~BackendRes() {
+    if (backend) ggml_backend_free(backend);
+  }
+};
+
+struct GraphRes {
+  std::shared_ptr<ContextRes> ctx;  // the tensors of the graph
+  ggml_context* graphCtx = nullptr; // memory of the ggml_cgraph itself
+  ggml_cgraph* graph = nullptr;
+  ggml_gallocr_t allocr = nullptr;
+  std::shared_ptr<BackendRes> allocatedFor;
+  std::vector<ggml_tensor*> tensors;  // everything the outputs depend on
+  std::vector<ggml_tensor*> owned;    // the subset whose memory the graph allocator places
+  std::atomic<bool> busy{false};
+  ~GraphRes() {
+    if (allocr) ggml_gallocr_free(allocr);
+    if (graphCtx) ggml_free(graphCtx);
+  }
+};
+
+// Per-env data: constructors of the wrapped classes and the JS error class.
+struct AddonData {
+  Napi::FunctionReference tensorCtor;
+  Napi::FunctionReference bufferCtor;
+  Napi::FunctionReference graphCtor;
+  Napi::FunctionReference mappingCtor;
+  Napi::FunctionReference errorClass;
+};
+
+AddonData& addonData(Napi::Env env);
+
+// A NativeError (the class registered from TypeScript) carrying `code`.
+Napi::Error makeError(Napi::Env env, const std::string& code, const std::string& message);
+[[noreturn]] void fail(Napi::Env env, const std::string& code, const std::string& message);
+
+int64_t argInt(const Napi::CallbackInfo& info, size_t i, const char* what);
+double argNumber(const Napi::CallbackInfo& info, size_t i, const char* what);
+std::string argString(const Napi::CallbackInfo& info, size_t i, const char* what);
+ggml_type argType(const Napi::CallbackInfo& info, size_t i);
+// Up to 4 dimensions, ggml order (ne[0] fastest); missing trailing dims are 1.
+std::vector<int64_t> argDims(const Napi::CallbackInfo& info, size_t i, const char* what);
+
+std::string shapeString(const ggml_tensor* t);
+std::string describe(const ggml_tensor* t);
+
+// Sets flush-to-zero and denormals-are-zero on the calling thread and the OpenMP pool it uses:
+// sharp attention otherwise drives the CPU into denormal arithmetic (4-10x slower).
+void enableFlushToZero(int threads);
+
+// Runs `work` on the libuv pool and settles a Promise with `result` (or a NativeError).
+class PromiseWorker : public Napi::AsyncWorker {
+ public:
+  using Work = std::function<void(PromiseWorker&)>;
+  using Result = std::function<Napi::Value(Napi::Env)>;
+  PromiseWorker(Napi::Env env, Work work, Result result);
+  Napi::Promise promise() { return deferred_.Promise(); }
+  void failWith(const std::string& code, const std::string& message);
+  void Execute() override;
+  void OnOK() override;
+  void OnError(const Napi::Error& e) override;
+
+ private:
+  Napi::Promise::Deferred deferred_;
+  Work work_;
+  Result result_;
+  std::string code_ = "NATIVE";
+};
+
+}  // namespace jepa

@@ -1,0 +1,142 @@
+#include "wrappers.h"
+
+namespace jepa {
+
+Napi::Function Graph::define(Napi::Env env) {
+  return DefineClass(env, "Graph",
+                     {
+                         InstanceAccessor<&Graph::nodeCount>("nodeCount"),
+                         InstanceAccessor<&Graph::isBusy>("busy"),
+                         InstanceMethod<&Graph::nodes>("nodes"),
+                         InstanceMethod<&Graph::unsupported>("unsupported"),
+                         InstanceMethod<&Graph::validate>("validate"),
+                         InstanceMethod<&Graph::allocate>("allocate"),
+                         InstanceMethod<&Graph::compute>("compute"),
+                         InstanceMethod<&Graph::dispose>("dispose"),
+                     });
+}
+
+Napi::Object Graph::wrap(Napi::Env env, std::shared_ptr<GraphRes> res) {
+  auto* holder = new std::shared_ptr<GraphRes>(std::move(res));
+  return addonData(env).graphCtor.New({Napi::External<std::shared_ptr<GraphRes>>::New(
+      env, holder, [](Napi::Env, std::shared_ptr<GraphRes>* p) { delete p; })});
+}
+
+Graph::Graph(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Graph>(info) {
+  if (info.Length() != 1 || !info[0].IsExternal()) fail(info.Env(), "BAD_ARGUMENT", "graphs are made by Context.buildGraph");
+  res_ = *info[0].As<Napi::External<std::shared_ptr<GraphRes>>>().Data();
+}
+
+std::shared_ptr<GraphRes> Graph::res(Napi::Env env) const {
+  if (!res_) fail(env, "DISPOSED", "the graph was disposed");
+  return res_;
+}
+
+static std::shared_ptr<BackendRes> argBackend(const Napi::CallbackInfo& info, size_t i) {
+  if (info.Length() <= i || !info[i].IsObject()) fail(info.Env(), "BAD_ARGUMENT", "a Backend is required");
+  return Backend::Unwrap(info[i].As<Napi::Object>())->res(info.Env());
+}
+
+Napi::Value Graph::nodeCount(const Napi::CallbackInfo& info) {
+  return Napi::Number::New(info.Env(), ggml_graph_n_nodes(res(info.Env())->graph));
+}
+
+Napi::Value Graph::isBusy(const Napi::CallbackInfo& info) {
+  return Napi::Boolean::New(info.Env(), res_ && res_->busy.load());
+}
+
+// nodes() -> one description per node: "'name' OP type [ne...]"
+Napi::Value Graph::nodes(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  ggml_cgraph* g = res(env)->graph;
+  int n = ggml_graph_n_nodes(g);
+  Napi::Array out = Napi::Array::New(env, n);
+  for (int i = 0; i < n; ++i) out.Set(static_cast<uint32_t>(i), describe(ggml_graph_node(g, i)));
+  return out;
+}
+
+// Nodes the backend cannot run, and leaf tensors whose memory it cannot read.
+static std::vector<std::string> findUnsupported(const GraphRes& g, const BackendRes& b) {
+  std::vector<std::string> bad;
+  int n = ggml_graph_n_nodes(g.graph);
+  const std::string dev = ggml_backend_dev_name(b.device);
+  for (int i = 0; i < n; ++i) {
+    ggml_tensor* t = ggml_graph_node(g.graph, i);
+    if (!ggml_backend_supports_op(b.backend, t))
+      bad.push_back("node " + std::to_string(i) + " " + describe(t) + " is not supported by " + dev);
+    for (int s = 0; s < GGML_MAX_SRC; ++s) {
+      ggml_tensor* src = t->src[s];
+      if (src && src->buffer && !ggml_backend_supports_buft(b.backend, ggml_backend_buffer_get_type(src->buffer)))
+        bad.push_back("node " + std::to_string(i) + " " + describe(t) + " reads " + describe(src) + " from " +
+                      ggml_backend_buffer_name(src->buffer) + " memory, which " + dev + " cannot use");
+    }
+  }
+  return bad;
+}
+
+Napi::Value Graph::unsupported(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  auto bad = findUnsupported(*res(env), *argBackend(info, 0));
+  Napi::Array out = Napi::Array::New(env, bad.size());
+  for (size_t i = 0; i < bad.size(); ++i) out.Set(static_cast<uint32_t>(i), bad[i]);
+  return out;
+}
+
+void Graph::validate(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  auto bad = findUnsupported(*res(env), *argBackend(info, 0));
+  if (bad.empty()) return;
+  std::string msg = bad[0];
+  if (bad.size() > 1) msg += " (and " + std::to_string(bad.size() - 1) + " more)";
+  fail(env, "UNSUPPORTED_OP", msg);
+}
+
+// allocate(backend) -> bytes of the compute buffer. Tensors without memory get a place in it.
+Napi::Value Graph::allocate(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  auto g = res(env);
+  auto b = argBackend(info, 0);
+  if (g->busy.load()) fail(env, "BUSY", "the graph is computing");
+  // Forget earlier placements: a new allocator would otherwise keep pointers into freed memory.
+  for (ggml_tensor* t : g->owned) {
+    t->data = nullptr;
+    t->buffer = nullptr;
+  }
+  if (g->allocatedFor && g->allocatedFor != b) {
+    ggml_gallocr_free(g->allocr);
+    g->allocr = nullptr;
+  }
+  if (!g->allocr) g->allocr = ggml_gallocr_new(ggml_backend_get_default_buffer_type(b->backend));
+  if (!ggml_gallocr_alloc_graph(g->allocr, g->graph))
+    fail(env, "OUT_OF_MEMORY", "could not allocate the compute buffer of a " +
+                                   std::to_string(ggml_graph_n_nodes(g->graph)) + "-node graph");
+  g->allocatedFor = b;
+  return Napi::Number::New(env, static_cast<double>(ggml_gallocr_get_buffer_size(g->allocr, 0)));
+}
+
+// compute(backend) -> Promise<void>, run on the libuv pool.
+Napi::Value Graph::compute(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  auto g = res(env);
+  auto b = argBackend(info, 0);
+  if (g->allocatedFor != b) fail(env, "NOT_ALLOCATED", "allocate the graph on this backend before computing it");
+  bool expected = false;
+  if (!g->busy.compare_exchange_strong(expected, true)) fail(env, "BUSY", "the graph is already computing");
+  auto* worker = new PromiseWorker(
+      env,
+      [g, b](PromiseWorker& w) {
+        std::lock_guard<std::mutex> lock(b->computeMu);
+        if (b->isCpu) enableFlushToZero(b->threads);
+        ggml_status status = ggml_backend_graph_compute(b->backend, g->graph);
+        g->busy.store(false);
+        if (status != GGML_STATUS_SUCCESS) w.failWith("COMPUTE", std::string("graph compute failed: ") + ggml_status_to_string(status));
+      },
+      nullptr);
+  Napi::Promise promise = worker->promise();
+  worker->Queue();
+  return promise;
+}
+
+void Graph::dispose(const Napi::CallbackInfo&) { res_.reset(); }
+
+}  // namespace jepa

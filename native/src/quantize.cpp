@@ -1,0 +1,81 @@
+// Type traits and the quantizers: ggml's own code, row blocks at a time.
+#include <cstring>
+
+#include "wrappers.h"
+
+namespace jepa {
+
+Napi::Value typeTraits(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  int64_t t = argInt(info, 0, "type");
+  if (t < 0 || t >= GGML_TYPE_COUNT) fail(env, "BAD_TYPE", "unknown ggml type " + std::to_string(t));
+  ggml_type type = static_cast<ggml_type>(t);
+  const ggml_type_traits* tr = ggml_get_type_traits(type);
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("name", tr->type_name ? tr->type_name : "");
+  out.Set("blockSize", static_cast<double>(tr->blck_size));
+  out.Set("typeSize", static_cast<double>(tr->type_size));
+  out.Set("isQuantized", tr->is_quantized);
+  out.Set("canDequantize", tr->to_float != nullptr);
+  out.Set("requiresImatrix", tr->blck_size > 0 && ggml_quantize_requires_imatrix(type));
+  return out;
+}
+
+static void checkQuantizable(Napi::Env env, ggml_type type, int64_t nrows, int64_t perRow) {
+  const ggml_type_traits* tr = ggml_get_type_traits(type);
+  if (!tr->blck_size || !tr->type_size) fail(env, "BAD_TYPE", "ggml type " + std::to_string(type) + " was removed");
+  if (type != GGML_TYPE_F32 && type != GGML_TYPE_F16 && type != GGML_TYPE_BF16 && !tr->is_quantized)
+    fail(env, "BAD_TYPE", std::string("cannot quantize to ") + tr->type_name);
+  if (ggml_quantize_requires_imatrix(type))
+    fail(env, "BAD_TYPE", std::string(tr->type_name) + " needs an importance matrix");
+  if (nrows < 1 || perRow < 1) fail(env, "BAD_ARGUMENT", "rows and row length must be positive");
+  if (perRow % tr->blck_size != 0)
+    fail(env, "BAD_SHAPE", "a row of " + std::to_string(perRow) + " values is not a multiple of the " + tr->type_name +
+                               " block size " + std::to_string(tr->blck_size));
+}
+
+// quantize(type, src: Float32Array, nrows, nPerRow) -> Promise<Uint8Array> of nrows * rowSize bytes.
+Napi::Value quantize(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  ggml_type type = argType(info, 0);
+  if (info.Length() < 2 || !info[1].IsTypedArray() || info[1].As<Napi::TypedArray>().TypedArrayType() != napi_float32_array)
+    fail(env, "BAD_ARGUMENT", "src must be a Float32Array");
+  Napi::Float32Array src = info[1].As<Napi::Float32Array>();
+  int64_t nrows = argInt(info, 2, "nrows");
+  int64_t perRow = argInt(info, 3, "nPerRow");
+  checkQuantizable(env, type, nrows, perRow);
+  if (static_cast<int64_t>(src.ElementLength()) != nrows * perRow)
+    fail(env, "BAD_SHAPE", "src holds " + std::to_string(src.ElementLength()) + " values, not " +
+                               std::to_string(nrows) + " x " + std::to_string(perRow));
+  size_t outBytes = ggml_row_size(type, perRow) * static_cast<size_t>(nrows);
+  Napi::Uint8Array dst = Napi::Uint8Array::New(env, outBytes);
+  auto srcRef = std::make_shared<Napi::ObjectReference>(Napi::Persistent(src.As<Napi::Object>()));
+  auto dstRef = std::make_shared<Napi::ObjectReference>(Napi::Persistent(dst.As<Napi::Object>()));
+  const float* in = src.Data();
+  void* out = dst.Data();
+  auto* worker = new PromiseWorker(
+      env, [=](PromiseWorker&) { ggml_quantize_chunk(type, in, out, 0, nrows, perRow, nullptr); },
+      [srcRef, dstRef](Napi::Env) { return dstRef->Value(); });
+  Napi::Promise p = worker->promise();
+  worker->Queue();
+  return p;
+}
+
+// dequantize(type, bytes: Uint8Array, n) -> Float32Array of n values.
+Napi::Value dequantize(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  ggml_type type = argType(info, 0);
+  if (info.Length() < 2 || !info[1].IsTypedArray()) fail(env, "BAD_ARGUMENT", "bytes must be a typed array");
+  Napi::TypedArray bytes = info[1].As<Napi::TypedArray>();
+  int64_t n = argInt(info, 2, "n");
+  const ggml_type_traits* tr = ggml_get_type_traits(type);
+  if (!tr->to_float) fail(env, "BAD_TYPE", std::string("cannot dequantize ") + tr->type_name);
+  if (n < 1 || n % tr->blck_size != 0) fail(env, "BAD_SHAPE", "n must be a positive multiple of the block size");
+  if (bytes.ByteLength() < ggml_row_size(type, n)) fail(env, "BAD_SHAPE", "too few bytes for " + std::to_string(n) + " values");
+  Napi::Float32Array out = Napi::Float32Array::New(env, static_cast<size_t>(n));
+  const uint8_t* base = static_cast<const uint8_t*>(bytes.ArrayBuffer().Data()) + bytes.ByteOffset();
+  tr->to_float(base, out.Data(), n);
+  return out;
+}
+
+}  // namespace jepa

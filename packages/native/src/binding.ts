@@ -1,0 +1,195 @@
+// The shapes of the objects the addon hands out. Each wraps one ggml resource; `dispose()` drops
+// this handle's reference, and an in-flight compute keeps what it uses alive until it finishes.
+
+/** ggml dimension order: ne[0] is the fastest-varying (a row), ne[3] the outermost. */
+export type Dims = [number, number, number, number];
+
+export interface Tensor extends Disposable {
+  /** ggml type id (see `typeByName`). */
+  readonly type: number;
+  readonly ne: Dims;
+  /** Byte strides per dimension. */
+  readonly nb: Dims;
+  readonly nbytes: number;
+  name: string;
+  /** The op that produces it (`NONE` for leaves, `MUL_MAT`, `VIEW`, ...). */
+  readonly op: string;
+  readonly isContiguous: boolean;
+  /** Whether memory is attached (a bound buffer, an allocated context or graph). */
+  readonly hasData: boolean;
+  /** Marks a graph input: the graph allocator gives it its own memory, never reused. */
+  setInput(): void;
+  /** Marks a graph output: its memory is not reused by later nodes. */
+  setOutput(): void;
+  /** Asks for F32 accumulation (mul_mat, flash_attn_ext); a no-op on the CPU. */
+  setPrecF32(): void;
+  /** Copies the bytes of `data` into the tensor at `byteOffset`; no intermediate copy. */
+  set(data: ArrayBufferView, byteOffset?: number): void;
+  /** Copies the tensor's bytes from `byteOffset` into `out` and returns it. */
+  get<T extends ArrayBufferView>(out: T, byteOffset?: number): T;
+  /** Places the tensor at `byteOffset` of an existing buffer (zero-copy weights). */
+  bind(buffer: Buffer, byteOffset: number): void;
+  /** Copies the tensor's bytes from a mapped file at `fileOffset` (weight upload to a device). */
+  loadFrom(mapping: Mapping, fileOffset: number): void;
+  dispose(): void;
+}
+
+export interface Buffer extends Disposable {
+  readonly size: number;
+  readonly name: string;
+  readonly isHost: boolean;
+  clear(value?: number): void;
+  dispose(): void;
+}
+
+export interface Mapping extends Disposable {
+  readonly length: number;
+  readonly path: string;
+  /** A CPU buffer over bytes [offset, offset + length) of the file, zero-copy. */
+  toBuffer(offset: number, length: number): Buffer;
+  /** A copy of bytes [offset, offset + length): headers and checks, not weights. */
+  read(offset: number, length: number): Uint8Array;
+  dispose(): void;
+}
+
+export interface Backend extends Disposable {
+  readonly name: string;
+  readonly deviceName: string;
+  readonly isCpu: boolean;
+  /** Compute threads (CPU backends). */
+  threads: number;
+  supportsOp(tensor: Tensor): boolean;
+  /** The device's buffer types: its default first, then extras (e.g. `CPU_REPACK`). */
+  bufferTypes(): string[];
+  allocBuffer(bytes: number, bufferType?: string): Buffer;
+  dispose(): void;
+}
+
+export interface Graph extends Disposable {
+  readonly nodeCount: number;
+  readonly busy: boolean;
+  /** One description per node: `'name' OP type [ne0, ne1, ne2, ne3]`. */
+  nodes(): string[];
+  /** What the backend cannot run or read, one line each; empty when the graph is runnable. */
+  unsupported(backend: Backend): string[];
+  /** Throws `NativeError` code `UNSUPPORTED_OP` naming the first node the backend refuses. */
+  validate(backend: Backend): void;
+  /** Gives every tensor without memory a place in the graph's compute buffer; returns its bytes. */
+  allocate(backend: Backend): number;
+  /** Runs the graph off the main thread. */
+  compute(backend: Backend): Promise<void>;
+  dispose(): void;
+}
+
+/** A ggml context: tensor metadata, and the ops that build graphs from tensors. */
+export interface Context extends Disposable {
+  readonly tensorCapacity: number;
+  readonly tensorCount: number;
+  newTensor(type: number, shape: number[]): Tensor;
+  /** One buffer of the backend (or the named buffer type) for every tensor still without memory. */
+  allocate(backend: Backend, bufferType?: string): Buffer;
+  buildGraph(outputs: Tensor[]): Graph;
+  dispose(): void;
+
+  /** a [K, M, ...], b [K, N, ...] -> [M, N, ...]; b's outer dims broadcast over a's. */
+  mulMat(a: Tensor, b: Tensor): Tensor;
+  add(a: Tensor, b: Tensor): Tensor;
+  sub(a: Tensor, b: Tensor): Tensor;
+  mul(a: Tensor, b: Tensor): Tensor;
+  div(a: Tensor, b: Tensor): Tensor;
+  scale(a: Tensor, s: number): Tensor;
+  /** (x - mean) / sqrt(var + eps) over each row; no affine part. */
+  norm(a: Tensor, eps: number): Tensor;
+  gelu(a: Tensor): Tensor;
+  geluErf(a: Tensor): Tensor;
+  silu(a: Tensor): Tensor;
+  tanh(a: Tensor): Tensor;
+  exp(a: Tensor): Tensor;
+  sqr(a: Tensor): Tensor;
+  sqrt(a: Tensor): Tensor;
+  /** Mean of each row: [n, ...] -> [1, ...]. */
+  mean(a: Tensor): Tensor;
+  sumRows(a: Tensor): Tensor;
+  clamp(a: Tensor, min: number, max: number): Tensor;
+  /** softmax(a * scale + mask) over rows; mask f16/f32 [ne0, >=ne1, broadcast, broadcast]. */
+  softMaxExt(a: Tensor, mask: Tensor | null, scale: number, maxBias?: number): Tensor;
+  /**
+   * q [d, nQ, heads, B], k [d, nKV, headsKV, B], v [dv, nKV, headsKV, B], mask f16 [nKV, >=nQ, ...]
+   * -> [dv, heads, nQ, B] (note the permuted result).
+   */
+  flashAttnExt(q: Tensor, k: Tensor, v: Tensor, mask: Tensor | null, scale: number, maxBias?: number, logitSoftcap?: number): Tensor;
+  concat(a: Tensor, b: Tensor, dim: number): Tensor;
+  /** Rows of a picked by i32 ids b [n, a.ne[2], a.ne[3]]. */
+  getRows(a: Tensor, rows: Tensor): Tensor;
+  roll(a: Tensor, shift0: number, shift1?: number, shift2?: number, shift3?: number): Tensor;
+  /** A contiguous copy, optionally reshaped. */
+  cont(a: Tensor, shape?: number[]): Tensor;
+  reshape(a: Tensor, shape: number[]): Tensor;
+  /** strides are nb[1..3] in bytes; contiguous strides when omitted. */
+  view(a: Tensor, shape: number[], strides?: [number, number, number] | null, byteOffset?: number): Tensor;
+  /** Axis i of a becomes axis `axes[i]` of the result (ggml semantics). */
+  permute(a: Tensor, axis0: number, axis1: number, axis2: number, axis3: number): Tensor;
+  transpose(a: Tensor): Tensor;
+  /** Copies a into b (converting type); the result is a view of b. */
+  cpy(a: Tensor, b: Tensor): Tensor;
+  cast(a: Tensor, type: number): Tensor;
+  repeat(a: Tensor, like: Tensor): Tensor;
+}
+
+export interface DeviceInfo {
+  name: string;
+  description: string;
+  type: 'cpu' | 'gpu' | 'igpu' | 'accel';
+  memoryFree: number;
+  memoryTotal: number;
+}
+
+export interface BuildInfo {
+  ggmlVersion: string;
+  /** The pinned llama.cpp commit the ggml sources come from. */
+  ggmlCommit: string;
+  cuda: boolean;
+  /** Built with -march=native for the build machine. */
+  nativeCpu: boolean;
+  cpu: Record<string, boolean>;
+  typeCount: number;
+}
+
+export interface TypeTraits {
+  name: string;
+  blockSize: number;
+  typeSize: number;
+  isQuantized: boolean;
+  canDequantize: boolean;
+  requiresImatrix: boolean;
+}
+
+export interface GgufInfoEntry {
+  type: string;
+  arrayType?: string;
+  value: unknown;
+}
+
+export interface GgufInfo {
+  version: number;
+  alignment: number;
+  dataOffset: number;
+  kv: Record<string, GgufInfoEntry>;
+  tensors: { name: string; type: number; offset: number; nbytes: number; ne: Dims }[];
+}
+
+export interface Addon {
+  Backend: new (deviceName: string, threads: number) => Backend;
+  Context: new (maxTensors: number) => Context;
+  Mapping: new (path: string) => Mapping;
+  Tensor: Function;
+  Buffer: Function;
+  Graph: Function;
+  devices(): DeviceInfo[];
+  buildInfo(): BuildInfo;
+  typeTraits(type: number): TypeTraits;
+  quantize(type: number, src: Float32Array, nrows: number, nPerRow: number): Promise<Uint8Array>;
+  dequantize(type: number, bytes: ArrayBufferView, n: number): Float32Array;
+  ggufInfo(path: string): GgufInfo;
+  setErrorClass(cls: new (message: string, code: string) => Error): void;
+}

@@ -1,0 +1,11 @@
+/** A failure inside the native binding: a refused shape, a disposed object, a compute error. */
+export class NativeError extends Error {
+  /** Stable machine-readable reason, e.g. `BAD_SHAPE`, `DISPOSED`, `UNSUPPORTED_OP`, `OUT_OF_MEMORY`. */
+  readonly code: string;
+
+  constructor(message: string, code = 'NATIVE') {
+    super(message);
+    this.name = 'NativeError';
+    this.code = code;
+  }
+}

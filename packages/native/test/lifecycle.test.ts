@@ -1,0 +1,180 @@
+// Asynchronous compute, ownership and disposal.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { NativeError, createContext, mapFile, openBackend, type Context, type Graph, type Tensor } from '../src/index.js';
+import { F32, cpu, uniform } from './helpers.js';
+
+/** A chain of large matmuls: long enough (~0.1-1 s) to observe the event loop during compute. */
+function heavyGraph(): { ctx: Context; graph: Graph; out: Tensor; feed: () => void } {
+  const n = 768;
+  const ctx = createContext(64);
+  const w = ctx.newTensor(F32, [n, n]);
+  const x = ctx.newTensor(F32, [n, n]);
+  w.setInput();
+  x.setInput();
+  let y = x;
+  for (let i = 0; i < 24; i++) y = ctx.norm(ctx.mulMat(w, y), 1e-5);
+  y.setOutput();
+  const graph = ctx.buildGraph([y]);
+  graph.allocate(cpu());
+  const wv = uniform(n * n, 1);
+  const xv = uniform(n * n, 2);
+  return { ctx, graph, out: y, feed: () => (w.set(wv), x.set(xv)) };
+}
+
+const tmp = mkdtempSync(join(tmpdir(), 'jepa-native-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+describe('asynchronous compute', () => {
+  it('keeps the event loop responsive while a graph runs', async () => {
+    const { graph, feed } = heavyGraph();
+    feed();
+    let ticks = 0;
+    let done = false;
+    let ticksBeforeDone = 0;
+    const timer = setInterval(() => ticks++, 1);
+    const pending = graph.compute(cpu()).then(() => {
+      done = true;
+      ticksBeforeDone = ticks;
+    });
+    await new Promise((r) => setTimeout(r, 20));
+    const sawTimerWhileBusy = ticks > 0 && !done;
+    await pending;
+    clearInterval(timer);
+    expect(sawTimerWhileBusy || ticksBeforeDone > 0).toBe(true);
+    expect(ticksBeforeDone).toBeGreaterThan(0);
+  });
+
+  it('refuses a second compute of the same graph while the first runs', async () => {
+    const { graph, feed } = heavyGraph();
+    feed();
+    const first = graph.compute(cpu());
+    expect(graph.busy).toBe(true);
+    expect(() => graph.compute(cpu())).toThrowError(expect.objectContaining({ code: 'BUSY' }));
+    await first;
+    expect(graph.busy).toBe(false);
+  });
+
+  it('gives the same bits on repeated runs and across backends with the same thread count', async () => {
+    const { graph, out, feed } = heavyGraph();
+    feed();
+    await graph.compute(cpu());
+    const a = out.get(new Float32Array(out.nbytes / 4));
+    const other = openBackend({ device: 'cpu', threads: 2 });
+    graph.allocate(other);
+    feed();
+    await graph.compute(other);
+    const b = out.get(new Float32Array(out.nbytes / 4));
+    expect(Buffer.from(b.buffer).equals(Buffer.from(a.buffer))).toBe(true);
+    other.dispose();
+  });
+});
+
+describe('disposal', () => {
+  it('disposing everything while a compute is in flight waits for it instead of crashing', async () => {
+    const backend = openBackend({ device: 'cpu', threads: 2 });
+    const { ctx, graph, out, feed } = heavyGraph();
+    graph.allocate(backend);
+    feed();
+    const pending = graph.compute(backend);
+    graph.dispose();
+    ctx.dispose();
+    backend.dispose();
+    await expect(pending).resolves.toBeUndefined();
+    // the output tensor still owns its context's memory, so the result is readable
+    const result = out.get(new Float32Array(out.nbytes / 4));
+    expect(result.every(Number.isFinite)).toBe(true);
+    out.dispose();
+  });
+
+  it('use after dispose throws a typed error', () => {
+    const ctx = createContext(4);
+    const t = ctx.newTensor(F32, [4]);
+    const graph = ctx.buildGraph([ctx.scale(t, 2)]);
+    const backend = openBackend({ device: 'cpu', threads: 1 });
+    t.dispose();
+    graph.dispose();
+    ctx.dispose();
+    backend.dispose();
+    const disposed = expect.objectContaining({ name: 'NativeError', code: 'DISPOSED' });
+    expect(() => t.ne).toThrowError(disposed);
+    expect(() => ctx.newTensor(F32, [2])).toThrowError(disposed);
+    expect(() => graph.compute(cpu())).toThrowError(disposed);
+    expect(() => backend.threads).toThrowError(disposed);
+    expect(() => t.ne).toThrow(NativeError);
+  });
+
+  it('supports `using` through Symbol.dispose', () => {
+    const ctx = createContext(4);
+    ctx[Symbol.dispose]();
+    expect(() => ctx.tensorCount).toThrowError(expect.objectContaining({ code: 'DISPOSED' }));
+  });
+});
+
+describe('memory', () => {
+  it('binds tensors to a mapped file without copying and reads them back', async () => {
+    const values = uniform(64, 5);
+    const file = join(tmp, 'weights.bin');
+    const header = new Uint8Array(32).fill(7);
+    writeFileSync(file, Buffer.concat([header, Buffer.from(values.buffer)]));
+    const mapping = mapFile(file);
+    expect(mapping.length).toBe(32 + 256);
+    const buf = mapping.toBuffer(0, mapping.length);
+    const ctx = createContext(8);
+    const w = ctx.newTensor(F32, [16, 4]);
+    w.bind(buf, 32);
+    expect(w.hasData).toBe(true);
+    expect(Array.from(w.get(new Float32Array(64)))).toEqual(Array.from(values));
+    const x = ctx.newTensor(F32, [16, 1]);
+    const y = ctx.mulMat(w, x);
+    x.setInput();
+    const graph = ctx.buildGraph([y]);
+    graph.allocate(cpu());
+    x.set(new Float32Array(16).fill(1));
+    await graph.compute(cpu());
+    const got = y.get(new Float32Array(4));
+    for (let r = 0; r < 4; r++) {
+      const s = values.slice(r * 16, r * 16 + 16).reduce((a, b) => a + b, 0);
+      expect(got[r]).toBeCloseTo(s, 5);
+    }
+    mapping.dispose();
+    // the buffer keeps the mapping alive
+    expect(w.get(new Float32Array(64))[3]).toBe(values[3]);
+  });
+
+  it('refuses out-of-file and out-of-buffer placements', () => {
+    const file = join(tmp, 'small.bin');
+    writeFileSync(file, Buffer.alloc(64));
+    const mapping = mapFile(file);
+    expect(() => mapping.toBuffer(32, 64)).toThrowError(expect.objectContaining({ code: 'OUT_OF_RANGE' }));
+    const buf = mapping.toBuffer(0, 64);
+    const ctx = createContext(4);
+    const t = ctx.newTensor(F32, [16]);
+    expect(() => t.bind(buf, 32)).toThrowError(expect.objectContaining({ code: 'OUT_OF_RANGE' }));
+    expect(() => t.set(new Float32Array(16))).toThrowError(expect.objectContaining({ code: 'NO_DATA' }));
+    expect(() => mapFile(join(tmp, 'missing.bin'))).toThrowError(expect.objectContaining({ code: 'IO' }));
+  });
+
+  it('checks typed-array sizes against the tensor', () => {
+    const ctx = createContext(4);
+    const t = ctx.newTensor(F32, [8]);
+    ctx.allocate(cpu());
+    expect(() => t.set(new Float32Array(9))).toThrowError(expect.objectContaining({ code: 'OUT_OF_RANGE' }));
+    t.set(new Float32Array([1, 2, 3]), 20);
+    expect(Array.from(t.get(new Float32Array(3), 20))).toEqual([1, 2, 3]);
+  });
+
+  it('allocates weights in the CPU repacking buffer type when asked', () => {
+    expect(cpu().bufferTypes()).toContain('CPU_REPACK');
+    const ctx = createContext(4);
+    ctx.newTensor(F32, [32, 4]);
+    const buf = ctx.allocate(cpu(), 'CPU_REPACK');
+    expect(buf.name).toMatch(/CPU_REPACK/);
+    expect(() => ctx.allocate(cpu())).toThrowError(expect.objectContaining({ code: 'NOTHING_TO_ALLOCATE' }));
+    const ctx2 = createContext(4);
+    ctx2.newTensor(F32, [32]);
+    expect(() => ctx2.allocate(cpu(), 'NOPE')).toThrowError(expect.objectContaining({ code: 'NO_BUFFER_TYPE' }));
+  });
+});
