@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Sets up a fresh machine (Node 20, npm, cmake, g++, python3) to build and test jepa:
+# ffmpeg from Debian (video input), pnpm pinned, dependencies, the pinned ggml, the addon, the packages.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PNPM_VERSION=12.4.2
+
+if ! command -v ffmpeg >/dev/null 2>&1 || ! command -v ffprobe >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "setup: installing ffmpeg from Debian" >&2
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ffmpeg >/dev/null
+  else
+    echo "setup: ffmpeg is missing; video input needs it (sudo apt-get install ffmpeg)" >&2
+  fi
+fi
+
+if [ "$(pnpm --version 2>/dev/null || true)" != "$PNPM_VERSION" ]; then
+  echo "setup: installing pnpm $PNPM_VERSION" >&2
+  npm install -g --silent "pnpm@$PNPM_VERSION"
+fi
+
+pnpm install --frozen-lockfile
+pnpm build
