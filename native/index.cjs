@@ -11,4 +11,11 @@ function addonPath() {
   return found;
 }
 
-module.exports = { addonPath };
+/** The C++ mul_mat driver built beside the addon (jepa-bench prices the binding against it). */
+function mulmatDriverPath() {
+  const p = join(__dirname, 'build/ggml-mulmat-driver');
+  if (!existsSync(p)) throw new Error(`${p} is not built; run \`pnpm build\``);
+  return p;
+}
+
+module.exports = { addonPath, mulmatDriverPath };

@@ -1,0 +1,20 @@
+import { cpus } from 'node:os';
+import { buildInfo } from '@jepa/native';
+
+export function machineInfo(threads: number) {
+  const info = buildInfo();
+  const cpu = cpus()[0]?.model ?? 'unknown CPU';
+  const features = Object.entries(info.cpu)
+    .filter(([, on]) => on)
+    .map(([k]) => k)
+    .join(' ');
+  return {
+    cpu,
+    cores: cpus().length,
+    threads,
+    node: process.version,
+    ggml: `${info.ggmlVersion} (llama.cpp ${info.ggmlCommit.slice(0, 7)})`,
+    build: { cuda: info.cuda, nativeCpu: info.nativeCpu, features },
+    summary: `${cpu}, ${cpus().length} cores, ${threads} threads; node ${process.version}; ggml ${info.ggmlVersion} (llama.cpp ${info.ggmlCommit.slice(0, 7)}); ${info.nativeCpu ? '-march=native' : 'generic x86-64'}${info.cuda ? ', CUDA' : ''}; ${features}`,
+  };
+}
