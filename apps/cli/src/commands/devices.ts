@@ -1,0 +1,22 @@
+import type { Command } from 'commander';
+import { buildInfo, devices } from '@jepa/native';
+
+export function devicesCommand(program: Command): void {
+  program
+    .command('devices')
+    .description('list the compute devices of this build')
+    .option('--json', 'print JSON')
+    .action((opts: { json?: boolean }) => {
+      const list = devices();
+      const info = buildInfo();
+      if (opts.json) {
+        process.stdout.write(`${JSON.stringify({ build: info, devices: list }, null, 2)}\n`);
+        return;
+      }
+      process.stdout.write(`ggml ${info.ggmlVersion} (llama.cpp ${info.ggmlCommit.slice(0, 7)})${info.cuda ? ', CUDA build' : ''}\n`);
+      list.forEach((d, i) => {
+        const mem = d.memoryTotal ? `, ${(d.memoryTotal / 2 ** 30).toFixed(1)} GiB` : '';
+        process.stdout.write(`${i}: ${d.name} (${d.type}) ${d.description}${mem}\n`);
+      });
+    });
+}

@@ -1,0 +1,121 @@
+import { Command, Option } from 'commander';
+import type { EncoderContext, PoolMode } from '@jepa/graph';
+import { readNpy } from '@jepa/preprocess';
+import { expandInputs } from '../inputs.js';
+import { contextOptions, loadModel, type RuntimeFlags } from '../load-model.js';
+import { ModelInput, type ItemTensor } from '../model-input.js';
+import { outputFormat, writeEmbeddings, type EmbeddingRecord } from '../output.js';
+import { Progress } from '../progress.js';
+import { UserError } from '../user-error.js';
+import { addRuntimeOptions } from '../runtime-options.js';
+
+interface EmbedFlags extends RuntimeFlags {
+  model: string;
+  video?: string[];
+  framesNpy?: string[];
+  inputNpy?: string;
+  pool?: PoolMode | 'none';
+  output?: string;
+}
+
+interface Item {
+  label: string;
+  load: () => Promise<ItemTensor>;
+  still: boolean;
+}
+
+const say = (message: string) => process.stderr.write(`jepa: ${message}\n`);
+
+export function embedCommand(program: Command): void {
+  const cmd = program
+    .command('embed')
+    .description('embed images, clips or preprocessed tensors')
+    .argument('[images...]', 'image files, folders, globs or @list.txt files')
+    .requiredOption('-m, --model <gguf>', 'the model')
+    .option('--video <clips...>', 'video clips (ffmpeg decodes them)')
+    .option('--frames-npy <files...>', 'clips as THWC uint8 .npy frames')
+    .option('--input-npy <file>', 'an already preprocessed float32 tensor [B,3,H,W] or [B,3,T,H,W]')
+    .addOption(new Option('--pool <mode>', 'mean of patch tokens, the CLS token, or every token').choices(['mean', 'cls', 'none']))
+    .option('-o, --output <file>', 'write .npy, .json or .jsonl (default: JSON lines on stdout)');
+  addRuntimeOptions(cmd);
+  cmd.action(async (images: string[], flags: EmbedFlags) => {
+    outputFormat(flags.output);
+    const items: Item[] = [];
+    const model = await loadModel(flags.model, flags);
+    const spec = model.spec;
+    const input = new ModelInput(spec, say);
+    for (const p of expandInputs(images)) items.push({ label: p, load: () => input.image(p), still: true });
+    for (const p of flags.video ?? []) items.push({ label: p, load: () => input.video(p), still: false });
+    for (const p of flags.framesNpy ?? []) items.push({ label: p, load: async () => input.framesNpy(p), still: false });
+    if (flags.inputNpy) items.push(...tensorItems(flags.inputNpy));
+    if (items.length === 0) throw new UserError('nothing to embed: give images, --video, --frames-npy or --input-npy');
+
+    const pool: PoolMode | 'none' = flags.pool ?? (spec.enc.nCls > 0 ? 'cls' : 'mean');
+    if (pool === 'cls' && spec.enc.nCls === 0) throw new UserError(`${spec.family} models have no CLS token; use --pool mean`);
+    say(`model: ${spec.name} (${spec.family}) on ${model.device}`);
+    const ctx = model.createContext(contextOptions(flags));
+    const records: EmbeddingRecord[] = [];
+    const failures: string[] = [];
+    const progress = new Progress(items.length, 'embed');
+    const batchSize = flags.batch ?? 32;
+    let pending: { item: Item; tensor: ItemTensor }[] = [];
+
+    const flush = async () => {
+      if (pending.length === 0) return;
+      const group = pending;
+      pending = [];
+      await encodeGroup(ctx, group, pool, records);
+      progress.tick(group.length);
+    };
+    for (const item of items) {
+      let tensor: ItemTensor;
+      try {
+        tensor = await item.load();
+      } catch (err) {
+        failures.push(item.label);
+        say(`${item.label}: ${err instanceof Error ? err.message : String(err)} (skipped)`);
+        progress.tick();
+        continue;
+      }
+      if (pending.length > 0 && (pending[0]!.tensor.shape.join() !== tensor.shape.join() || !item.still)) await flush();
+      pending.push({ item, tensor });
+      if (!item.still || pending.length >= batchSize) await flush();
+    }
+    await flush();
+    const { seconds, perSecond } = progress.finish();
+    ctx.dispose();
+    model.dispose();
+    writeEmbeddings(flags.output, records);
+    say(`${records.length} embedded in ${seconds.toFixed(2)} s (${perSecond.toFixed(2)} items/s)${flags.output ? ` -> ${flags.output}` : ''}`);
+    if (failures.length > 0) throw new UserError(`${failures.length} of ${items.length} inputs failed`, 3);
+  });
+}
+
+function tensorItems(path: string): Item[] {
+  const npy = readNpy(path);
+  if (npy.dtype !== 'float32' || !(npy.shape.length === 4 || npy.shape.length === 5))
+    throw new UserError(`--input-npy ${path}: expected float32 [B,3,H,W] or [B,3,T,H,W], got ${npy.dtype} [${npy.shape.join(', ')}]`);
+  const [b, ...item] = npy.shape as number[];
+  const size = item.reduce((x, y) => x * y, 1);
+  const data = npy.data as Float32Array;
+  return Array.from({ length: b! }, (_, i) => ({
+    label: `${path}[${i}]`,
+    load: async () => ({ data: data.subarray(i * size, (i + 1) * size), shape: item }),
+    still: item.length === 3,
+  }));
+}
+
+async function encodeGroup(ctx: EncoderContext, group: { item: Item; tensor: ItemTensor }[], pool: PoolMode | 'none', records: EmbeddingRecord[]) {
+  const itemShape = group[0]!.tensor.shape;
+  const size = group[0]!.tensor.data.length;
+  const data = new Float32Array(group.length * size);
+  group.forEach((g, i) => data.set(g.tensor.data, i * size));
+  const out = await ctx.encode({ data, shape: [group.length, ...itemShape] });
+  const pooled = pool === 'none' ? null : out.pool(pool);
+  group.forEach((g, i) => {
+    if (pooled) records.push({ input: g.item.label, values: pooled.slice(i * out.dim, (i + 1) * out.dim), shape: [out.dim] });
+    else records.push({ input: g.item.label, values: out.item(i).slice(), shape: [out.nTokens, out.dim] });
+  });
+}
+
+

@@ -1,0 +1,64 @@
+import type { Command } from 'commander';
+import { ggmlTypeInfo, loadModelSpec, type GgufValue, type ModelSpec } from '@jepa/gguf';
+
+function formatValue(v: GgufValue): string {
+  if (v.type === 'array') {
+    const items = Array.from(v.value as ArrayLike<unknown>);
+    const shown = items.slice(0, 8).map((x) => (typeof x === 'object' && x !== null ? '[…]' : String(x)));
+    return `[${shown.join(', ')}${items.length > 8 ? `, … (${items.length})` : ''}]`;
+  }
+  return typeof v.value === 'string' ? JSON.stringify(v.value) : String(v.value);
+}
+
+function summary(spec: ModelSpec): string[] {
+  const e = spec.enc;
+  const lines = [
+    `name:       ${spec.name}`,
+    `family:     ${spec.family}${spec.license ? `  (license ${spec.license})` : ''}`,
+    `encoder:    D ${e.embedDim}, ${e.nLayer} layers, ${e.nHead} heads (hd ${e.headDim}), FFN ${e.ffnDim}, act ${e.act}`,
+    `tokens:     patch ${e.patchSize}${e.tubeletSize > 1 ? `, tubelet ${e.tubeletSize}` : ''}, ${e.imgSize}px` +
+      `${e.nFrames > 1 ? `, ${e.nFrames} frames` : ''}, positions ${e.pos}${e.rope ? ` (${e.rope.layout})` : ''}` +
+      `${e.nCls ? ', CLS' : ''}${e.nReg ? `, ${e.nReg} registers` : ''}${e.layerScale ? ', layer scale' : ''}` +
+      `${e.attnMode !== 'full' ? `, ${e.attnMode} attention` : ''}`,
+  ];
+  if (spec.pred) lines.push(`predictor:  ${spec.pred.kind}, D ${spec.pred.embedDim}, ${spec.pred.nLayer} layers, ${spec.pred.nHead} heads`);
+  if (spec.head) lines.push(`head:       attentive, ${spec.head.nClasses} classes${spec.labels ? ` (${spec.labels.slice(0, 3).join(', ')}, …)` : ''}`);
+  const p = spec.pre;
+  lines.push(
+    `preprocess: ${p.resize.mode === 'short' ? `shortest edge ${p.resize.size}` : `squash ${p.resize.size}`}, crop ${p.crop}, ${p.resample}, mean [${p.mean.map((v) => v.toFixed(3)).join(', ')}], std [${p.std.map((v) => v.toFixed(3)).join(', ')}]`,
+  );
+  const bytes = [...spec.tensors.values()].reduce((a, t) => a + t.nbytes, 0);
+  lines.push(`tensors:    ${spec.tensors.size}, ${(bytes / 2 ** 20).toFixed(1)} MiB`);
+  return lines;
+}
+
+export function infoCommand(program: Command): void {
+  program
+    .command('info')
+    .description('validate a model file and print its hyperparameters and tensors')
+    .argument('<model>', 'a .gguf model')
+    .option('--json', 'print JSON')
+    .option('--kv', 'print every metadata key')
+    .option('--no-tensors', 'leave out the tensor table')
+    .action((path: string, opts: { json?: boolean; kv?: boolean; tensors: boolean }) => {
+      const spec = loadModelSpec(path);
+      const tensors = [...spec.tensors.values()].map((t) => ({ name: t.name, type: ggmlTypeInfo(t.type).name, shape: t.shape, offset: t.offset, nbytes: t.nbytes }));
+      if (opts.json) {
+        const { tensors: _t, header: _h, ...hparams } = spec;
+        const out: Record<string, unknown> = { path, ...hparams };
+        if (opts.kv) out.metadata = Object.fromEntries([...spec.header.metadata].map(([k, v]) => [k, formatValue(v)]));
+        if (opts.tensors) out.tensors = tensors;
+        process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+        return;
+      }
+      process.stdout.write(`${summary(spec).join('\n')}\n`);
+      if (opts.kv) {
+        process.stdout.write('\nmetadata:\n');
+        for (const [k, v] of spec.header.metadata) process.stdout.write(`  ${k} = ${formatValue(v)}\n`);
+      }
+      if (opts.tensors) {
+        process.stdout.write('\ntensors:\n');
+        for (const t of tensors) process.stdout.write(`  ${t.name.padEnd(36)} ${t.type.padEnd(6)} [${t.shape.join(', ')}]\n`);
+      }
+    });
+}

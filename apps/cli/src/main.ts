@@ -1,0 +1,25 @@
+#!/usr/bin/env node
+import { Command } from 'commander';
+import { devicesCommand } from './commands/devices.js';
+import { embedCommand } from './commands/embed.js';
+import { infoCommand } from './commands/info.js';
+import { preprocessCommand } from './commands/preprocess.js';
+import { isUserFacing } from './user-error.js';
+
+const program = new Command('jepa')
+  .description('JEPA vision models on ggml: embeddings, classification, prediction, world models')
+  .option('--verbose', 'print error details');
+
+infoCommand(program);
+devicesCommand(program);
+embedCommand(program);
+preprocessCommand(program);
+
+program.parseAsync().catch((err: unknown) => {
+  const verbose = program.opts<{ verbose?: boolean }>().verbose;
+  const message = err instanceof Error ? err.message : String(err);
+  process.stderr.write(`jepa: ${message}\n`);
+  if (verbose && err instanceof Error && err.stack) process.stderr.write(`${err.stack}\n`);
+  else if (!isUserFacing(err)) process.stderr.write('jepa: (an internal error; --verbose shows where)\n');
+  process.exit(typeof (err as { exitCode?: unknown }).exitCode === 'number' ? (err as { exitCode: number }).exitCode : 1);
+});

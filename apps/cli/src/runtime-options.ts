@@ -1,0 +1,18 @@
+import { Option, type Command } from 'commander';
+
+export function positiveInt(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`expected a positive integer, got '${v}'`);
+  return n;
+}
+
+/** The device, thread and attention flags every model-running command shares. */
+export function addRuntimeOptions(cmd: Command): Command {
+  return cmd
+    .option('--batch <n>', 'image items per graph (default 32, JEPA_MAX_BATCH)', positiveInt)
+    .option('-t, --threads <n>', 'CPU threads', positiveInt)
+    .option('--gpu [n]', 'run on GPU n (default 0); needs a CUDA build')
+    .option('--no-flash', 'naive attention (fully F32, N² memory): debugging and short sequences')
+    .addOption(new Option('--kv-f16', 'F16 K/V in flash attention').conflicts('kvF32'))
+    .addOption(new Option('--kv-f32', 'F32 K/V in flash attention').conflicts('kvF16'));
+}

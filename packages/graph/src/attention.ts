@@ -1,0 +1,31 @@
+// Multi-head attention over q, k, v laid out [headDim, tokens, heads, batch]: ggml's flash
+// attention by default, or the naive mul_mat + soft_max_ext path (fully F32; scores are N² per head).
+import type { Context, Tensor } from '@jepa/native';
+
+export const GGML_F32 = 0;
+export const GGML_F16 = 1;
+
+export interface AttentionOptions {
+  scale: number;
+  /** Additive F16 [nKV, nQ] mask shared by every head and item, or null. */
+  mask: Tensor | null;
+  flash: boolean;
+  /** K/V storage type on the flash path (F32 or F16). */
+  kvType: number;
+}
+
+/** Returns the attention output as [headDim · heads, tokens, batch], contiguous. */
+export function attention(ctx: Context, q: Tensor, k: Tensor, v: Tensor, o: AttentionOptions): Tensor {
+  const [hd, nQ, heads, batch] = q.ne;
+  if (o.flash) {
+    const kk = o.kvType === GGML_F32 ? k : ctx.cast(k, o.kvType);
+    const vv = o.kvType === GGML_F32 ? v : ctx.cast(v, o.kvType);
+    const out = ctx.flashAttnExt(q, kk, vv, o.mask, o.scale); // [hd, heads, nQ, batch]
+    return ctx.reshape(out, [hd * heads, nQ, batch]);
+  }
+  const scores = ctx.mulMat(k, q); // [nKV, nQ, heads, batch]
+  const probs = ctx.softMaxExt(scores, o.mask, o.scale);
+  const vt = ctx.cont(ctx.permute(v, 1, 0, 2, 3)); // [nKV, hd, heads, batch]
+  const out = ctx.mulMat(vt, probs); // [hd, nQ, heads, batch]
+  return ctx.cont(ctx.permute(out, 0, 2, 1, 3), [hd * heads, nQ, batch]);
+}

@@ -1,0 +1,212 @@
+// One stream of encoder work: checks the input, splits it into graphs (image batches within the
+// budget, one clip per graph), caches a graph per shape, fills host tables and runs it.
+import type { Backend } from '@jepa/native';
+import { GGML_F16, GGML_F32, buildEncoderGraph, prefixTokens, type EncoderGraph } from './encoder-graph.js';
+import { blockCausalMaskBytes, blockCausalMaskF16 } from './block-causal-mask.js';
+import { GraphError } from './errors.js';
+import type { Model } from './model.js';
+import { patchGrid, patchify, type PatchGeometry } from './patchify.js';
+import { ropeTables, signedSin } from './rope3d.js';
+import { kvOverride, maxBatch, maxGraphBytes, validateGraphs } from './runtime-options.js';
+
+export interface EncoderContextOptions {
+  device?: string | number;
+  threads?: number;
+  /** Use the naive mul_mat + soft_max_ext attention (fully F32, N² memory). */
+  noFlash?: boolean;
+  /** K/V storage on the flash path; default F32 for f32 files, F16 otherwise (env JEPA_KV_F16/F32). */
+  kv?: 'f16' | 'f32';
+  /** Image items per graph (default JEPA_MAX_BATCH, 32). */
+  maxBatch?: number;
+}
+
+/** A preprocessed input: [B, C, H, W] images or [B, C, T, H, W] clips, float32, C order. */
+export interface EncoderInput {
+  data: Float32Array;
+  shape: readonly number[];
+}
+
+export type PoolMode = 'mean' | 'cls';
+
+export class EncodeOutput {
+  constructor(
+    /** [batch, nTokens, dim] row-major; prefix tokens (CLS, registers) first in each item. */
+    readonly tokens: Float32Array,
+    readonly batch: number,
+    readonly nTokens: number,
+    readonly dim: number,
+    readonly prefix: number,
+    readonly nCls: number,
+  ) {}
+
+  /** Item i's tokens, [nTokens, dim]. */
+  item(i: number): Float32Array {
+    const size = this.nTokens * this.dim;
+    return this.tokens.subarray(i * size, (i + 1) * size);
+  }
+
+  /** [batch, dim]: the mean of the patch tokens, or the CLS token. */
+  pool(mode: PoolMode): Float32Array {
+    const { batch, dim, nTokens, prefix } = this;
+    const out = new Float32Array(batch * dim);
+    for (let b = 0; b < batch; b++) {
+      const item = this.item(b);
+      if (mode === 'cls') {
+        if (this.nCls === 0) throw new GraphError('this model has no CLS token; pool with mean', 'NO_CLS');
+        out.set(item.subarray(0, dim), b * dim);
+        continue;
+      }
+      const acc = new Float64Array(dim);
+      for (let t = prefix; t < nTokens; t++) for (let d = 0; d < dim; d++) acc[d] += item[t * dim + d]!;
+      for (let d = 0; d < dim; d++) out[b * dim + d] = acc[d]! / (nTokens - prefix);
+    }
+    return out;
+  }
+}
+
+let maskNoticeShown = false;
+
+export class EncoderContext implements Disposable {
+  readonly #model: Model;
+  #backend: Backend | undefined;
+  readonly #graphs = new Map<string, EncoderGraph>();
+  readonly #options: EncoderContextOptions;
+  #queue: Promise<unknown> = Promise.resolve();
+
+  constructor(model: Model, backend: Backend, options: EncoderContextOptions) {
+    this.#model = model;
+    this.#backend = backend;
+    this.#options = options;
+  }
+
+  get kvType(): number {
+    const forced = this.#options.kv ?? kvOverride();
+    if (forced) return forced === 'f16' ? GGML_F16 : GGML_F32;
+    const fileType = this.#model.spec.fileType;
+    return fileType === null || fileType === 0 ? GGML_F32 : GGML_F16;
+  }
+
+  /** Encodes a batch; calls on one context run one after another. */
+  encode(input: EncoderInput): Promise<EncodeOutput> {
+    const run = this.#queue.then(() => this.#encode(input));
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+
+  async #encode(input: EncoderInput): Promise<EncodeOutput> {
+    const backend = this.#backend;
+    if (!backend) throw new GraphError('the context was disposed', 'DISPOSED');
+    const e = this.#model.spec.enc;
+    const { batch, geometry, image } = this.#geometry(input);
+    const grid = patchGrid(geometry);
+    const np = grid.t * grid.h * grid.w;
+    const prefix = prefixTokens(e);
+    const n = prefix + np;
+    const patchLen = geometry.channels * geometry.tubelet * geometry.patch * geometry.patch;
+    const video = geometry.frames > 1 || this.#model.spec.family === 'levjepa';
+    const perGraph = video ? 1 : this.#batchFor(n, batch);
+    const itemSize = geometry.channels * geometry.frames * geometry.height * geometry.width;
+    const out = new Float32Array(batch * n * e.embedDim);
+    for (let start = 0; start < batch; start += perGraph) {
+      const b = Math.min(perGraph, batch - start);
+      const g = this.#graph(b, np, patchLen, image, geometry, n);
+      const patches = new Float32Array(b * np * patchLen);
+      for (let i = 0; i < b; i++) {
+        const pixels = input.data.subarray((start + i) * itemSize, (start + i + 1) * itemSize);
+        patchify(pixels, geometry, patches.subarray(i * np * patchLen, (i + 1) * np * patchLen));
+      }
+      g.patches.set(patches);
+      if (g.ropeCos && g.ropeSin && e.rope) {
+        const tables = ropeTables({
+          headDim: e.headDim,
+          layout: e.rope.layout,
+          grid,
+          prefix,
+          theta: e.rope.theta,
+          ...(e.rope.interpolate && e.rope.refGrid !== null ? { interpolateRefGrid: e.rope.refGrid } : {}),
+        });
+        g.ropeCos.set(tables.cos);
+        g.ropeSin.set(signedSin(tables));
+      }
+      if (g.mask) g.mask.set(blockCausalMaskF16({ prefix, slots: grid.t, tokensPerSlot: grid.h * grid.w }));
+      await g.graph.compute(backend);
+      g.output.get(out.subarray(start * n * e.embedDim, (start + b) * n * e.embedDim));
+    }
+    return new EncodeOutput(out, batch, n, e.embedDim, prefix, e.nCls);
+  }
+
+  #geometry(input: EncoderInput): { batch: number; geometry: PatchGeometry; image: boolean } {
+    const spec = this.#model.spec;
+    const e = spec.enc;
+    const s = input.shape;
+    if (!(s.length === 4 || s.length === 5) || !s.every((d) => Number.isInteger(d) && d > 0))
+      throw new GraphError(`input shape [${s.join(', ')}] is not [B, C, H, W] or [B, C, T, H, W] of positive integers`, 'BAD_INPUT');
+    const [batch, channels] = s as [number, number];
+    const frames = s.length === 5 ? s[2]! : 1;
+    const height = s[s.length - 2]!;
+    const width = s[s.length - 1]!;
+    const total = s.reduce((a, b) => a * b, 1);
+    if (input.data.length !== total) throw new GraphError(`input holds ${input.data.length} values; shape [${s.join(', ')}] needs ${total}`, 'BAD_INPUT');
+    if (channels !== e.inChans) throw new GraphError(`the model takes ${e.inChans} channels, the input has ${channels}`, 'BAD_INPUT');
+    const image = e.imgTubeletSize !== null && frames === 1;
+    const tubelet = image ? e.imgTubeletSize! : e.tubeletSize;
+    if (frames % tubelet !== 0)
+      throw new GraphError(`${frames} frames are not a whole number of ${tubelet}-frame tubelets`, 'BAD_INPUT');
+    if (height < e.patchSize || width < e.patchSize)
+      throw new GraphError(`a ${width}x${height} input is smaller than one ${e.patchSize}-pixel patch`, 'BAD_INPUT');
+    return { batch, geometry: { channels, frames, height, width, patch: e.patchSize, tubelet }, image };
+  }
+
+  /** Items per graph: the requested maximum, shrunk until the estimated activations fit the budget. */
+  #batchFor(tokens: number, batch: number): number {
+    let b = Math.min(batch, this.#options.maxBatch ?? maxBatch());
+    while (b > 1 && this.#estimateBytes(b, tokens) > maxGraphBytes()) b = Math.floor(b / 2);
+    return b;
+  }
+
+  #estimateBytes(batch: number, tokens: number): number {
+    const e = this.#model.spec.enc;
+    const activations = 4 * batch * tokens * (8 * e.embedDim + 2 * e.ffnDim);
+    const scores = this.#options.noFlash ? 2 * 4 * tokens * tokens * e.nHead * batch : 0;
+    return activations + scores;
+  }
+
+  #graph(batch: number, patches: number, patchLen: number, image: boolean, geometry: PatchGeometry, tokens: number): EncoderGraph {
+    const key = `${batch}:${geometry.frames}:${geometry.height}:${geometry.width}`;
+    const cached = this.#graphs.get(key);
+    if (cached) return cached;
+    const e = this.#model.spec.enc;
+    const blockCausal = e.attnMode === 'block_causal';
+    const grid = patchGrid(geometry);
+    const maskBytes = blockCausal ? blockCausalMaskBytes({ prefix: prefixTokens(e), slots: grid.t, tokensPerSlot: grid.h * grid.w }) : 0;
+    const need = this.#estimateBytes(batch, tokens) + 2 * maskBytes;
+    if (need > maxGraphBytes())
+      throw new GraphError(
+        `one item of ${tokens} tokens needs about ${Math.ceil(need / 2 ** 20)} MiB of graph memory, over JEPA_MAX_GRAPH_MIB=${maxGraphBytes() / 2 ** 20}`,
+        'OVER_BUDGET',
+      );
+    if (maskBytes > 64 * 2 ** 20 && !maskNoticeShown) {
+      maskNoticeShown = true;
+      process.stderr.write(`jepa: the block-causal mask of ${tokens} tokens takes ${(maskBytes / 2 ** 20).toFixed(0)} MiB (held on the host and in the graph)\n`);
+    }
+    const g = buildEncoderGraph(e, this.#model.weights, { batch, patches, patchLen, image }, { flash: !this.#options.noFlash, kvType: this.kvType, blockCausal });
+    if (validateGraphs()) g.graph.validate(this.#backend!);
+    g.graph.allocate(this.#backend!);
+    this.#graphs.set(key, g);
+    return g;
+  }
+
+  dispose(): void {
+    for (const g of this.#graphs.values()) {
+      g.graph.dispose();
+      g.ctx.dispose();
+    }
+    this.#graphs.clear();
+    this.#backend?.dispose();
+    this.#backend = undefined;
+  }
+
+  [Symbol.dispose](): void {
+    this.dispose();
+  }
+}

@@ -1,0 +1,160 @@
+// The one encoder graph every family runs, chosen by metadata alone:
+//   tokens = patch_embed(patches) [+ pos table] [+ modality vector], prefixed by CLS / registers;
+//   L pre-LN blocks: x += proj(attn(ln1(x)))·ls1 ; x += fc2(act(fc1(ln2(x))))·ls2 (RoPE on q, k);
+//   x = final norm (V-JEPA 2.1: the last hierarchy norm).
+import { createContext, type Context, type Graph, type Tensor } from '@jepa/native';
+import { tensorNames, type Activation, type EncoderHparams } from '@jepa/gguf';
+import { attention, GGML_F16, GGML_F32 } from './attention.js';
+import { GraphError } from './errors.js';
+import { applyRope } from './rope-apply.js';
+import type { Weights } from './weights.js';
+
+export interface EncoderGraphShape {
+  batch: number;
+  /** Patch tokens per item and the length of one patch row (C · tubelet · P · P). */
+  patches: number;
+  patchLen: number;
+  /** Whether the item is a one-frame clip on V-JEPA 2.1's image tokenizer. */
+  image: boolean;
+}
+
+export interface EncoderGraphOptions {
+  flash: boolean;
+  kvType: number;
+  blockCausal: boolean;
+}
+
+export interface EncoderGraph {
+  ctx: Context;
+  graph: Graph;
+  /** Inputs to set before each run. */
+  patches: Tensor;
+  ropeCos: Tensor | null;
+  ropeSin: Tensor | null;
+  mask: Tensor | null;
+  /** [D, tokens, batch]. */
+  output: Tensor;
+  tokens: number;
+  prefix: number;
+}
+
+export function prefixTokens(e: EncoderHparams): number {
+  return e.nCls + e.nReg;
+}
+
+export function activation(ctx: Context, x: Tensor, act: Activation): Tensor {
+  switch (act) {
+    case 'gelu':
+      return ctx.geluErf(x);
+    case 'gelu_tanh':
+      return ctx.gelu(x);
+    case 'silu':
+      return ctx.silu(x);
+    default:
+      throw new GraphError(`activation '${act}' is not supported by this engine`, 'UNSUPPORTED');
+  }
+}
+
+export function layerNorm(ctx: Context, x: Tensor, w: Weights, prefix: string, eps: number): Tensor {
+  return ctx.add(ctx.mul(ctx.norm(x, eps), w.get(`${prefix}.weight`)), w.get(`${prefix}.bias`));
+}
+
+export function linear(ctx: Context, x: Tensor, w: Weights, prefix: string): Tensor {
+  const y = ctx.mulMat(w.get(`${prefix}.weight`), x);
+  return w.has(`${prefix}.bias`) ? ctx.add(y, w.get(`${prefix}.bias`)) : y;
+}
+
+/** Broadcasts a [D, n] table over the batch: [D, n, batch]. */
+function perItem(ctx: Context, t: Tensor, n: number, batch: number): Tensor {
+  const rows = ctx.reshape(t, [t.ne[0], n, 1]);
+  if (batch === 1) return rows;
+  // repeat takes only the shape of its second operand, which never enters the graph
+  return ctx.repeat(rows, ctx.newTensor(GGML_F32, [t.ne[0], n, batch]));
+}
+
+export function buildEncoderGraph(e: EncoderHparams, w: Weights, shape: EncoderGraphShape, o: EncoderGraphOptions): EncoderGraph {
+  const D = e.embedDim;
+  const { batch, patches: np } = shape;
+  const prefix = prefixTokens(e);
+  const n = prefix + np;
+  const ctx = createContext(e.nLayer * 48 + 64);
+  const patches = ctx.newTensor(GGML_F32, [shape.patchLen, np, batch]);
+  patches.name = 'patches';
+  patches.setInput();
+
+  const embedName = shape.image ? tensorNames.encPatchEmbedImg : tensorNames.encPatchEmbed;
+  let x = linear(ctx, patches, w, embedName); // [D, np, batch]
+  if (e.imgTubeletSize !== null) x = ctx.add(x, w.get(shape.image ? tensorNames.encImgModEmbed : tensorNames.encVideoModEmbed));
+
+  const pos = e.pos === 'sincos2d' || e.pos === 'sincos3d' || e.pos === 'learned' ? w.get(tensorNames.encPosEmbed) : null;
+  if (pos && pos.ne[1] !== (e.pos === 'learned' ? e.nCls : 0) + np)
+    throw new GraphError(
+      `the position table has ${pos.ne[1]} rows for the trained ${e.gridSize}x${e.gridSize} grid; this input gives ${np} patch tokens`,
+      'UNSUPPORTED_INPUT_SIZE',
+    );
+  if (pos) {
+    const offset = e.pos === 'learned' ? e.nCls * pos.nb[1] : 0;
+    x = ctx.add(x, ctx.view(pos, [D, np], [pos.nb[1], pos.nb[1] * np, pos.nb[1] * np], offset));
+  }
+  if (prefix > 0) {
+    const parts: Tensor[] = [];
+    if (e.nCls > 0) {
+      let cls = w.get(tensorNames.encClsToken);
+      if (pos && e.pos === 'learned') cls = ctx.add(cls, ctx.view(pos, [D, e.nCls], [pos.nb[1], pos.nb[1] * e.nCls, pos.nb[1] * e.nCls], 0));
+      parts.push(perItem(ctx, cls, e.nCls, batch));
+    }
+    if (e.nReg > 0) parts.push(perItem(ctx, w.get(tensorNames.encRegTokens), e.nReg, batch));
+    let head = parts[0]!;
+    for (const p of parts.slice(1)) head = ctx.concat(head, p, 1);
+    x = ctx.concat(head, x, 1); // [D, n, batch]
+  }
+
+  const hd = e.headDim;
+  const H = e.nHead;
+  let ropeCos: Tensor | null = null;
+  let ropeSin: Tensor | null = null;
+  if (e.pos === 'rope3d') {
+    ropeCos = ctx.newTensor(GGML_F32, [hd, 1, n]);
+    ropeSin = ctx.newTensor(GGML_F32, [hd, 1, n]);
+    ropeCos.name = 'rope_cos';
+    ropeSin.name = 'rope_sin';
+    ropeCos.setInput();
+    ropeSin.setInput();
+  }
+  let mask: Tensor | null = null;
+  if (o.blockCausal) {
+    mask = ctx.newTensor(GGML_F16, [n, n]);
+    mask.name = 'block_causal_mask';
+    mask.setInput();
+  }
+
+  const attnOptions = { scale: 1 / Math.sqrt(hd), mask, flash: o.flash, kvType: o.kvType };
+  for (let l = 0; l < e.nLayer; l++) {
+    const blk = tensorNames.encBlock(l);
+    const h = layerNorm(ctx, x, w, `${blk}.ln1`, e.lnEps);
+    const qkv = linear(ctx, h, w, `${blk}.attn.qkv`); // [3D, n, batch]
+    const split = (which: number) => ctx.view(qkv, [hd, H, n, batch], [hd * 4, qkv.nb[1], qkv.nb[2]], which * D * 4);
+    let q = split(0);
+    let k = split(1);
+    if (ropeCos && ropeSin) {
+      q = applyRope(ctx, q, ropeCos, ropeSin);
+      k = applyRope(ctx, k, ropeCos, ropeSin);
+    }
+    const heads = (t: Tensor) => ctx.permute(t, 0, 2, 1, 3); // [hd, H, n, B] -> [hd, n, H, B]
+    const a = attention(ctx, heads(q), heads(k), heads(split(2)), attnOptions);
+    let out = linear(ctx, a, w, `${blk}.attn.proj`);
+    if (e.layerScale) out = ctx.mul(out, w.get(`${blk}.ls1`));
+    x = ctx.add(x, out);
+    const m = layerNorm(ctx, x, w, `${blk}.ln2`, e.lnEps);
+    let f = linear(ctx, activation(ctx, linear(ctx, m, w, `${blk}.ffn.fc1`), e.act), w, `${blk}.ffn.fc2`);
+    if (e.layerScale) f = ctx.mul(f, w.get(`${blk}.ls2`));
+    x = ctx.add(x, f);
+  }
+  const finalNorm = e.hierLayers !== null ? tensorNames.encHierNorm(e.hierLayers.length - 1) : tensorNames.encNorm;
+  const output = layerNorm(ctx, x, w, finalNorm, e.lnEps);
+  output.name = 'tokens';
+  output.setOutput();
+  return { ctx, graph: ctx.buildGraph([output]), patches, ropeCos, ropeSin, mask, output, tokens: n, prefix };
+}
+
+export { GGML_F16, GGML_F32 };

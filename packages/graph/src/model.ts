@@ -1,0 +1,74 @@
+// A loaded model: its validated spec, the weights on one device, and the contexts that run it.
+import { loadModelSpec, type ModelSpec } from '@jepa/gguf';
+import { openBackend, resolveDevice, type Backend } from '@jepa/native';
+import { availableParallelism } from 'node:os';
+import { EncoderContext, type EncoderContextOptions } from './encoder-context.js';
+import { GraphError } from './errors.js';
+import { loadWeights, type Weights } from './weights.js';
+
+export interface ModelLoadOptions {
+  /** `cpu`, `cuda`, `cuda:N` or a GPU index; default JEPA_DEVICE, else the CPU. */
+  device?: string | number;
+  /** CPU threads per context; default the machine's available parallelism. */
+  threads?: number;
+}
+
+export class Model implements Disposable {
+  readonly device: string;
+  readonly threads: number;
+  #weights: Weights | undefined;
+  #backend: Backend | undefined;
+
+  private constructor(
+    readonly spec: ModelSpec,
+    readonly path: string,
+    device: string,
+    threads: number,
+    backend: Backend,
+    weights: Weights,
+  ) {
+    this.device = device;
+    this.threads = threads;
+    this.#backend = backend;
+    this.#weights = weights;
+  }
+
+  /** Validates the file (metadata, extents, dtypes, shapes, required tensors) and maps its weights. */
+  static async load(path: string, options: ModelLoadOptions = {}): Promise<Model> {
+    const spec = loadModelSpec(path);
+    const device = resolveDevice(options.device);
+    const threads = options.threads ?? availableParallelism();
+    const backend = openBackend({ device, threads });
+    try {
+      const weights = loadWeights(spec, path, backend);
+      return new Model(spec, path, device, threads, backend, weights);
+    } catch (err) {
+      backend.dispose();
+      throw err;
+    }
+  }
+
+  get weights(): Weights {
+    if (!this.#weights) throw new GraphError('the model was disposed', 'DISPOSED');
+    return this.#weights;
+  }
+
+  /** A context: one stream of work with its own backend (thread pool) and graph cache. */
+  createContext(options: EncoderContextOptions = {}): EncoderContext {
+    if (options.device !== undefined && resolveDevice(options.device) !== this.device)
+      throw new GraphError(`the model lives on ${this.device}; a context on ${resolveDevice(options.device)} is refused`, 'DEVICE_MISMATCH');
+    return new EncoderContext(this, openBackend({ device: this.device, threads: options.threads ?? this.threads }), options);
+  }
+
+  /** Releases the model's handles; memory in use by a running compute is freed when it finishes. */
+  dispose(): void {
+    this.#weights?.dispose();
+    this.#backend?.dispose();
+    this.#weights = undefined;
+    this.#backend = undefined;
+  }
+
+  [Symbol.dispose](): void {
+    this.dispose();
+  }
+}

@@ -1,0 +1,23 @@
+// The engine's environment switches, read once per call site: JEPA_MAX_BATCH, JEPA_MAX_GRAPH_MIB,
+// JEPA_KV_F16 / JEPA_KV_F32, JEPA_VALIDATE_GRAPH.
+import { GraphError } from './errors.js';
+
+function positiveInt(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const v = Number(raw);
+  if (!Number.isInteger(v) || v < 1) throw new GraphError(`${name}=${raw} is not a positive integer`, 'BAD_OPTION');
+  return v;
+}
+
+export const maxBatch = () => positiveInt('JEPA_MAX_BATCH', 32);
+export const maxGraphBytes = () => positiveInt('JEPA_MAX_GRAPH_MIB', 8192) * 2 ** 20;
+export const validateGraphs = () => process.env.JEPA_VALIDATE_GRAPH !== '0';
+
+/** 'f16' | 'f32' when the environment forces the K/V type, else undefined. */
+export function kvOverride(): 'f16' | 'f32' | undefined {
+  const f16 = process.env.JEPA_KV_F16 && process.env.JEPA_KV_F16 !== '0';
+  const f32 = process.env.JEPA_KV_F32 && process.env.JEPA_KV_F32 !== '0';
+  if (f16 && f32) throw new GraphError('JEPA_KV_F16 and JEPA_KV_F32 are both set', 'BAD_OPTION');
+  return f16 ? 'f16' : f32 ? 'f32' : undefined;
+}

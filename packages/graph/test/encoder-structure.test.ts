@@ -1,0 +1,101 @@
+// Structural properties of the encoder that need no reference: batching, concurrency, attention
+// paths, the block-causal mask's causality, input refusals. Parity lives in the golden tests.
+import { forgeModel, type Family } from '@jepa/gguf';
+import { describe, expect, it } from 'vitest';
+import { Model, type EncoderInput } from '../src/index.js';
+
+function clipInput(batch: number, frames: number, size: number, seed: number): EncoderInput {
+  const shape = frames === 1 ? [batch, 3, size, size] : [batch, 3, frames, size, size];
+  const n = shape.reduce((a, b) => a * b, 1);
+  const data = new Float32Array(n);
+  for (let i = 0; i < n; i++) data[i] = Math.sin(i * 0.37 + seed) * 1.5;
+  return { data, shape };
+}
+
+const bits = (a: Float32Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
+
+const FRAMES: Record<Family, number> = { ijepa: 1, hfvit: 1, lewm: 1, vjepa: 4, vjepa2: 4, vjepa2_1: 4, levjepa: 4 };
+
+describe('encoder on forged models of every family', () => {
+  for (const family of Object.keys(FRAMES) as Family[]) {
+    it(`${family}: runs, gives finite tokens of the right count, flash and naive agree`, async () => {
+      const forged = forgeModel(family);
+      const model = await Model.load(forged.path, { threads: 2 });
+      const ctx = model.createContext();
+      const naive = model.createContext({ noFlash: true });
+      const input = clipInput(1, FRAMES[family], 8, 1);
+      const out = await ctx.encode(input);
+      const e = model.spec.enc;
+      const tubelet = family === 'vjepa2_1' || FRAMES[family] === 1 ? (FRAMES[family] === 1 ? 1 : e.tubeletSize) : e.tubeletSize;
+      expect(out.nTokens).toBe(e.nCls + e.nReg + (FRAMES[family] / tubelet) * 4);
+      expect(out.dim).toBe(32);
+      expect(out.tokens.every(Number.isFinite)).toBe(true);
+      const ref = await naive.encode(input);
+      let worst = 0;
+      for (let i = 0; i < out.tokens.length; i++) worst = Math.max(worst, Math.abs(out.tokens[i]! - ref.tokens[i]!));
+      expect(worst).toBeLessThan(1e-4);
+      ctx.dispose();
+      naive.dispose();
+      model.dispose();
+    });
+  }
+});
+
+describe('batching and concurrency', () => {
+  it('batched images are bit-identical to one item per graph', async () => {
+    const model = await Model.load(forgeModel('hfvit').path, { threads: 2 });
+    const batched = model.createContext();
+    const single = model.createContext({ maxBatch: 1 });
+    const input = clipInput(5, 1, 8, 2);
+    const a = await batched.encode(input);
+    const b = await single.encode(input);
+    expect(bits(a.tokens).equals(bits(b.tokens))).toBe(true);
+    model.dispose();
+  });
+
+  it('concurrent encodes on separate contexts equal serial ones, bit for bit', async () => {
+    const model = await Model.load(forgeModel('vjepa2').path, { threads: 1 });
+    const inputs = [1, 2, 3, 4].map((s) => clipInput(1, 4, 8, s));
+    const serialCtx = model.createContext();
+    const serial: Float32Array[] = [];
+    for (const i of inputs) serial.push((await serialCtx.encode(i)).tokens);
+    const contexts = inputs.map(() => model.createContext());
+    const parallel = await Promise.all(inputs.map((i, k) => contexts[k]!.encode(i)));
+    parallel.forEach((p, k) => expect(bits(p.tokens).equals(bits(serial[k]!))).toBe(true));
+    model.dispose();
+  });
+});
+
+describe('block-causal attention (LeVJEPA)', () => {
+  it('earlier frames do not see later ones; without the mask they do', async () => {
+    const masked = await Model.load(forgeModel('levjepa').path, { threads: 2 });
+    const unmasked = await Model.load(forgeModel('levjepa', { edit: (h) => ({ ...h, enc: { ...h.enc, attnMode: 'full' } }) }).path, { threads: 2 });
+    const a = clipInput(1, 4, 8, 3);
+    const b = { data: Float32Array.from(a.data), shape: a.shape };
+    // change only the last frame of every channel
+    const plane = 8 * 8;
+    for (let c = 0; c < 3; c++) for (let i = 0; i < plane; i++) b.data[(c * 4 + 3) * plane + i]! += 0.5;
+    const firstFrame = (t: Float32Array) => t.subarray(32, 32 + 4 * 32); // after CLS, the 4 tokens of frame 0
+    const ma = await masked.createContext().encode(a);
+    const mb = await masked.createContext().encode(b);
+    expect(bits(firstFrame(ma.tokens)).equals(bits(firstFrame(mb.tokens)))).toBe(true);
+    expect(bits(ma.tokens.subarray(0, 32)).equals(bits(mb.tokens.subarray(0, 32)))).toBe(false); // CLS reads all
+    const ua = await unmasked.createContext().encode(a);
+    const ub = await unmasked.createContext().encode(b);
+    expect(bits(firstFrame(ua.tokens)).equals(bits(firstFrame(ub.tokens)))).toBe(false);
+    masked.dispose();
+    unmasked.dispose();
+  });
+});
+
+describe('input refusals', () => {
+  it('names what is wrong with the input', async () => {
+    const model = await Model.load(forgeModel('vjepa2').path, { threads: 1 });
+    const ctx = model.createContext();
+    await expect(ctx.encode({ data: new Float32Array(10), shape: [1, 3, 4, 8, 8] })).rejects.toMatchObject({ code: 'BAD_INPUT' });
+    await expect(ctx.encode(clipInput(1, 3, 8, 1))).rejects.toThrow(/3 frames are not a whole number of 2-frame tubelets/);
+    await expect(ctx.encode({ data: new Float32Array(3 * 4 * 4), shape: [1, 1, 4, 4, 3] })).rejects.toMatchObject({ code: 'BAD_INPUT' });
+    expect(() => model.createContext({ device: 'cuda:0' })).toThrow();
+    model.dispose();
+  });
+});
