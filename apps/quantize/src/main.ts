@@ -1,0 +1,29 @@
+#!/usr/bin/env node
+import { Command } from 'commander';
+import { TARGETS, type Target } from './plan.js';
+import { quantizeFile } from './quantize-file.js';
+
+const program = new Command('jepa-quantize')
+  .description("re-type a model's 2-D matmul weights with ggml's quantizers (norms, biases, tables stay f32)")
+  .argument('<in>', 'an f32 / f16 .gguf')
+  .argument('<out>', 'the output .gguf')
+  .argument('<type>', TARGETS.join(' | '))
+  .option('--keep <substr...>', 'keep tensors whose name contains any of these')
+  .action(async (input: string, output: string, type: string, opts: { keep?: string[] }) => {
+    const target = type.toLowerCase() as Target;
+    if (!TARGETS.includes(target)) throw new Error(`unknown type '${type}' (use ${TARGETS.join(', ')})`);
+    const tty = process.stderr.isTTY;
+    const r = await quantizeFile(input, output, target, opts.keep ?? [], (done, total, name) => {
+      if (tty) process.stderr.write(`\r[${done}/${total}] ${name.padEnd(40).slice(0, 40)}`);
+    });
+    if (tty) process.stderr.write('\n');
+    for (const f of r.fallbacks) process.stderr.write(`jepa-quantize: ${f}\n`);
+    process.stderr.write(
+      `jepa-quantize: ${r.changed} tensors -> ${target}; ${(r.bytesIn / 2 ** 20).toFixed(1)} MiB -> ${(r.bytesOut / 2 ** 20).toFixed(1)} MiB: ${output}\n`,
+    );
+  });
+
+program.parseAsync().catch((err: unknown) => {
+  process.stderr.write(`jepa-quantize: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});
