@@ -12,6 +12,8 @@ export interface AttentionOptions {
   flash: boolean;
   /** K/V storage type on the flash path (F32 or F16). */
   kvType: number;
+  /** F32 accumulation for the naive path's products (GPU). */
+  precF32?: boolean;
 }
 
 /** Returns the attention output as [headDim · heads, tokens, batch], contiguous. */
@@ -24,8 +26,10 @@ export function attention(ctx: Context, q: Tensor, k: Tensor, v: Tensor, o: Atte
     return ctx.reshape(out, [hd * heads, nQ, batch]);
   }
   const scores = ctx.mulMat(k, q); // [nKV, nQ, heads, batch]
+  if (o.precF32) scores.setPrecF32();
   const probs = ctx.softMaxExt(scores, o.mask, o.scale);
   const vt = ctx.cont(ctx.permute(v, 1, 0, 2, 3)); // [nKV, hd, heads, batch]
   const out = ctx.mulMat(vt, probs); // [hd, nQ, heads, batch]
+  if (o.precF32) out.setPrecF32();
   return ctx.cont(ctx.permute(out, 0, 2, 1, 3), [hd * heads, nQ, batch]);
 }

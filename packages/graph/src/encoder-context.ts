@@ -7,7 +7,7 @@ import { GraphError } from './errors.js';
 import type { Model } from './model.js';
 import { patchGrid, patchify, type PatchGeometry } from './patchify.js';
 import { ropeTables, signedSin } from './rope3d.js';
-import { kvOverride, maxBatch, maxGraphBytes, validateGraphs } from './runtime-options.js';
+import { gpuPrecF32, kvOverride, maxBatch, maxGraphBytes, validateGraphs } from './runtime-options.js';
 
 export interface EncoderContextOptions {
   device?: string | number;
@@ -65,6 +65,7 @@ export class EncodeOutput {
 }
 
 let maskNoticeShown = false;
+let cudaKvNoticeShown = false;
 
 export class EncoderContext implements Disposable {
   readonly #model: Model;
@@ -189,7 +190,17 @@ export class EncoderContext implements Disposable {
       maskNoticeShown = true;
       process.stderr.write(`jepa: the block-causal mask of ${tokens} tokens takes ${(maskBytes / 2 ** 20).toFixed(0)} MiB (held on the host and in the graph)\n`);
     }
-    const g = buildEncoderGraph(e, this.#model.weights, { batch, patches, patchLen, image }, { flash: !this.#options.noFlash, kvType: this.kvType, blockCausal });
+    const gpu = !this.#backend!.isCpu;
+    if (gpu && this.kvType === GGML_F32 && !this.#options.noFlash && !cudaKvNoticeShown) {
+      cudaKvNoticeShown = true;
+      process.stderr.write('jepa: flash attention on the GPU converts K/V to F16 whatever is asked; --no-flash is the F32 path there\n');
+    }
+    const g = buildEncoderGraph(e, this.#model.weights, { batch, patches, patchLen, image }, {
+      flash: !this.#options.noFlash,
+      kvType: this.kvType,
+      blockCausal,
+      precF32: gpu && gpuPrecF32(),
+    });
     if (validateGraphs()) g.graph.validate(this.#backend!);
     g.graph.allocate(this.#backend!);
     this.#graphs.set(key, g);

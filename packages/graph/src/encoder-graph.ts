@@ -22,6 +22,8 @@ export interface EncoderGraphOptions {
   flash: boolean;
   kvType: number;
   blockCausal: boolean;
+  /** F32 accumulation on every mul_mat (the GPU default; a no-op on the CPU). */
+  precF32: boolean;
 }
 
 export interface EncoderGraph {
@@ -59,8 +61,9 @@ export function layerNorm(ctx: Context, x: Tensor, w: Weights, prefix: string, e
   return ctx.add(ctx.mul(ctx.norm(x, eps), w.get(`${prefix}.weight`)), w.get(`${prefix}.bias`));
 }
 
-export function linear(ctx: Context, x: Tensor, w: Weights, prefix: string): Tensor {
+export function linear(ctx: Context, x: Tensor, w: Weights, prefix: string, precF32 = false): Tensor {
   const y = ctx.mulMat(w.get(`${prefix}.weight`), x);
+  if (precF32) y.setPrecF32();
   return w.has(`${prefix}.bias`) ? ctx.add(y, w.get(`${prefix}.bias`)) : y;
 }
 
@@ -83,7 +86,7 @@ export function buildEncoderGraph(e: EncoderHparams, w: Weights, shape: EncoderG
   patches.setInput();
 
   const embedName = shape.image ? tensorNames.encPatchEmbedImg : tensorNames.encPatchEmbed;
-  let x = linear(ctx, patches, w, embedName); // [D, np, batch]
+  let x = linear(ctx, patches, w, embedName, o.precF32); // [D, np, batch]
   if (e.imgTubeletSize !== null) x = ctx.add(x, w.get(shape.image ? tensorNames.encImgModEmbed : tensorNames.encVideoModEmbed));
 
   const pos = e.pos === 'sincos2d' || e.pos === 'sincos3d' || e.pos === 'learned' ? w.get(tensorNames.encPosEmbed) : null;
@@ -128,11 +131,11 @@ export function buildEncoderGraph(e: EncoderHparams, w: Weights, shape: EncoderG
     mask.setInput();
   }
 
-  const attnOptions = { scale: 1 / Math.sqrt(hd), mask, flash: o.flash, kvType: o.kvType };
+  const attnOptions = { scale: 1 / Math.sqrt(hd), mask, flash: o.flash, kvType: o.kvType, precF32: o.precF32 };
   for (let l = 0; l < e.nLayer; l++) {
     const blk = tensorNames.encBlock(l);
     const h = layerNorm(ctx, x, w, `${blk}.ln1`, e.lnEps);
-    const qkv = linear(ctx, h, w, `${blk}.attn.qkv`); // [3D, n, batch]
+    const qkv = linear(ctx, h, w, `${blk}.attn.qkv`, o.precF32); // [3D, n, batch]
     const split = (which: number) => ctx.view(qkv, [hd, H, n, batch], [hd * 4, qkv.nb[1], qkv.nb[2]], which * D * 4);
     let q = split(0);
     let k = split(1);
@@ -142,11 +145,11 @@ export function buildEncoderGraph(e: EncoderHparams, w: Weights, shape: EncoderG
     }
     const heads = (t: Tensor) => ctx.permute(t, 0, 2, 1, 3); // [hd, H, n, B] -> [hd, n, H, B]
     const a = attention(ctx, heads(q), heads(k), heads(split(2)), attnOptions);
-    let out = linear(ctx, a, w, `${blk}.attn.proj`);
+    let out = linear(ctx, a, w, `${blk}.attn.proj`, o.precF32);
     if (e.layerScale) out = ctx.mul(out, w.get(`${blk}.ls1`));
     x = ctx.add(x, out);
     const m = layerNorm(ctx, x, w, `${blk}.ln2`, e.lnEps);
-    let f = linear(ctx, activation(ctx, linear(ctx, m, w, `${blk}.ffn.fc1`), e.act), w, `${blk}.ffn.fc2`);
+    let f = linear(ctx, activation(ctx, linear(ctx, m, w, `${blk}.ffn.fc1`, o.precF32), e.act), w, `${blk}.ffn.fc2`, o.precF32);
     if (e.layerScale) f = ctx.mul(f, w.get(`${blk}.ls2`));
     x = ctx.add(x, f);
   }

@@ -21,3 +21,6 @@ export function kvOverride(): 'f16' | 'f32' | undefined {
   if (f16 && f32) throw new GraphError('JEPA_KV_F16 and JEPA_KV_F32 are both set', 'BAD_OPTION');
   return f16 ? 'f16' : f32 ? 'f32' : undefined;
 }
+
+/** GPU mul_mat accumulates in F32 unless JEPA_GPU_PREC=f16 (a measured-upper-bound bench setting). */
+export const gpuPrecF32 = () => process.env.JEPA_GPU_PREC !== 'f16';
