@@ -2,6 +2,8 @@
 import { Command } from 'commander';
 import { bindingReportMarkdown, runBindingBench } from './binding-bench.js';
 import { machineInfo } from './machine.js';
+import { encoderMarkdown, runEncoderBench } from './encoder-bench.js';
+import { PRESETS } from './presets.js';
 
 const program = new Command('jepa-bench').description('Benchmarks of the jepa engine (markdown and JSON reports)');
 
@@ -24,6 +26,31 @@ program
     const machine = machineInfo(opts.threads);
     if (opts.json) process.stdout.write(`${JSON.stringify({ machine, report }, null, 2)}\n`);
     else process.stdout.write(`${machine.summary}\n\n${bindingReportMarkdown(report)}\n`);
+  });
+
+const list = (v: string) => v.split(',').map((s) => s.trim()).filter(Boolean);
+const intList = (v: string) => list(v).map(int);
+
+program
+  .command('encoder')
+  .description('encoder ms per item on real-size models with random weights (forged once into --dir)')
+  .option('-m, --models <list>', `presets: ${Object.keys(PRESETS).join(', ')}`, list, ['vit-b16'])
+  .option('--dtype <list>', 'f32,f16', list, ['f32'])
+  .option('-t, --threads <list>', 'thread counts', intList, [2])
+  .option('-b, --batch <list>', 'image batch sizes (clips always run one per graph)', intList, [1])
+  .option('-r, --repeat <n>', 'timed runs', int, 5)
+  .option('-w, --warmup <n>', 'untimed runs first', int, 1)
+  .option('--no-flash', 'naive attention')
+  .option('--dir <path>', 'where the forged models live', 'tmp/bench-models')
+  .option('--json', 'print every sample as JSON')
+  .action(async (o: { models: string[]; dtype: string[]; threads: number[]; batch: number[]; repeat: number; warmup: number; flash: boolean; dir: string; json?: boolean }) => {
+    const rows = await runEncoderBench(
+      { models: o.models, dtypes: o.dtype, threads: o.threads, batches: o.batch, repeat: o.repeat, warmup: o.warmup, dir: o.dir, noFlash: !o.flash },
+      (s) => process.stderr.write(`${s}\n`),
+    );
+    const machine = machineInfo(Math.max(...o.threads));
+    if (o.json) process.stdout.write(`${JSON.stringify({ machine, rows }, null, 2)}\n`);
+    else process.stdout.write(`${machine.summary}\n\n${encoderMarkdown(rows)}\n`);
   });
 
 program.parseAsync().catch((err: unknown) => {

@@ -1,0 +1,58 @@
+// Real-size model shapes with random weights, forged once into tmp/bench-models/ and reused.
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { GgmlType, forgeModel, type Family, type ModelHparams } from '@jepa/gguf';
+
+export interface Preset {
+  family: Family;
+  title: string;
+  dim: number;
+  layers: number;
+  heads: number;
+  ffn: number;
+  patch: number;
+  tubelet: number;
+  size: number;
+  frames: number;
+}
+
+export const PRESETS: Record<string, Preset> = {
+  'vit-b16': { family: 'hfvit', title: 'ViT-B/16 (hfvit)', dim: 768, layers: 12, heads: 12, ffn: 3072, patch: 16, tubelet: 1, size: 224, frames: 1 },
+  'vit-h14': { family: 'ijepa', title: 'ViT-H/14 (ijepa)', dim: 1280, layers: 32, heads: 16, ffn: 5120, patch: 14, tubelet: 1, size: 224, frames: 1 },
+  'vit-l16-video': { family: 'vjepa2', title: 'ViT-L/16 16f (vjepa2)', dim: 1024, layers: 24, heads: 16, ffn: 4096, patch: 16, tubelet: 2, size: 256, frames: 16 },
+  'levjepa-l16': { family: 'levjepa', title: 'ViT-L/16 16f (levjepa)', dim: 1024, layers: 24, heads: 16, ffn: 4096, patch: 16, tubelet: 1, size: 224, frames: 16 },
+  'vit-ti14': { family: 'hfvit', title: 'ViT-Ti/14 (the LeWM encoder shape)', dim: 192, layers: 12, heads: 3, ffn: 768, patch: 14, tubelet: 1, size: 224, frames: 1 },
+};
+
+const FILE_TYPES: Record<string, [number, number]> = { f32: [GgmlType.F32, 0], f16: [GgmlType.F16, 1] };
+
+export function presetModel(name: string, dtype: string, dir: string): string {
+  const p = PRESETS[name];
+  if (!p) throw new Error(`unknown model preset '${name}' (${Object.keys(PRESETS).join(', ')})`);
+  const types = FILE_TYPES[dtype];
+  if (!types) throw new Error(`unknown dtype '${dtype}' (f32, f16)`);
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, `${name}-${dtype}.gguf`);
+  if (existsSync(path)) return path;
+  const grid = p.size / p.patch;
+  forgeModel(p.family, {
+    seed: 7,
+    predictor: false,
+    head: false,
+    matmulType: types[0],
+    path,
+    edit: (h: ModelHparams) => ({
+      ...h,
+      name: `bench ${p.title} (random weights)`,
+      fileType: types[1],
+      enc: {
+        ...h.enc,
+        embedDim: p.dim, nLayer: p.layers, nHead: p.heads, headDim: p.dim / p.heads, ffnDim: p.ffn,
+        patchSize: p.patch, tubeletSize: p.tubelet, imgSize: p.size, nFrames: p.frames,
+        gridSize: grid, gridFrames: p.frames / p.tubelet, nPatches: (p.frames / p.tubelet) * grid * grid,
+        nReg: 0, layerScale: false,
+      },
+    }),
+  });
+  return path;
+}
