@@ -1,0 +1,56 @@
+import { GgmlType, tensorNbytes } from '../ggml-types.js';
+import { hashSeed, mulberry32 } from './rng.js';
+
+/** Seeded values for one tensor in f32; norm weights sit near 1, everything else near 0. */
+export function seededF32(seed: number, name: string, count: number): Float32Array {
+  const rnd = mulberry32(hashSeed(seed, name));
+  const isNormWeight = /(^|\.)(ln\d|norm|attn_norm|ffn_norm|hier_norm\.\d+)\.weight$/.test(name);
+  const out = new Float32Array(count);
+  for (let i = 0; i < count; i++) out[i] = (isNormWeight ? 1 : 0) + (rnd() - 0.5) * 0.2;
+  return out;
+}
+
+function f32ToF16Bits(v: number): number {
+  const f = new Float32Array([v]);
+  const x = new Uint32Array(f.buffer)[0];
+  const sign = (x >>> 16) & 0x8000;
+  const exp = ((x >>> 23) & 0xff) - 127 + 15;
+  const mant = x & 0x7fffff;
+  if (exp <= 0) return sign;
+  if (exp >= 31) return sign | 0x7c00;
+  return sign | (exp << 10) | Math.round(mant / 8192);
+}
+
+/**
+ * The bytes of a forged tensor of any type: f32, f16 and bf16 are the seeded values converted; q8_0 is a valid
+ * quantisation of them; every other type gets seeded bytes (right size, arbitrary content).
+ */
+export function forgedTensorBytes(seed: number, name: string, type: number, shape: readonly number[]): Uint8Array {
+  const nbytes = Number(tensorNbytes(type, shape, name));
+  const count = shape.reduce((a, b) => a * b, 1);
+  const values = seededF32(seed, name, type === GgmlType.F32 || type === GgmlType.F16 || type === GgmlType.BF16 || type === GgmlType.Q8_0 ? count : 0);
+  switch (type) {
+    case GgmlType.F32:
+      return new Uint8Array(values.buffer);
+    case GgmlType.F16:
+      return new Uint8Array(Uint16Array.from(values, f32ToF16Bits).buffer);
+    case GgmlType.BF16:
+      return new Uint8Array(Uint16Array.from(new Uint32Array(values.buffer), (x) => x >>> 16).buffer);
+    case GgmlType.Q8_0: {
+      const out = new Uint8Array(nbytes);
+      const view = new DataView(out.buffer);
+      for (let b = 0; b < count / 32; b++) {
+        const block = values.subarray(b * 32, b * 32 + 32);
+        const amax = block.reduce((m, v) => Math.max(m, Math.abs(v)), 0);
+        const d = amax / 127;
+        view.setUint16(b * 34, f32ToF16Bits(d), true);
+        for (let i = 0; i < 32; i++) view.setInt8(b * 34 + 2 + i, d === 0 ? 0 : Math.round(block[i] / d));
+      }
+      return out;
+    }
+    default: {
+      const rnd = mulberry32(hashSeed(seed, name));
+      return Uint8Array.from({ length: nbytes }, () => Math.floor(rnd() * 256));
+    }
+  }
+}

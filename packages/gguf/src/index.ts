@@ -1,0 +1,21 @@
+export { GgufError, isGgufError, type GgufErrorCode } from './errors.js';
+export {
+  GGML_TYPES, GGML_TYPE_COUNT, GGML_MAX_DIMS, GgmlType, ggmlTypeInfo, ggmlTypeByName, tensorNbytes, type GgmlTypeInfo,
+} from './ggml-types.js';
+export {
+  GGUF_VALUE_TAGS, gv, type GgufArray, type GgufMetadata, type GgufValue, type GgufValueType, type GgufTypedArray,
+} from './gguf/value.js';
+export { GGUF_DEFAULT_ALIGNMENT, GGUF_VERSION, GGML_MAX_NAME } from './gguf/constants.js';
+export type { GgufHeader, GgufTensorInfo } from './gguf/header.js';
+export { readGguf, readGgufFromBuffer, readGgufFromSource } from './gguf/reader.js';
+export { bufferSource, type ByteSource } from './gguf/byte-source.js';
+export { GgufWriter, type DeclaredTensor, type GgufWriteResult } from './gguf/writer.js';
+export * from './schema/families.js';
+export { KEYS, KEY_INDEX, type KeyDef, type KeyType } from './schema/keys.js';
+export { LIMITS, SCHEMA_VERSION, MIN_ROPE_HEAD_DIM } from './schema/limits.js';
+export type * from './schema/model-spec.js';
+export { parseHparams } from './schema/parse-hparams.js';
+export { hparamsToMetadata } from './schema/to-metadata.js';
+export { expectedTensors, tensorNames, type TensorRole, type TensorSpec } from './schema/tensors.js';
+export { validateModel, loadModelSpec } from './validate/validate-model.js';
+export { forgeModel, forgeModelBytes, forgeHparams, type ForgeKnobs, type ForgedModel } from './forge/forge.js';

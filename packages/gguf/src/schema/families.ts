@@ -1,0 +1,52 @@
+export const FAMILIES = ['ijepa', 'vjepa', 'vjepa2', 'vjepa2_1', 'hfvit', 'lewm', 'levjepa'] as const;
+export type Family = (typeof FAMILIES)[number];
+
+export const ACTIVATIONS = ['gelu', 'gelu_tanh', 'quick_gelu', 'silu', 'relu'] as const;
+export type Activation = (typeof ACTIVATIONS)[number];
+export const POSITIONS = ['sincos2d', 'sincos3d', 'learned', 'rope3d'] as const;
+export type PositionScheme = (typeof POSITIONS)[number];
+export const ROPE_LAYOUTS = ['tiled', 'interleaved'] as const;
+export type RopeLayout = (typeof ROPE_LAYOUTS)[number];
+export const ATTN_MODES = ['full', 'block_causal'] as const;
+export type AttnMode = (typeof ATTN_MODES)[number];
+export const RESAMPLERS = ['bilinear', 'bicubic', 'nearest'] as const;
+export type Resample = (typeof RESAMPLERS)[number];
+export const CROP_ROUNDINGS = ['round', 'floor'] as const;
+export type CropRounding = (typeof CROP_ROUNDINGS)[number];
+export const PRED_KINDS = ['masked', 'action'] as const;
+export type PredictorKind = (typeof PRED_KINDS)[number];
+export const HEAD_KINDS = ['attentive'] as const;
+export type HeadKind = (typeof HEAD_KINDS)[number];
+
+/** What a family's graph is built from; metadata that contradicts it is refused, not reinterpreted. */
+export interface FamilyTraits {
+  readonly pos: PositionScheme;
+  readonly ropeLayout: RopeLayout | null;
+  /** Image families tokenise one frame with a 2-D patch (n_frames = tubelet_size = 1). */
+  readonly video: boolean;
+  readonly nCls: 0 | 1;
+  readonly registers: boolean;
+  readonly layerScale: boolean;
+  /** The one family whose graph has the block-causal mask. */
+  readonly blockCausal: boolean;
+  readonly predictor: PredictorKind | null;
+  readonly predictorRequired: boolean;
+  readonly head: boolean;
+  /** V-JEPA 2.1: image tokenizer, modality vectors, hierarchy norms instead of enc.norm. */
+  readonly v21: boolean;
+}
+
+const base = {
+  ropeLayout: null, video: false, nCls: 0, registers: false, layerScale: false, blockCausal: false,
+  predictor: null, predictorRequired: false, head: false, v21: false,
+} as const;
+
+export const FAMILY_TRAITS: Readonly<Record<Family, FamilyTraits>> = Object.freeze({
+  ijepa: { ...base, pos: 'sincos2d' },
+  vjepa: { ...base, pos: 'sincos3d', video: true, head: true },
+  vjepa2: { ...base, pos: 'rope3d', ropeLayout: 'tiled', video: true, predictor: 'masked', head: true },
+  vjepa2_1: { ...base, pos: 'rope3d', ropeLayout: 'interleaved', video: true, predictor: 'masked', head: true, v21: true },
+  hfvit: { ...base, pos: 'learned', nCls: 1, registers: true, layerScale: true },
+  lewm: { ...base, pos: 'learned', nCls: 1, predictor: 'action', predictorRequired: true },
+  levjepa: { ...base, pos: 'rope3d', ropeLayout: 'tiled', video: true, nCls: 1, blockCausal: true },
+});

@@ -1,0 +1,123 @@
+import type { GgufHeader, GgufTensorInfo } from '../gguf/header.js';
+import type {
+  Activation, AttnMode, CropRounding, Family, PositionScheme, Resample, RopeLayout,
+} from './families.js';
+
+export interface Rope3dParams {
+  readonly layout: RopeLayout;
+  readonly theta: number;
+  /** V-JEPA 2.1: h and w positions are rescaled by (refGrid − 1) / (grid − 1). */
+  readonly interpolate: boolean;
+  readonly refGrid: number | null;
+}
+
+export interface EncoderHparams {
+  readonly embedDim: number;
+  readonly nLayer: number;
+  readonly nHead: number;
+  readonly headDim: number;
+  readonly ffnDim: number;
+  readonly patchSize: number;
+  readonly tubeletSize: number;
+  readonly imgSize: number;
+  readonly nFrames: number;
+  readonly inChans: number;
+  readonly lnEps: number;
+  readonly act: Activation;
+  readonly pos: PositionScheme;
+  readonly rope: Rope3dParams | null;
+  readonly nCls: number;
+  readonly nReg: number;
+  readonly layerScale: boolean;
+  readonly attnMode: AttnMode;
+  /** Trained patch grid: img_size / patch_size per side, n_frames / tubelet_size in time. */
+  readonly gridSize: number;
+  readonly gridFrames: number;
+  /** gridFrames · gridSize²: rows of a sincos table; learned tables add nCls rows. */
+  readonly nPatches: number;
+  /** V-JEPA 2.1 only. */
+  readonly imgTubeletSize: number | null;
+  readonly hierLayers: readonly number[] | null;
+}
+
+export interface MaskedPredictorHparams {
+  readonly kind: 'masked';
+  readonly embedDim: number;
+  readonly nLayer: number;
+  readonly nHead: number;
+  readonly headDim: number;
+  readonly ffnDim: number;
+  readonly lnEps: number;
+  readonly act: Activation;
+  readonly nMaskTokens: number;
+  readonly gridSize: number;
+  readonly rope: Rope3dParams;
+  readonly outDim: number;
+  readonly embedInDim: number;
+  /** embed_in_dim ≠ enc embed_dim: the embed is Linear(in→D), act, Linear(D→pred D). */
+  readonly embedMlp: boolean;
+  readonly projContext: boolean;
+  /** V-JEPA 2.1: pred.img_mod_embed / pred.video_mod_embed added to every token. */
+  readonly modalityVectors: boolean;
+}
+
+export interface ActionPredictorHparams {
+  readonly kind: 'action';
+  readonly embedDim: number;
+  readonly nLayer: number;
+  readonly nHead: number;
+  readonly headDim: number;
+  readonly ffnDim: number;
+  readonly lnEps: number;
+  readonly adalnEps: number;
+  readonly act: Activation;
+  readonly nFrames: number;
+  readonly actionDim: number;
+  readonly actionHidden: number;
+  readonly actionAct: Activation;
+  readonly projHidden: number;
+  readonly projAct: Activation;
+}
+
+export type PredictorHparams = MaskedPredictorHparams | ActionPredictorHparams;
+
+export interface HeadHparams {
+  readonly kind: 'attentive';
+  readonly nClasses: number;
+  readonly depth: number;
+  readonly nHead: number;
+  readonly headDim: number;
+  readonly ffnDim: number;
+  readonly lnEps: number;
+  readonly act: Activation;
+}
+
+export interface PreprocessSpec {
+  readonly mean: readonly number[];
+  readonly std: readonly number[];
+  readonly resize: { readonly mode: 'short'; readonly size: number } | { readonly mode: 'squash'; readonly size: number };
+  readonly crop: number;
+  readonly resample: Resample;
+  readonly rescale: number;
+  readonly cropRounding: CropRounding;
+}
+
+/** Hyperparameters only: what the metadata says, after validation. */
+export interface ModelHparams {
+  readonly family: Family;
+  readonly schemaVersion: number;
+  readonly name: string;
+  readonly license: string | null;
+  readonly fileType: number | null;
+  readonly enc: EncoderHparams;
+  readonly pred: PredictorHparams | null;
+  readonly head: HeadHparams | null;
+  readonly pre: PreprocessSpec;
+  readonly labels: readonly string[] | null;
+}
+
+/** A validated model: every consumer reads hparams from here, never from raw keys. */
+export interface ModelSpec extends ModelHparams {
+  readonly tensors: ReadonlyMap<string, GgufTensorInfo>;
+  readonly header: GgufHeader;
+}

@@ -1,0 +1,235 @@
+import { GgufError } from '../errors.js';
+import type { GgufMetadata } from '../gguf/value.js';
+import {
+  FAMILIES, FAMILY_TRAITS, type Activation, type AttnMode, type CropRounding, type Family, type FamilyTraits,
+  type PositionScheme, type Resample, type RopeLayout,
+} from './families.js';
+import { LIMITS, MIN_ROPE_HEAD_DIM, SCHEMA_VERSION } from './limits.js';
+import { MetadataValues } from './metadata-values.js';
+import type {
+  ActionPredictorHparams, EncoderHparams, HeadHparams, MaskedPredictorHparams, ModelHparams, PredictorHparams,
+  PreprocessSpec, Rope3dParams,
+} from './model-spec.js';
+
+function invariant(ok: boolean, message: string): void {
+  if (!ok) throw new GgufError('JEPA_INVARIANT', message);
+}
+
+/** Metadata → validated hyperparameters, in the spec's order: identity, ranges and enums, then derived invariants. */
+export function parseHparams(metadata: GgufMetadata): ModelHparams {
+  const m = new MetadataValues(metadata);
+  const arch = m.peek('general.architecture');
+  if (arch?.type !== 'string' || arch.value !== 'jepa') {
+    const found = arch === undefined ? 'missing' : arch.type === 'string' ? `'${arch.value}'` : `a ${arch.type}`;
+    throw new GgufError('JEPA_ARCH', `general.architecture must be 'jepa', found ${found}`);
+  }
+  m.opt('general.architecture');
+  const version = m.peek('jepa.schema_version');
+  if (version === undefined) throw new GgufError('JEPA_KEY_MISSING', `metadata key 'jepa.schema_version' is missing`);
+  if (version.type !== 'u32' || version.value !== SCHEMA_VERSION) {
+    const found = version.type === 'u32' ? String(version.value) : `a ${version.type}`;
+    throw new GgufError('JEPA_SCHEMA_VERSION', `jepa.schema_version must be u32 ${SCHEMA_VERSION}, found ${found}`);
+  }
+  m.opt('jepa.schema_version');
+  const fam = m.peek('jepa.family');
+  if (fam === undefined) throw new GgufError('JEPA_KEY_MISSING', `metadata key 'jepa.family' is missing`);
+  if (fam.type !== 'string' || !(FAMILIES as readonly string[]).includes(fam.value)) {
+    const found = fam.type === 'string' ? `'${fam.value}'` : `a ${fam.type}`;
+    throw new GgufError('JEPA_FAMILY', `jepa.family must be one of ${FAMILIES.join(', ')}, found ${found}`);
+  }
+  const family = m.opt<string>('jepa.family') as Family;
+  const traits = FAMILY_TRAITS[family];
+  m.refuseUnknownKeys();
+
+  const name = m.req<string>('general.name', 'every model is named');
+  const license = m.opt<string>('general.license');
+  const fileType = m.opt<number>('general.file_type');
+  const enc = parseEncoder(m, family, traits);
+  const pred = parsePredictor(m, family, traits, enc);
+  const { head, labels } = parseHead(m, family, traits, enc);
+  const pre = parsePre(m, enc);
+  m.refuseUnusedKeys(family);
+  return { family, schemaVersion: SCHEMA_VERSION, name, license, fileType, enc, pred, head, pre, labels };
+}
+
+function parseEncoder(m: MetadataValues, family: Family, traits: FamilyTraits): EncoderHparams {
+  const why = `every ${family} encoder`;
+  const embedDim = m.req<number>('jepa.enc.embed_dim', why);
+  const nLayer = m.req<number>('jepa.enc.n_layer', why);
+  const nHead = m.req<number>('jepa.enc.n_head', why);
+  const ffnDim = m.req<number>('jepa.enc.ffn_dim', why);
+  const patchSize = m.req<number>('jepa.enc.patch_size', why);
+  const tubeletSize = m.req<number>('jepa.enc.tubelet_size', why);
+  const imgSize = m.req<number>('jepa.enc.img_size', why);
+  const nFrames = m.req<number>('jepa.enc.n_frames', why);
+  const inChans = m.req<number>('jepa.enc.in_chans', why);
+  const lnEps = m.req<number>('jepa.enc.ln_eps', why);
+  const act = m.req<string>('jepa.enc.act', why) as Activation;
+  const pos = m.req<string>('jepa.enc.pos', why) as PositionScheme;
+  const nCls = m.req<number>('jepa.enc.n_cls', why);
+  const nReg = m.req<number>('jepa.enc.n_reg', why);
+  const layerScale = m.req<boolean>('jepa.enc.layer_scale', why);
+  const attnMode = m.req<string>('jepa.enc.attn_mode', why) as AttnMode;
+
+  invariant(pos === traits.pos, `jepa.enc.pos = '${pos}' but the ${family} family uses '${traits.pos}'`);
+  const rope = pos === 'rope3d' ? parseEncoderRope(m, family, traits) : null;
+  invariant(embedDim % nHead === 0, `jepa.enc.embed_dim ${embedDim} is not divisible by jepa.enc.n_head ${nHead}`);
+  const headDim = embedDim / nHead;
+  if (rope) checkRopeHeadDim('jepa.enc', headDim);
+  invariant(imgSize % patchSize === 0, `jepa.enc.img_size ${imgSize} is not a multiple of jepa.enc.patch_size ${patchSize}`);
+  if (traits.video) {
+    invariant(nFrames % tubeletSize === 0, `jepa.enc.n_frames ${nFrames} is not a multiple of jepa.enc.tubelet_size ${tubeletSize}`);
+  } else {
+    invariant(nFrames === 1 && tubeletSize === 1, `${family} is an image family: jepa.enc.n_frames and tubelet_size must be 1, found ${nFrames} and ${tubeletSize}`);
+  }
+  invariant(nCls === traits.nCls, `jepa.enc.n_cls = ${nCls} but the ${family} family has ${traits.nCls} CLS token(s)`);
+  invariant(traits.registers || nReg === 0, `jepa.enc.n_reg = ${nReg} but the ${family} family has no register tokens`);
+  invariant(traits.layerScale || !layerScale, `jepa.enc.layer_scale is true but the ${family} family has no layer scale`);
+  invariant(
+    attnMode === 'full' || traits.blockCausal,
+    `jepa.enc.attn_mode = 'block_causal' on ${family}, whose graph has no mask (only levjepa does)`,
+  );
+  const gridSize = imgSize / patchSize;
+  const gridFrames = nFrames / tubeletSize;
+  const nPatches = gridFrames * gridSize * gridSize;
+  const maxTokens = LIMITS.tokens[1];
+  if (nPatches + nCls + nReg > maxTokens) {
+    throw new GgufError('JEPA_RANGE', `encoder token count ${nPatches + nCls + nReg} (patches + cls + registers) is above the maximum ${maxTokens}`);
+  }
+
+  let imgTubeletSize: number | null = null;
+  let hierLayers: number[] | null = null;
+  if (traits.v21) {
+    imgTubeletSize = m.req<number>('jepa.enc.img_tubelet_size', 'vjepa2_1 has an image tokenizer');
+    const nHier = m.req<number>('jepa.enc.n_hier_norm', 'vjepa2_1 ends in hierarchy norms');
+    hierLayers = m.req<number[]>('jepa.enc.hier_layers', 'vjepa2_1 ends in hierarchy norms');
+    invariant(hierLayers.length === nHier, `jepa.enc.hier_layers has ${hierLayers.length} entries, jepa.enc.n_hier_norm is ${nHier}`);
+    hierLayers.forEach((l, i) => {
+      invariant(l < nLayer, `jepa.enc.hier_layers[${i}] = ${l} is not a block index below n_layer ${nLayer}`);
+      invariant(i === 0 || l > hierLayers![i - 1], `jepa.enc.hier_layers must increase strictly, [${i}] = ${l}`);
+    });
+    invariant(hierLayers[nHier - 1] === nLayer - 1, `jepa.enc.hier_layers must end at the last block ${nLayer - 1}, ends at ${hierLayers[nHier - 1]}`);
+  }
+  return {
+    embedDim, nLayer, nHead, headDim, ffnDim, patchSize, tubeletSize, imgSize, nFrames, inChans, lnEps, act, pos, rope,
+    nCls, nReg, layerScale, attnMode, gridSize, gridFrames, nPatches, imgTubeletSize, hierLayers,
+  };
+}
+
+function parseEncoderRope(m: MetadataValues, family: Family, traits: FamilyTraits): Rope3dParams {
+  const why = 'the encoder uses rope3d';
+  const layout = m.req<string>('jepa.enc.rope_freq_layout', why) as RopeLayout;
+  invariant(layout === traits.ropeLayout, `jepa.enc.rope_freq_layout = '${layout}' but ${family} uses the '${traits.ropeLayout}' layout`);
+  const theta = m.req<number>('jepa.enc.rope_theta', why);
+  const interpolate = m.req<boolean>('jepa.enc.rope_interpolate', why);
+  const refGrid = m.opt<number>('jepa.enc.rope_ref_grid');
+  invariant(!interpolate || refGrid !== null, `jepa.enc.rope_interpolate is true but jepa.enc.rope_ref_grid is missing: nothing to rescale from`);
+  invariant(interpolate || refGrid === null, `jepa.enc.rope_ref_grid is set but jepa.enc.rope_interpolate is false`);
+  return { layout, theta, interpolate, refGrid };
+}
+
+function checkRopeHeadDim(prefix: string, headDim: number): void {
+  invariant(
+    headDim % 2 === 0 && headDim >= MIN_ROPE_HEAD_DIM,
+    `${prefix} head width ${headDim} must be even and at least ${MIN_ROPE_HEAD_DIM}: 3-D RoPE rotates pairs on three axes`,
+  );
+}
+
+function parsePredictor(m: MetadataValues, family: Family, traits: FamilyTraits, enc: EncoderHparams): PredictorHparams | null {
+  const kind = traits.predictorRequired
+    ? m.req<string>('jepa.pred.kind', `a ${family} model has a predictor`)
+    : m.opt<string>('jepa.pred.kind');
+  if (kind === null) return null;
+  invariant(kind === traits.predictor, `jepa.pred.kind = '${kind}' but ${family} ${traits.predictor ? `has a ${traits.predictor} predictor` : 'has no predictor'}`);
+  const why = `jepa.pred.kind = '${kind}'`;
+  const embedDim = m.req<number>('jepa.pred.embed_dim', why);
+  const nLayer = m.req<number>('jepa.pred.n_layer', why);
+  const nHead = m.req<number>('jepa.pred.n_head', why);
+  const ffnDim = m.req<number>('jepa.pred.ffn_dim', why);
+  const lnEps = m.req<number>('jepa.pred.ln_eps', why);
+  const act = m.req<string>('jepa.pred.act', why) as Activation;
+  if (kind === 'masked') {
+    const nMaskTokens = m.req<number>('jepa.pred.n_mask_tokens', why);
+    const gridSize = m.req<number>('jepa.pred.grid_size', 'a masked predictor decodes token ids on a position grid');
+    const layout = m.req<string>('jepa.pred.rope_freq_layout', why) as RopeLayout;
+    invariant(layout === traits.ropeLayout, `jepa.pred.rope_freq_layout = '${layout}' but ${family} uses the '${traits.ropeLayout}' layout`);
+    const theta = m.req<number>('jepa.pred.rope_theta', why);
+    const outDim = m.req<number>('jepa.pred.out_dim', why);
+    const embedInDim = m.req<number>('jepa.pred.embed_in_dim', why);
+    const projContext = m.req<boolean>('jepa.pred.proj_context', why);
+    invariant(embedDim % nHead === 0, `jepa.pred.embed_dim ${embedDim} is not divisible by jepa.pred.n_head ${nHead}`);
+    checkRopeHeadDim('jepa.pred', embedDim / nHead);
+    const embedMlp = embedInDim !== enc.embedDim;
+    invariant(
+      !embedMlp || (enc.hierLayers !== null && embedInDim === enc.hierLayers.length * enc.embedDim),
+      `jepa.pred.embed_in_dim ${embedInDim} must equal jepa.enc.embed_dim ${enc.embedDim}${enc.hierLayers ? ` or n_hier_norm·embed_dim ${enc.hierLayers.length * enc.embedDim}` : ''}`,
+    );
+    const p: MaskedPredictorHparams = {
+      kind, embedDim, nLayer, nHead, headDim: embedDim / nHead, ffnDim, lnEps, act, nMaskTokens, gridSize,
+      rope: { layout, theta, interpolate: false, refGrid: null }, outDim, embedInDim, embedMlp, projContext,
+      modalityVectors: traits.v21,
+    };
+    return p;
+  }
+  const headDim = m.req<number>('jepa.pred.head_dim', why);
+  const nFrames = m.req<number>('jepa.pred.n_frames', 'a LeWM predictor conditions on a history of frames');
+  const actionDim = m.req<number>('jepa.pred.action_dim', 'a LeWM predictor embeds actions');
+  const actionHidden = m.req<number>('jepa.pred.action_hidden', why);
+  const actionAct = m.req<string>('jepa.pred.action_act', why) as Activation;
+  const projHidden = m.req<number>('jepa.pred.proj_hidden', why);
+  const projAct = m.req<string>('jepa.pred.proj_act', why) as Activation;
+  const adalnEps = m.req<number>('jepa.pred.adaln_eps', why);
+  const p: ActionPredictorHparams = {
+    kind: 'action', embedDim, nLayer, nHead, headDim, ffnDim, lnEps, adalnEps, act, nFrames, actionDim, actionHidden,
+    actionAct, projHidden, projAct,
+  };
+  return p;
+}
+
+function parseHead(
+  m: MetadataValues, family: Family, traits: FamilyTraits, enc: EncoderHparams,
+): { head: HeadHparams | null; labels: string[] | null } {
+  const kind = m.opt<string>('jepa.head.kind');
+  if (kind === null) return { head: null, labels: null };
+  invariant(traits.head, `jepa.head.kind is set but ${family} has no head in schema v1`);
+  const why = `jepa.head.kind = '${kind}'`;
+  const nClasses = m.req<number>('jepa.head.n_classes', why);
+  const depth = m.req<number>('jepa.head.depth', why);
+  const nHead = m.req<number>('jepa.head.n_head', why);
+  const ffnDim = m.req<number>('jepa.head.ffn_dim', why);
+  const lnEps = m.req<number>('jepa.head.ln_eps', why);
+  const act = m.req<string>('jepa.head.act', why) as Activation;
+  const labels = m.opt<string[]>('jepa.head.labels');
+  invariant(enc.embedDim % nHead === 0, `jepa.enc.embed_dim ${enc.embedDim} is not divisible by jepa.head.n_head ${nHead}`);
+  invariant(labels === null || labels.length === nClasses, `jepa.head.labels has ${labels?.length} entries, jepa.head.n_classes is ${nClasses}`);
+  return {
+    head: { kind: 'attentive', nClasses, depth, nHead, headDim: enc.embedDim / nHead, ffnDim, lnEps, act },
+    labels,
+  };
+}
+
+function parsePre(m: MetadataValues, enc: EncoderHparams): PreprocessSpec {
+  const why = 'every model carries its preprocessing recipe';
+  const mean = m.req<number[]>('jepa.pre.mean', why);
+  const std = m.req<number[]>('jepa.pre.std', why);
+  const resizeShort = m.opt<number>('jepa.pre.resize_short');
+  const squash = m.opt<number>('jepa.pre.squash_size');
+  const crop = m.req<number>('jepa.pre.crop', why);
+  const resample = m.req<string>('jepa.pre.resample', why) as Resample;
+  const rescale = m.req<number>('jepa.pre.rescale', why);
+  const cropRounding = m.req<string>('jepa.pre.crop_rounding', why) as CropRounding;
+  invariant(mean.length === enc.inChans, `jepa.pre.mean has ${mean.length} values, jepa.enc.in_chans is ${enc.inChans}`);
+  invariant(std.length === enc.inChans, `jepa.pre.std has ${std.length} values, jepa.enc.in_chans is ${enc.inChans}`);
+  std.forEach((s, i) => {
+    if (s === 0) throw new GgufError('JEPA_RANGE', `jepa.pre.std[${i}] is 0: it is a divisor`);
+  });
+  if ((resizeShort === null) === (squash === null)) {
+    throw new GgufError(
+      resizeShort === null ? 'JEPA_KEY_MISSING' : 'JEPA_INVARIANT',
+      `exactly one of jepa.pre.resize_short and jepa.pre.squash_size must be set, found ${resizeShort === null ? 'neither' : 'both'}`,
+    );
+  }
+  const resize = resizeShort !== null ? { mode: 'short' as const, size: resizeShort } : { mode: 'squash' as const, size: squash as number };
+  invariant(crop <= resize.size, `jepa.pre.crop ${crop} is larger than the resize size ${resize.size}`);
+  return { mean, std, resize, crop, resample, rescale, cropRounding };
+}

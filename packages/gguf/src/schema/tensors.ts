@@ -1,0 +1,143 @@
+import type { ActionPredictorHparams, EncoderHparams, HeadHparams, MaskedPredictorHparams, ModelHparams } from './model-spec.js';
+
+/**
+ * The canonical GGUF tensor names and shapes of schema v1 — the one place they are spelled.
+ * Shapes are in ggml order (ne[0] first): a Linear weight of PyTorch shape [out, in] is stored as ne = [in, out].
+ * 'matmul' tensors may be f32, f16, bf16 or quantized; 'f32' tensors are added, multiplied or concatenated by the
+ * graph (norms, biases, layer scales, CLS/register tokens, position tables, mask tokens, modality vectors).
+ */
+export type TensorRole = 'matmul' | 'f32';
+
+export interface TensorSpec {
+  readonly name: string;
+  readonly shape: readonly number[];
+  readonly role: TensorRole;
+}
+
+export const tensorNames = {
+  encPatchEmbed: 'enc.patch_embed',
+  encPatchEmbedImg: 'enc.patch_embed_img',
+  encPosEmbed: 'enc.pos_embed',
+  encClsToken: 'enc.cls_token',
+  encRegTokens: 'enc.reg_tokens',
+  encImgModEmbed: 'enc.img_mod_embed',
+  encVideoModEmbed: 'enc.video_mod_embed',
+  encBlock: (i: number) => `enc.blk.${i}`,
+  encNorm: 'enc.norm',
+  encHierNorm: (k: number) => `enc.hier_norm.${k}`,
+  predBlock: (i: number) => `pred.blk.${i}`,
+  headBlock: (i: number) => `head.blk.${i}`,
+} as const;
+
+class TableBuilder {
+  readonly specs: TensorSpec[] = [];
+  matmul(name: string, nIn: number, nOut: number): void {
+    this.specs.push({ name, shape: [nIn, nOut], role: 'matmul' });
+  }
+  vec(name: string, ...shape: number[]): void {
+    this.specs.push({ name, shape, role: 'f32' });
+  }
+  /** Linear layer: `<prefix>.weight` [in, out] (+ `<prefix>.bias` [out]). */
+  linear(prefix: string, nIn: number, nOut: number, bias = true): void {
+    this.matmul(`${prefix}.weight`, nIn, nOut);
+    if (bias) this.vec(`${prefix}.bias`, nOut);
+  }
+  norm(prefix: string, dim: number): void {
+    this.vec(`${prefix}.weight`, dim);
+    this.vec(`${prefix}.bias`, dim);
+  }
+  /** Pre-LN ViT block with fused qkv (q; k; v along the output axis). */
+  vitBlock(prefix: string, dim: number, ffn: number, layerScale: boolean): void {
+    this.norm(`${prefix}.ln1`, dim);
+    this.linear(`${prefix}.attn.qkv`, dim, 3 * dim);
+    this.linear(`${prefix}.attn.proj`, dim, dim);
+    if (layerScale) this.vec(`${prefix}.ls1`, dim);
+    this.norm(`${prefix}.ln2`, dim);
+    this.linear(`${prefix}.ffn.fc1`, dim, ffn);
+    this.linear(`${prefix}.ffn.fc2`, ffn, dim);
+    if (layerScale) this.vec(`${prefix}.ls2`, dim);
+  }
+}
+
+/** Every tensor a model with these hparams has, in the order the forge and the converter write them. */
+export function expectedTensors(h: Pick<ModelHparams, 'enc' | 'pred' | 'head'>): TensorSpec[] {
+  const b = new TableBuilder();
+  encoderTensors(b, h.enc);
+  if (h.pred?.kind === 'masked') maskedPredictorTensors(b, h.enc, h.pred);
+  if (h.pred?.kind === 'action') actionPredictorTensors(b, h.enc, h.pred);
+  if (h.head) headTensors(b, h.enc, h.head);
+  return b.specs;
+}
+
+function encoderTensors(b: TableBuilder, e: EncoderHparams): void {
+  const D = e.embedDim;
+  b.linear(tensorNames.encPatchEmbed, e.inChans * e.tubeletSize * e.patchSize * e.patchSize, D);
+  if (e.imgTubeletSize !== null) {
+    b.linear(tensorNames.encPatchEmbedImg, e.inChans * e.imgTubeletSize * e.patchSize * e.patchSize, D);
+    b.vec(tensorNames.encImgModEmbed, D);
+    b.vec(tensorNames.encVideoModEmbed, D);
+  }
+  if (e.pos === 'sincos2d' || e.pos === 'sincos3d') b.vec(tensorNames.encPosEmbed, D, e.nPatches);
+  if (e.pos === 'learned') b.vec(tensorNames.encPosEmbed, D, e.nCls + e.nPatches);
+  if (e.nCls > 0) b.vec(tensorNames.encClsToken, D, e.nCls);
+  if (e.nReg > 0) b.vec(tensorNames.encRegTokens, D, e.nReg);
+  for (let i = 0; i < e.nLayer; i++) b.vitBlock(tensorNames.encBlock(i), D, e.ffnDim, e.layerScale);
+  if (e.hierLayers !== null) e.hierLayers.forEach((_, k) => b.norm(tensorNames.encHierNorm(k), D));
+  else b.norm(tensorNames.encNorm, D);
+}
+
+function maskedPredictorTensors(b: TableBuilder, e: EncoderHparams, p: MaskedPredictorHparams): void {
+  const P = p.embedDim;
+  if (p.embedMlp) {
+    b.linear('pred.embed_in', p.embedInDim, e.embedDim);
+    b.linear('pred.embed', e.embedDim, P);
+  } else {
+    b.linear('pred.embed', p.embedInDim, P);
+  }
+  b.vec('pred.mask_tokens', P, p.nMaskTokens);
+  if (p.modalityVectors) {
+    b.vec('pred.img_mod_embed', P);
+    b.vec('pred.video_mod_embed', P);
+  }
+  for (let i = 0; i < p.nLayer; i++) b.vitBlock(tensorNames.predBlock(i), P, p.ffnDim, false);
+  b.norm('pred.norm', P);
+  b.linear('pred.proj', P, p.outDim);
+  if (p.projContext) b.linear('pred.proj_context', P, p.outDim);
+}
+
+function actionPredictorTensors(b: TableBuilder, e: EncoderHparams, p: ActionPredictorHparams): void {
+  const P = p.embedDim;
+  const inner = p.nHead * p.headDim;
+  b.linear('pred.projector.fc1', e.embedDim, p.projHidden);
+  b.linear('pred.projector.fc2', p.projHidden, P);
+  b.linear('pred.action.embed', p.actionDim, p.actionDim);
+  b.linear('pred.action.fc1', p.actionDim, p.actionHidden);
+  b.linear('pred.action.fc2', p.actionHidden, P);
+  b.vec('pred.pos_embed', P, p.nFrames);
+  for (let i = 0; i < p.nLayer; i++) {
+    const blk = tensorNames.predBlock(i);
+    b.linear(`${blk}.adaln`, P, 6 * P);
+    b.norm(`${blk}.attn_norm`, P);
+    b.linear(`${blk}.attn.qkv`, P, 3 * inner, false);
+    b.linear(`${blk}.attn.proj`, inner, P);
+    b.norm(`${blk}.ffn_norm`, P);
+    b.linear(`${blk}.ffn.fc1`, P, p.ffnDim);
+    b.linear(`${blk}.ffn.fc2`, p.ffnDim, P);
+  }
+  b.norm('pred.norm', P);
+  b.linear('pred.out_proj.fc1', P, p.projHidden);
+  b.linear('pred.out_proj.fc2', p.projHidden, P);
+}
+
+function headTensors(b: TableBuilder, e: EncoderHparams, h: HeadHparams): void {
+  const D = e.embedDim;
+  b.vec('head.query', D);
+  for (let i = 0; i < h.depth; i++) b.vitBlock(tensorNames.headBlock(i), D, h.ffnDim, false);
+  b.norm('head.xattn.ln1', D);
+  b.linear('head.xattn.q', D, D);
+  b.linear('head.xattn.kv', D, 2 * D);
+  b.norm('head.xattn.ln2', D);
+  b.linear('head.xattn.ffn.fc1', D, h.ffnDim);
+  b.linear('head.xattn.ffn.fc2', h.ffnDim, D);
+  b.linear('head.cls', D, h.nClasses);
+}
