@@ -1,0 +1,32 @@
+export { PreprocessError, type PreprocessErrorCode } from './errors.js';
+export type { RgbImage } from './image/types.js';
+export { decodeImage, readImageFile, MAX_DECODE_PIXELS, type DecodeOptions } from './image/decode.js';
+export { probeImage, type ImageFormat, type ImageHeader } from './image/probe.js';
+export { resizeU8, type ResampleFilter } from './image/resize.js';
+export { centerCropU8 } from './image/crop.js';
+export {
+  validateRecipe,
+  resizedSize,
+  cropOffset,
+  MAX_RESIZE_PIXELS,
+  type PreprocessRecipe,
+  type ShortestEdgeRecipe,
+  type SquashRecipe,
+  type CropRounding,
+} from './recipe.js';
+export { recipeFromPreKeys, type PreKeys } from './recipe-from-spec.js';
+export {
+  preprocessImage,
+  preprocessClip,
+  resizeAndCropU8,
+  type ImageTensor,
+  type ClipTensor,
+  type FrameSet,
+} from './preprocess.js';
+export { normalizationTables } from './normalize.js';
+export { stackNCHW, stackNCTHW } from './batch.js';
+export { sampleIndices } from './video/sample.js';
+export { readVideoFrames, type VideoFrames, type ReadVideoOptions } from './video/read.js';
+export { readFramesNpy } from './video/frames-npy.js';
+export { ffmpegBinaries, probeVideo, type VideoStreamInfo } from './video/ffmpeg.js';
+export { readNpy, writeNpy, encodeNpy, type NpyArray, type NpyData, type NpyDtype } from './npy.js';
