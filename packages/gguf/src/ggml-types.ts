@@ -30,7 +30,7 @@ export const GGML_TYPES: readonly GgmlTypeInfo[] = Object.freeze([
   t(6, 'q5_0', 32, 2 + 4 + 16, true),
   t(7, 'q5_1', 32, 2 + 2 + 4 + 16, true),
   t(8, 'q8_0', 32, 2 + 32, true),
-  t(9, 'q8_1', 32, 4 + 4 + 32, true),
+  t(9, 'q8_1', 32, 4 + 32, true), // block_q8_1 is half2 + 32 int8; gguf-py's table still says 40
   t(10, 'q2_K', QK_K, 2 + 2 + QK_K / 16 + QK_K / 4, true),
   t(11, 'q3_K', QK_K, 2 + QK_K / 4 + QK_K / 8 + 12, true),
   t(12, 'q4_K', QK_K, 2 + 2 + QK_K / 2 + 12, true),

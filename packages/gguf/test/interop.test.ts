@@ -83,9 +83,12 @@ describe('interop with gguf-py (llama.cpp 80fb11a)', () => {
     expect(py.dataOffset).toBe(h.dataOffset);
     expect(Object.keys(py.fields)).toEqual([...h.metadata.keys()]);
     for (const [key, v] of h.metadata) expect(normPy(py.fields[key]), key).toEqual(asGgufPy(v));
-    expect(py.tensors).toEqual(h.tensors.map((t) => ({
-      name: t.name, type: t.type, shape: [...t.shape], offset: t.offset, nbytes: t.nbytes,
-      sha256: sha256(bytes.subarray(t.offset, t.offset + t.nbytes)),
+    // gguf-py sizes q8_1 blocks as 40 bytes (ggml: 36), so it misjudges that one tensor's length.
+    const Q8_1 = 9;
+    expect(py.tensors).toEqual(h.tensors.map((t, i) => ({
+      name: t.name, type: t.type, shape: [...t.shape], offset: t.offset,
+      nbytes: t.type === Q8_1 ? (t.nbytes / 36) * 40 : t.nbytes,
+      sha256: t.type === Q8_1 ? py.tensors[i]!.sha256 : sha256(bytes.subarray(t.offset, t.offset + t.nbytes)),
     })));
   });
 
@@ -128,14 +131,17 @@ describe('interop with gguf-py (llama.cpp 80fb11a)', () => {
     }
   });
 
-  it("our ggml type table equals gguf-py's GGML_QUANT_SIZES for every type it knows", () => {
+  // gguf-py's table at this commit sizes a q8_1 block as 40 bytes; ggml (gguf.cpp, the loader) says 36,
+  // and @jepa/native's tests check this table against ggml's own type traits for every id.
+  it("our ggml type table equals gguf-py's GGML_QUANT_SIZES for every type it knows, but q8_1", () => {
     const expected = json('py/gguf-py-all-types.json') as { quantSizes: Record<string, [number, number]>; quantIds: Record<string, number> };
     const known = GGML_TYPES.filter((t) => t.supported);
     expect(known.length).toBe(Object.keys(expected.quantIds).length);
     for (const [name, id] of Object.entries(expected.quantIds)) {
       const t = GGML_TYPES[id];
       expect(t.name.toLowerCase(), name).toBe(name);
-      expect([t.blockSize, t.typeSize], name).toEqual(expected.quantSizes[name]);
+      if (name === 'q8_1') expect([t.blockSize, t.typeSize, ...expected.quantSizes[name]!]).toEqual([32, 36, 32, 40]);
+      else expect([t.blockSize, t.typeSize], name).toEqual(expected.quantSizes[name]);
     }
   });
 });
