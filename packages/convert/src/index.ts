@@ -1,0 +1,17 @@
+export { ConvertError, type ConvertErrorCode } from './errors.js';
+export type { Checkpoint, CheckpointFormat } from './readers/checkpoint.js';
+export { openCheckpoint } from './readers/open-checkpoint.js';
+export { DTYPE_BYTES, type TensorDType, type TensorData, type TypedArray } from './readers/dtypes.js';
+export { halfToFloat32Bits, toFloat32 } from './readers/to-float32.js';
+export { isTensorRef, renameTensor, type TensorLocation, type TensorRef } from './readers/tensor-ref.js';
+export { streamTensors } from './readers/stream-tensors.js';
+export { flattenTensors, selectStateDict, stripPrefixes, valueAt, type SelectedStateDict } from './readers/state-dict.js';
+export {
+  MAX_SAFETENSORS_HEADER,
+  readSafetensorsHeader,
+  type SafetensorsEntry,
+  type SafetensorsHeader,
+} from './readers/safetensors/header.js';
+export { unpickle, type UnpickleOptions } from './readers/torch/unpickle.js';
+export { TORCH_WHITELIST } from './readers/torch/torch-globals.js';
+export { buildWhitelist, isTuple, PyGlobal, PyHandle, PyObject, type GlobalWhitelist, type PyValue } from './readers/pickle/py-values.js';
