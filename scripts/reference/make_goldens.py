@@ -1,0 +1,85 @@
+#!/usr/bin/python3
+"""Write the float64 reference goldens under fixtures/reference/.
+
+    /usr/bin/python3 scripts/reference/make_goldens.py [--family F ...]
+
+Deterministic: fixed seeds, so a rerun rewrites identical bytes.
+"""
+import argparse
+import os
+import sys
+
+sys.dont_write_bytecode = True  # keep scripts/reference free of __pycache__
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import torch  # noqa: E402
+
+import common  # noqa: E402
+import fam_hfvit  # noqa: E402
+import fam_ijepa  # noqa: E402
+import fam_lejepa  # noqa: E402
+import fam_levjepa  # noqa: E402
+import fam_lewm  # noqa: E402
+import fam_vjepa  # noqa: E402
+import fam_vjepa2  # noqa: E402
+import fam_vjepa2_1  # noqa: E402
+import vectors  # noqa: E402
+
+# fixture folder -> generator; the folder name starts with the family name.
+GENERATORS = {
+    "hfvit": lambda: fam_hfvit.generate("hfvit", seed=1001, dim=48, n_head=2, n_layer=2, patch=14,
+                                        config_grid=4, interp_grid=3, n_register=0),
+    "hfvit_reg": lambda: fam_hfvit.generate("hfvit_reg", seed=1002, dim=32, n_head=2, n_layer=2, patch=14,
+                                            config_grid=3, interp_grid=4, n_register=4),
+    "hfvit_lejepa": fam_lejepa.generate,
+    "ijepa": fam_ijepa.generate,
+    "vjepa": fam_vjepa.generate,
+    "vjepa2": fam_vjepa2.generate,
+    "vjepa2_1": fam_vjepa2_1.generate,
+    "levjepa": fam_levjepa.generate,
+    "lewm": fam_lewm.generate,
+    "rope": vectors.generate_rope,
+    "mask": vectors.generate_mask,
+}
+
+
+# One-off checks made when these fixtures were written (2026-11-29); crosscheck_hf.py reruns the first kind.
+CROSSCHECKS = {
+    "hfvit": "crosscheck_hf.py: transformers 5.18 Dinov2Model.from_pretrained(this folder), float64: max|diff| "
+             "1.2e-7 native, 1.3e-6 interpolated (HF resizes the table in float32)",
+    "hfvit_reg": "crosscheck_hf.py: transformers 5.18 Dinov2WithRegistersModel, float64: max|diff| 1.3e-7",
+    "ijepa": "crosscheck_hf.py: transformers 5.18 IJepaModel, float64: max|diff| 1.1e-7; the sincos table equals "
+             "facebookresearch/ijepa get_2d_sincos_pos_embed exactly",
+    "vjepa": "3-D sincos table equals facebookresearch/jepa get_3d_sincos_pos_embed(uniform_power=True) exactly",
+    "vjepa2": "crosscheck_hf.py: transformers 5.18 VJEPA2Model (skip_predictor=True), float64: max|diff| 1.2e-7",
+    "vjepa2_1": "a literal transcription of app/vjepa_2_1 RoPEAttention/Block/forward (not committed) on this .pt: "
+                "max|diff| 1.2e-7 (video, image, and the tiled control)",
+    "levjepa": "a transcription of LibreYOLO's independent LeVJEPA port (not committed) on this folder: max|diff| "
+               "1.2e-7 masked and unmasked",
+    "lewm": "crosscheck_hf.py: transformers 5.18 ViTModel on the encoder.* keys, float64: max|diff| 1.1e-7",
+}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--family", action="append", choices=sorted(GENERATORS),
+                    help="generate only this fixture folder (repeatable); default: all")
+    args = ap.parse_args()
+    torch.set_num_threads(2)
+    for name in args.family or list(GENERATORS):
+        manifest = GENERATORS[name]()
+        out_dir = os.path.join(common.FIXTURE_ROOT, name)
+        manifest["generated_by"] = f"/usr/bin/python3 scripts/reference/make_goldens.py --family {name}"
+        manifest["torch_version"] = torch.__version__
+        if name in CROSSCHECKS:
+            manifest["crosscheck"] = CROSSCHECKS[name]
+        common.write_json(os.path.join(out_dir, "manifest.json"), manifest)
+        manifest["files"] = common.file_table(out_dir)
+        common.write_json(os.path.join(out_dir, "manifest.json"), manifest)
+        total = sum(manifest["files"].values())
+        print(f"{name:10s} {total / 1024:8.1f} KiB  {manifest.get('self_checks', '')} "
+              f"{manifest.get('negative_controls', '')}")
+
+
+if __name__ == "__main__":
+    main()
