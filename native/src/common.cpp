@@ -31,6 +31,49 @@ void ContextRes::addBuffer(const std::shared_ptr<BufferRes>& buffer) {
   buffers.push_back(buffer);
 }
 
+ComputeThread::ComputeThread() : thread_([this] { loop(); }) {}
+
+ComputeThread::~ComputeThread() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  thread_.join();
+}
+
+void ComputeThread::run(const std::function<void()>& job) {
+  std::mutex doneMu;
+  std::condition_variable doneCv;
+  bool done = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    jobs_.push_back([&] {
+      job();
+      std::lock_guard<std::mutex> l(doneMu);
+      done = true;
+      doneCv.notify_all();
+    });
+  }
+  cv_.notify_all();
+  std::unique_lock<std::mutex> wait(doneMu);
+  doneCv.wait(wait, [&] { return done; });
+}
+
+void ComputeThread::loop() {
+  for (;;) {
+    std::function<void()> job;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait(lock, [this] { return stop_ || !jobs_.empty(); });
+      if (jobs_.empty()) return;
+      job = std::move(jobs_.front());
+      jobs_.pop_front();
+    }
+    job();
+  }
+}
+
 AddonData& addonData(Napi::Env env) { return *env.GetInstanceData<AddonData>(); }
 
 Napi::Error makeError(Napi::Env env, const std::string& code, const std::string& message) {

@@ -8,6 +8,9 @@
 #include <napi.h>
 
 #include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <thread>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -49,12 +52,32 @@ struct ContextRes {
   }
 };
 
+// One long-lived thread per backend runs its graphs. Computing from whichever libuv pool thread
+// picked up the job would give each pool thread its own OpenMP team, and idle teams spinning on
+// two cores measurably slow the one that works.
+class ComputeThread {
+ public:
+  ComputeThread();
+  ~ComputeThread();
+  // Runs `job` on the thread and returns when it has finished.
+  void run(const std::function<void()>& job);
+
+ private:
+  void loop();
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::function<void()>> jobs_;
+  bool stop_ = false;
+  std::thread thread_;
+};
+
 struct BackendRes {
   ggml_backend_t backend = nullptr;
   ggml_backend_dev_t device = nullptr;
   bool isCpu = false;
   int threads = 1;
   std::mutex computeMu;  // one graph at a time per backend
+  ComputeThread computeThread;
   ~BackendRes() {
     if (backend) ggml_backend_free(backend);
   }

@@ -126,8 +126,11 @@ Napi::Value Graph::compute(const Napi::CallbackInfo& info) {
       env,
       [g, b](PromiseWorker& w) {
         std::lock_guard<std::mutex> lock(b->computeMu);
-        if (b->isCpu) enableFlushToZero(b->threads);
-        ggml_status status = ggml_backend_graph_compute(b->backend, g->graph);
+        ggml_status status = GGML_STATUS_FAILED;
+        b->computeThread.run([&] {
+          if (b->isCpu) enableFlushToZero(b->threads);
+          status = ggml_backend_graph_compute(b->backend, g->graph);
+        });
         g->busy.store(false);
         if (status != GGML_STATUS_SUCCESS) w.failWith("COMPUTE", std::string("graph compute failed: ") + ggml_status_to_string(status));
       },
