@@ -7,6 +7,8 @@ import { GraphError } from './errors.js';
 import type { Model } from './model.js';
 import { patchGrid, patchify, type PatchGeometry } from './patchify.js';
 import { ropeTables, signedSin } from './rope3d.js';
+import { interpolatePositions } from './position-interpolation.js';
+import { tensorNames } from '@jepa/gguf';
 import { gpuPrecF32, kvOverride, maxBatch, maxGraphBytes, validateGraphs } from './runtime-options.js';
 
 export interface EncoderContextOptions {
@@ -117,6 +119,7 @@ export class EncoderContext implements Disposable {
         patchify(pixels, geometry, patches.subarray(i * np * patchLen, (i + 1) * np * patchLen));
       }
       g.patches.set(patches);
+      if (g.posTable) g.posTable.set(this.#resizedPositions(grid.h, grid.w));
       if (g.ropeCos && g.ropeSin && e.rope) {
         const tables = ropeTables({
           headDim: e.headDim,
@@ -134,6 +137,23 @@ export class EncoderContext implements Disposable {
       g.output.get(out.subarray(start * n * e.embedDim, (start + b) * n * e.embedDim));
     }
     return new EncodeOutput(out, batch, n, e.embedDim, prefix, e.nCls);
+  }
+
+  readonly #positions = new Map<string, Float32Array>();
+
+  /** The trained position table resized to an h x w patch grid (HF ViTs; antialiased for register models). */
+  #resizedPositions(h: number, w: number): Float32Array {
+    const key = `${h}x${w}`;
+    const cached = this.#positions.get(key);
+    if (cached) return cached;
+    const e = this.#model.spec.enc;
+    const stored = this.#model.weights.get(tensorNames.encPosEmbed);
+    const table = stored.get(new Float32Array(stored.nbytes / 4));
+    const prefix = e.pos === 'learned' ? e.nCls : 0;
+    // Dinov2WithRegisters resizes with antialias=True; Dinov2, ViT and I-JEPA without.
+    const resized = interpolatePositions(table, e.embedDim, prefix, h, w, e.nReg > 0);
+    this.#positions.set(key, resized);
+    return resized;
   }
 
   #geometry(input: EncoderInput): { batch: number; geometry: PatchGeometry; image: boolean } {

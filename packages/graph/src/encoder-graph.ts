@@ -31,6 +31,8 @@ export interface EncoderGraph {
   graph: Graph;
   /** Inputs to set before each run. */
   patches: Tensor;
+  /** The position table resized to this input's grid, when it differs from the trained one. */
+  posTable: Tensor | null;
   ropeCos: Tensor | null;
   ropeSin: Tensor | null;
   mask: Tensor | null;
@@ -89,12 +91,21 @@ export function buildEncoderGraph(e: EncoderHparams, w: Weights, shape: EncoderG
   let x = linear(ctx, patches, w, embedName, o.precF32); // [D, np, batch]
   if (e.imgTubeletSize !== null) x = ctx.add(x, w.get(shape.image ? tensorNames.encImgModEmbed : tensorNames.encVideoModEmbed));
 
-  const pos = e.pos === 'sincos2d' || e.pos === 'sincos3d' || e.pos === 'learned' ? w.get(tensorNames.encPosEmbed) : null;
-  if (pos && pos.ne[1] !== (e.pos === 'learned' ? e.nCls : 0) + np)
-    throw new GraphError(
-      `the position table has ${pos.ne[1]} rows for the trained ${e.gridSize}x${e.gridSize} grid; this input gives ${np} patch tokens`,
-      'UNSUPPORTED_INPUT_SIZE',
-    );
+  const posRows = (e.pos === 'learned' ? e.nCls : 0) + np;
+  let pos = e.pos === 'sincos2d' || e.pos === 'sincos3d' || e.pos === 'learned' ? w.get(tensorNames.encPosEmbed) : null;
+  let posTable: Tensor | null = null;
+  if (pos && pos.ne[1] !== posRows) {
+    if (e.pos === 'sincos3d')
+      throw new GraphError(
+        `the 3-D position table has ${pos.ne[1]} rows for the trained grid; this input gives ${np} patch tokens`,
+        'UNSUPPORTED_INPUT_SIZE',
+      );
+    // another image size: the table is resized on the host (see position-interpolation.ts)
+    posTable = ctx.newTensor(GGML_F32, [D, posRows]);
+    posTable.name = 'pos_table';
+    posTable.setInput();
+    pos = posTable;
+  }
   if (pos) {
     const offset = e.pos === 'learned' ? e.nCls * pos.nb[1] : 0;
     x = ctx.add(x, ctx.view(pos, [D, np], [pos.nb[1], pos.nb[1] * np, pos.nb[1] * np], offset));
@@ -157,7 +168,7 @@ export function buildEncoderGraph(e: EncoderHparams, w: Weights, shape: EncoderG
   const output = layerNorm(ctx, x, w, finalNorm, e.lnEps);
   output.name = 'tokens';
   output.setOutput();
-  return { ctx, graph: ctx.buildGraph([output]), patches, ropeCos, ropeSin, mask, output, tokens: n, prefix };
+  return { ctx, graph: ctx.buildGraph([output]), patches, posTable, ropeCos, ropeSin, mask, output, tokens: n, prefix };
 }
 
 export { GGML_F16, GGML_F32 };

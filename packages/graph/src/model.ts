@@ -4,6 +4,8 @@ import { openBackend, resolveDevice, type Backend } from '@jepa/native';
 import { availableParallelism } from 'node:os';
 import { EncoderContext, type EncoderContextOptions } from './encoder-context.js';
 import { GraphError } from './errors.js';
+import { HeadContext, type HeadContextOptions } from './heads/head-context.js';
+import { MaskedPredictorContext, type PredictorContextOptions } from './predictor/masked-predictor-context.js';
 import { loadWeights, type Weights } from './weights.js';
 
 export interface ModelLoadOptions {
@@ -58,6 +60,16 @@ export class Model implements Disposable {
     if (options.device !== undefined && resolveDevice(options.device) !== this.device)
       throw new GraphError(`the model lives on ${this.device}; a context on ${resolveDevice(options.device)} is refused`, 'DEVICE_MISMATCH');
     return new EncoderContext(this, openBackend({ device: this.device, threads: options.threads ?? this.threads }), options);
+  }
+
+  /** The attentive classifier over encoder tokens (a model with a head). */
+  createHeadContext(options: HeadContextOptions = {}): HeadContext {
+    return new HeadContext(this, options);
+  }
+
+  /** The V-JEPA 2 / 2.1 masked predictor (a model with `jepa.pred.kind = masked`). */
+  createPredictorContext(options: PredictorContextOptions = {}): MaskedPredictorContext {
+    return new MaskedPredictorContext(this, options);
   }
 
   /** Releases the model's handles; memory in use by a running compute is freed when it finishes. */

@@ -1,0 +1,62 @@
+// The attentive classifier over encoder tokens (V-JEPA 2 pooler, V-JEPA v1 probe):
+//   depth self-attention blocks (no RoPE) over the tokens;
+//   one learned query cross-attends LN1(tokens): o = softmax(q_proj(query) k^T / sqrt(hd)) v, with
+//   no output projection; y = query + o; y += MLP(LN2(y)); logits = cls(y).
+import { createContext, type Context, type Graph, type Tensor } from '@jepa/native';
+import { tensorNames, type EncoderHparams, type HeadHparams } from '@jepa/gguf';
+import { attention, GGML_F32 } from '../attention.js';
+import { activation, layerNorm, linear } from '../encoder-graph.js';
+import type { Weights } from '../weights.js';
+import { vitBlock } from './vit-block.js';
+
+export interface AttentiveHeadGraph {
+  ctx: Context;
+  graph: Graph;
+  /** [D, tokens] input. */
+  tokens: Tensor;
+  /** [nClasses] logits. */
+  logits: Tensor;
+}
+
+export interface AttentiveHeadGraphOptions {
+  flash: boolean;
+  /** K/V type of the self-attention blocks; the cross-attention always keeps F32 K/V. */
+  kvType: number;
+  precF32: boolean;
+}
+
+export function buildAttentiveHeadGraph(
+  e: EncoderHparams, h: HeadHparams, w: Weights, nTokens: number, o: AttentiveHeadGraphOptions,
+): AttentiveHeadGraph {
+  const D = e.embedDim;
+  const ctx = createContext(h.depth * 48 + 96);
+  const tokens = ctx.newTensor(GGML_F32, [D, nTokens, 1]);
+  tokens.name = 'head_tokens';
+  tokens.setInput();
+
+  let x: Tensor = tokens;
+  for (let i = 0; i < h.depth; i++) {
+    x = vitBlock(ctx, x, w, tensorNames.headBlock(i), {
+      dim: D, nHead: h.nHead, lnEps: h.lnEps, act: h.act, rope: null,
+      attn: { mask: null, flash: o.flash, kvType: o.kvType, precF32: o.precF32 }, precF32: o.precF32,
+    });
+  }
+
+  const hd = h.headDim;
+  const query = ctx.reshape(w.get('head.query'), [D, 1, 1]);
+  const q = ctx.reshape(linear(ctx, query, w, 'head.xattn.q', o.precF32), [hd, h.nHead, 1, 1]);
+  const kv = linear(ctx, layerNorm(ctx, x, w, 'head.xattn.ln1', h.lnEps), w, 'head.xattn.kv', o.precF32); // [2D, n, 1]
+  const split = (which: number) => ctx.view(kv, [hd, h.nHead, nTokens, 1], [hd * 4, kv.nb[1], kv.nb[2]], which * D * 4);
+  const heads = (t: Tensor) => ctx.permute(t, 0, 2, 1, 3);
+  // one query row: ggml's per-row kernel would round q and the accumulator to F16 with F16 K/V
+  const o1 = attention(ctx, heads(q), heads(split(0)), heads(split(1)), {
+    scale: 1 / Math.sqrt(hd), mask: null, flash: o.flash, kvType: GGML_F32, precF32: o.precF32,
+  });
+  let y = ctx.add(query, o1);
+  const m = layerNorm(ctx, y, w, 'head.xattn.ln2', h.lnEps);
+  y = ctx.add(y, linear(ctx, activation(ctx, linear(ctx, m, w, 'head.xattn.ffn.fc1', o.precF32), h.act), w, 'head.xattn.ffn.fc2', o.precF32));
+  const logits = linear(ctx, y, w, 'head.cls', o.precF32);
+  logits.name = 'logits';
+  logits.setOutput();
+  return { ctx, graph: ctx.buildGraph([logits]), tokens, logits };
+}

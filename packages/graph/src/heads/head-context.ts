@@ -1,0 +1,104 @@
+// Runs the model's attentive classifier over encoder tokens: logits, softmax and top-k labels.
+import { GraphError } from '../errors.js';
+import type { EncodeOutput } from '../encoder-context.js';
+import type { Model } from '../model.js';
+import { gpuPrecF32 } from '../runtime-options.js';
+import { buildAttentiveHeadGraph, type AttentiveHeadGraph } from './attentive-head-graph.js';
+import { GraphRunner, kvTypeFor } from './graph-runner.js';
+
+export interface HeadContextOptions {
+  threads?: number;
+  /** Naive mul_mat + soft_max_ext attention. */
+  noFlash?: boolean;
+  /** K/V type of the self-attention blocks (the cross-attention is always F32). */
+  kv?: 'f16' | 'f32';
+}
+
+export interface ClassScore {
+  index: number;
+  label: string;
+  logit: number;
+  prob: number;
+}
+
+export interface Classification {
+  logits: Float32Array;
+  probs: Float32Array;
+  /** The k most probable classes, best first (ties: lower index first). */
+  top: ClassScore[];
+}
+
+/** Numerically stable softmax, accumulated in double precision. */
+export function softmax(logits: ArrayLike<number>): Float32Array {
+  let max = -Infinity;
+  for (let i = 0; i < logits.length; i++) max = Math.max(max, logits[i]!);
+  let sum = 0;
+  const e = new Float64Array(logits.length);
+  for (let i = 0; i < logits.length; i++) sum += e[i] = Math.exp(logits[i]! - max);
+  return Float32Array.from(e, (v) => v / sum);
+}
+
+export function topK(logits: ArrayLike<number>, k: number): number[] {
+  const order = Array.from({ length: logits.length }, (_, i) => i);
+  order.sort((a, b) => logits[b]! - logits[a]! || a - b);
+  return order.slice(0, Math.max(0, Math.min(k, logits.length)));
+}
+
+export class HeadContext implements Disposable {
+  readonly #model: Model;
+  readonly #runner: GraphRunner<AttentiveHeadGraph>;
+  readonly #options: HeadContextOptions;
+
+  constructor(model: Model, options: HeadContextOptions = {}) {
+    if (!model.spec.head) throw new GraphError(`${model.spec.name} has no classifier head`, 'NO_HEAD');
+    this.#model = model;
+    this.#options = options;
+    this.#runner = new GraphRunner(model, options.threads);
+  }
+
+  /** Logits of each item's patch tokens (prefix tokens are not fed to the head): [batch][nClasses]. */
+  logits(tokens: EncodeOutput): Promise<Float32Array[]> {
+    return this.#runner.serial(() => this.#logits(tokens));
+  }
+
+  async classify(tokens: EncodeOutput, k = 5): Promise<Classification[]> {
+    const labels = this.#model.spec.labels;
+    return (await this.logits(tokens)).map((logits) => {
+      const probs = softmax(logits);
+      const top = topK(logits, k).map((index) => ({ index, label: labels?.[index] ?? String(index), logit: logits[index]!, prob: probs[index]! }));
+      return { logits, probs, top };
+    });
+  }
+
+  async #logits(out: EncodeOutput): Promise<Float32Array[]> {
+    const spec = this.#model.spec;
+    const head = spec.head!;
+    if (out.dim !== spec.enc.embedDim)
+      throw new GraphError(`the head takes ${spec.enc.embedDim}-wide tokens, these are ${out.dim} wide`, 'BAD_INPUT');
+    const n = out.nTokens - out.prefix;
+    if (n < 1) throw new GraphError('the encoder output has no patch tokens', 'BAD_INPUT');
+    const backend = this.#runner.backend;
+    const g = this.#runner.graph(String(n), () =>
+      buildAttentiveHeadGraph(spec.enc, head, this.#model.weights, n, {
+        flash: !this.#options.noFlash,
+        kvType: kvTypeFor(this.#model, this.#options.kv),
+        precF32: !backend.isCpu && gpuPrecF32(),
+      }),
+    );
+    const result: Float32Array[] = [];
+    for (let b = 0; b < out.batch; b++) {
+      g.tokens.set(out.item(b).subarray(out.prefix * out.dim));
+      await g.graph.compute(backend);
+      result.push(g.logits.get(new Float32Array(head.nClasses)));
+    }
+    return result;
+  }
+
+  dispose(): void {
+    this.#runner.dispose();
+  }
+
+  [Symbol.dispose](): void {
+    this.dispose();
+  }
+}

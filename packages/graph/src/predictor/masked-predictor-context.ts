@@ -1,0 +1,139 @@
+// Runs a V-JEPA 2 / 2.1 masked predictor: context tokens at given ids, predictions at target ids.
+import type { MaskedPredictorHparams, RopeLayout } from '@jepa/gguf';
+import { GraphError } from '../errors.js';
+import type { EncodeOutput } from '../encoder-context.js';
+import { GraphRunner, kvTypeFor } from '../heads/graph-runner.js';
+import type { Model } from '../model.js';
+import { ropeTables, signedSin } from '../rope3d.js';
+import { gpuPrecF32 } from '../runtime-options.js';
+import { buildMaskedPredictorGraph, type MaskedPredictorGraph } from './masked-predictor-graph.js';
+
+export interface PredictorContextOptions {
+  threads?: number;
+  noFlash?: boolean;
+  kv?: 'f16' | 'f32';
+  /** Debugging and negative controls only: the RoPE layout to use instead of the file's. */
+  ropeLayout?: RopeLayout;
+}
+
+export interface PredictInput {
+  /** The encoder tokens of one whole clip, [nTokens, dim] row-major, patch tokens only, t-major ids. */
+  tokens: Float32Array;
+  dim: number;
+  /** Ids of the context tokens (rows of `tokens` fed to the predictor) and of the tokens to predict. */
+  contextIds: ArrayLike<number>;
+  targetIds: ArrayLike<number>;
+  /**
+   * Which mask token the targets take (modulo the number of tokens). The reference's default is 1;
+   * in the released V-JEPA 2 checkpoints only mask_tokens[0] is non-zero, so index 1 feeds zeros.
+   */
+  maskIndex?: number;
+  /** V-JEPA 2.1: the modality vector added to every token (default video). */
+  modality?: 'video' | 'image';
+  /** V-JEPA 2.1 with pred.proj_context: also return the projected context rows. */
+  returnContext?: boolean;
+}
+
+export interface PredictOutput {
+  /** [nTarget, outDim]. */
+  targets: Float32Array;
+  /** [nContext, outDim] when asked for. */
+  context: Float32Array | null;
+  outDim: number;
+}
+
+/** The patch tokens of item `i` of an encoder output, as a predictor input's `tokens` and `dim`. */
+export function predictorTokens(out: EncodeOutput, i = 0): { tokens: Float32Array; dim: number } {
+  return { tokens: out.item(i).subarray(out.prefix * out.dim), dim: out.dim };
+}
+
+export class MaskedPredictorContext implements Disposable {
+  readonly #model: Model;
+  readonly #p: MaskedPredictorHparams;
+  readonly #runner: GraphRunner<MaskedPredictorGraph>;
+  readonly #options: PredictorContextOptions;
+
+  constructor(model: Model, options: PredictorContextOptions = {}) {
+    const p = model.spec.pred;
+    if (p?.kind !== 'masked') throw new GraphError(`${model.spec.name} has no masked predictor`, 'NO_PREDICTOR');
+    this.#model = model;
+    this.#p = p;
+    this.#options = options;
+    this.#runner = new GraphRunner(model, options.threads);
+  }
+
+  predict(input: PredictInput): Promise<PredictOutput> {
+    return this.#runner.serial(() => this.#predict(input));
+  }
+
+  async #predict(input: PredictInput): Promise<PredictOutput> {
+    const p = this.#p;
+    const { tokens, dim } = input;
+    if (dim !== p.embedInDim) throw new GraphError(`the predictor takes ${p.embedInDim}-wide tokens, these are ${dim} wide`, 'BAD_INPUT');
+    const plane = p.gridSize * p.gridSize;
+    const nTokens = tokens.length / dim;
+    if (!Number.isInteger(nTokens) || nTokens < 1 || nTokens % plane !== 0)
+      throw new GraphError(`${tokens.length / dim} tokens are not whole ${p.gridSize}x${p.gridSize} frames of the predictor grid`, 'BAD_INPUT');
+    const slots = nTokens / plane;
+    const ctxIds = Array.from(input.contextIds);
+    const tgtIds = Array.from(input.targetIds);
+    if (ctxIds.length < 1 || tgtIds.length < 1) throw new GraphError('the predictor needs at least one context and one target id', 'BAD_INPUT');
+    for (const [what, ids] of [['context', ctxIds], ['target', tgtIds]] as const)
+      for (const id of ids)
+        if (!Number.isInteger(id) || id < 0 || id >= nTokens)
+          throw new GraphError(`${what} token id ${id} is off the predictor grid (${slots}x${p.gridSize}x${p.gridSize}, ids 0..${nTokens - 1})`, 'OFF_GRID');
+    const maskIndex = input.maskIndex ?? 1;
+    if (!Number.isInteger(maskIndex)) throw new GraphError(`mask index ${maskIndex} is not an integer`, 'BAD_INPUT');
+    const maskRow = ((maskIndex % p.nMaskTokens) + p.nMaskTokens) % p.nMaskTokens;
+    const withContext = input.returnContext === true;
+    if (withContext && !p.projContext) throw new GraphError(`${this.#model.spec.name} has no pred.proj_context`, 'BAD_INPUT');
+    const modality = input.modality ?? 'video';
+
+    const nc = ctxIds.length;
+    const nt = tgtIds.length;
+    const backend = this.#runner.backend;
+    const g = this.#runner.graph(`${nc}:${nt}:${modality}:${withContext}`, () =>
+      buildMaskedPredictorGraph(p, this.#model.weights, { nContext: nc, nTarget: nt, modality, withContext }, {
+        flash: !this.#options.noFlash && backend.isCpu,
+        kvType: kvTypeFor(this.#model, this.#options.kv),
+        precF32: !backend.isCpu && gpuPrecF32(),
+      }),
+    );
+
+    const context = new Float32Array(nc * dim);
+    ctxIds.forEach((id, r) => context.set(tokens.subarray(id * dim, (id + 1) * dim), r * dim));
+    const ids = [...ctxIds, ...tgtIds];
+    // a stable sort by id: the reference's argsort order for distinct ids, context first on ties
+    const order = Array.from({ length: ids.length }, (_, i) => i).sort((a, b) => ids[a]! - ids[b]! || a - b);
+    const sortedPos = new Int32Array(ids.length);
+    order.forEach((src, pos) => (sortedPos[src] = pos));
+    const tables = ropeTables({
+      headDim: p.headDim,
+      layout: this.#options.ropeLayout ?? p.rope.layout,
+      grid: { t: slots, h: p.gridSize, w: p.gridSize },
+      ids: order.map((i) => ids[i]!),
+      theta: p.rope.theta,
+    });
+    g.context.set(context);
+    g.maskRows.set(new Int32Array(nt).fill(maskRow));
+    g.order.set(Int32Array.from(order));
+    g.targetRows.set(sortedPos.subarray(nc));
+    g.contextRows?.set(sortedPos.subarray(0, nc));
+    g.ropeCos.set(tables.cos);
+    g.ropeSin.set(signedSin(tables));
+    await g.graph.compute(backend);
+    return {
+      targets: g.targets.get(new Float32Array(nt * p.outDim)),
+      context: g.contextOut ? g.contextOut.get(new Float32Array(nc * p.outDim)) : null,
+      outDim: p.outDim,
+    };
+  }
+
+  dispose(): void {
+    this.#runner.dispose();
+  }
+
+  [Symbol.dispose](): void {
+    this.dispose();
+  }
+}

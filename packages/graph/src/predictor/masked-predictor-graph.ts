@@ -1,0 +1,95 @@
+// The V-JEPA 2 / 2.1 masked predictor:
+//   context rows -> [embed_in -> act ->] embed; one mask token per target id; concat;
+//   (2.1) + modality vector on every token; reorder by token id; L pre-LN RoPE blocks with positions
+//   decoded from the ids; norm; pick the target rows back out -> proj (and the context rows ->
+//   proj_context). Sorting and picking are get_rows with host-computed orders.
+import { createContext, typeByName, type Context, type Graph, type Tensor } from '@jepa/native';
+import { tensorNames, type MaskedPredictorHparams } from '@jepa/gguf';
+import { GGML_F32 } from '../attention.js';
+import { activation, layerNorm, linear } from '../encoder-graph.js';
+import { vitBlock } from '../heads/vit-block.js';
+import type { Weights } from '../weights.js';
+
+export interface MaskedPredictorShape {
+  nContext: number;
+  nTarget: number;
+  modality: 'video' | 'image';
+  /** Also project the context rows with pred.proj_context (2.1 return_all_tokens). */
+  withContext: boolean;
+}
+
+export interface MaskedPredictorGraphOptions {
+  flash: boolean;
+  kvType: number;
+  precF32: boolean;
+}
+
+export interface MaskedPredictorGraph {
+  ctx: Context;
+  graph: Graph;
+  /** [embed_in_dim, nContext]. */
+  context: Tensor;
+  /** I32 [nTarget]: the mask-token row each target takes. */
+  maskRows: Tensor;
+  /** I32 [nContext + nTarget]: concat index of each sorted position. */
+  order: Tensor;
+  /** I32 [nTarget] (and [nContext]): sorted position of each target (context) row. */
+  targetRows: Tensor;
+  contextRows: Tensor | null;
+  ropeCos: Tensor;
+  ropeSin: Tensor;
+  /** [outDim, nTarget] (and [outDim, nContext]). */
+  targets: Tensor;
+  contextOut: Tensor | null;
+}
+
+export function buildMaskedPredictorGraph(
+  p: MaskedPredictorHparams, w: Weights, shape: MaskedPredictorShape, o: MaskedPredictorGraphOptions,
+): MaskedPredictorGraph {
+  const { nContext, nTarget } = shape;
+  const n = nContext + nTarget;
+  const Dp = p.embedDim;
+  const i32 = typeByName('i32');
+  const ctx = createContext(p.nLayer * 48 + 128);
+  const input = (type: number, ne: number[], name: string) => {
+    const t = ctx.newTensor(type, ne);
+    t.name = name;
+    t.setInput();
+    return t;
+  };
+  const context = input(GGML_F32, [p.embedInDim, nContext], 'pred_context');
+  const maskRows = input(i32, [nTarget], 'pred_mask_rows');
+  const order = input(i32, [n], 'pred_order');
+  const targetRows = input(i32, [nTarget], 'pred_target_rows');
+  const contextRows = shape.withContext ? input(i32, [nContext], 'pred_context_rows') : null;
+  const ropeCos = input(GGML_F32, [p.headDim, 1, n], 'pred_rope_cos');
+  const ropeSin = input(GGML_F32, [p.headDim, 1, n], 'pred_rope_sin');
+
+  let c: Tensor = context;
+  if (p.embedMlp) c = activation(ctx, linear(ctx, c, w, 'pred.embed_in', o.precF32), p.act);
+  c = linear(ctx, c, w, 'pred.embed', o.precF32); // [Dp, nContext]
+  const masks = ctx.getRows(w.get('pred.mask_tokens'), maskRows); // [Dp, nTarget]
+  let x = ctx.concat(c, masks, 1);
+  if (p.modalityVectors) x = ctx.add(x, w.get(shape.modality === 'image' ? 'pred.img_mod_embed' : 'pred.video_mod_embed'));
+  x = ctx.reshape(ctx.getRows(x, order), [Dp, n, 1]);
+
+  for (let i = 0; i < p.nLayer; i++) {
+    x = vitBlock(ctx, x, w, tensorNames.predBlock(i), {
+      dim: Dp, nHead: p.nHead, lnEps: p.lnEps, act: p.act, rope: { cos: ropeCos, sin: ropeSin },
+      attn: { mask: null, flash: o.flash, kvType: o.kvType, precF32: o.precF32 }, precF32: o.precF32,
+    });
+  }
+  const xn = ctx.reshape(layerNorm(ctx, x, w, 'pred.norm', p.lnEps), [Dp, n]);
+  const targets = linear(ctx, ctx.getRows(xn, targetRows), w, 'pred.proj', o.precF32);
+  targets.name = 'pred_targets';
+  targets.setOutput();
+  const outputs = [targets];
+  let contextOut: Tensor | null = null;
+  if (contextRows) {
+    contextOut = linear(ctx, ctx.getRows(xn, contextRows), w, 'pred.proj_context', o.precF32);
+    contextOut.name = 'pred_context_out';
+    contextOut.setOutput();
+    outputs.push(contextOut);
+  }
+  return { ctx, graph: ctx.buildGraph(outputs), context, maskRows, order, targetRows, contextRows, ropeCos, ropeSin, targets, contextOut };
+}
