@@ -4,6 +4,7 @@ import { bindingReportMarkdown, runBindingBench } from './binding-bench.js';
 import { machineInfo } from './machine.js';
 import { encoderMarkdown, runEncoderBench } from './encoder-bench.js';
 import { PRESETS } from './presets.js';
+import { peersMarkdown, runPeersBench } from './peers/peers-bench.js';
 
 const program = new Command('jepa-bench').description('Benchmarks of the jepa engine (markdown and JSON reports)');
 
@@ -51,6 +52,23 @@ program
     const machine = machineInfo(Math.max(...o.threads));
     if (o.json) process.stdout.write(`${JSON.stringify({ machine, rows }, null, 2)}\n`);
     else process.stdout.write(`${machine.summary}\n\n${encoderMarkdown(rows)}\n`);
+  });
+
+program
+  .command('peers')
+  .description('torchvision ViT-B/16 at 224: onnxruntime-node against this engine on the same weights')
+  .option('-t, --threads <n>', 'threads for both', int, 2)
+  .option('-r, --repeat <n>', 'timed runs per round', int, 5)
+  .option('-w, --warmup <n>', 'untimed runs first', int, 2)
+  .option('--rounds <n>', 'alternations of the runtimes', int, 3)
+  .option('--types <list>', 'engine weight types (jepa-quantize names)', list, ['f32', 'f16', 'q8_0', 'q4_0'])
+  .option('--dir <path>', 'where the export and the GGUFs live', 'tmp/peers')
+  .option('--json', 'print JSON')
+  .action(async (o: { threads: number; repeat: number; warmup: number; rounds: number; types: string[]; dir: string; json?: boolean }) => {
+    const rows = await runPeersBench(o, (s) => process.stderr.write(`${s}\n`));
+    const machine = machineInfo(o.threads);
+    if (o.json) process.stdout.write(`${JSON.stringify({ machine, rows }, null, 2)}\n`);
+    else process.stdout.write(`${machine.summary}\n\n${peersMarkdown(rows)}\n`);
   });
 
 program.parseAsync().catch((err: unknown) => {

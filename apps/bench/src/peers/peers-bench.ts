@@ -1,0 +1,109 @@
+// The same ViT-B/16 weights through onnxruntime-node and through this engine, in one process, runs
+// interleaved: ms per image (median), the ratio to onnxruntime at fp32, and agreement of the tokens.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Model, compareTokens } from '@jepa/graph';
+import { median, timeMs } from '../stats.js';
+import { writeVitB16Gguf } from './torchvision-vit-gguf.js';
+
+const root = resolve(fileURLToPath(import.meta.url), '../../../../..');
+
+export interface PeersOptions {
+  threads: number;
+  repeat: number;
+  warmup: number;
+  rounds: number;
+  dir: string;
+  types: string[];
+}
+
+export interface PeerRow {
+  runtime: string;
+  weights: string;
+  ms: number;
+  ratioToOrt: number;
+  minTokenCos: number;
+}
+
+function ensureExport(dir: string, log: (s: string) => void): void {
+  if (existsSync(join(dir, 'vit_b16_tokens.onnx')) && existsSync(join(dir, 'vit_b16.safetensors'))) return;
+  log('exporting torchvision ViT-B/16 with Debian python3-torch (about a minute)');
+  const r = spawnSync('/usr/bin/python3', [join(root, 'scripts/bench/export_vit_b16.py'), dir], { stdio: 'inherit' });
+  if (r.status !== 0) throw new Error('the ONNX export failed (needs /usr/bin/python3 with python3-torch and python3-torchvision)');
+}
+
+function quantized(f32: string, type: string, dir: string): string {
+  const out = join(dir, `vit_b16-${type}.gguf`);
+  if (existsSync(out)) return out;
+  const r = spawnSync(process.execPath, [join(root, 'apps/quantize/dist/main.js'), f32, out, type], { stdio: 'inherit' });
+  if (r.status !== 0) throw new Error(`jepa-quantize ${type} failed`);
+  return out;
+}
+
+function pixels(): Float32Array {
+  const data = new Float32Array(3 * 224 * 224);
+  let s = 12345;
+  for (let i = 0; i < data.length; i++) {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    data[i] = (s / 2 ** 32) * 4 - 2;
+  }
+  return data;
+}
+
+export async function runPeersBench(o: PeersOptions, log: (s: string) => void): Promise<PeerRow[]> {
+  const dir = resolve(o.dir);
+  mkdirSync(dir, { recursive: true });
+  ensureExport(dir, log);
+  const f32 = join(dir, 'vit_b16-f32.gguf');
+  if (!existsSync(f32)) await writeVitB16Gguf(join(dir, 'vit_b16.safetensors'), f32);
+  const ort = await import('onnxruntime-node');
+  const session = await ort.InferenceSession.create(join(dir, 'vit_b16_tokens.onnx'), {
+    intraOpNumThreads: o.threads, interOpNumThreads: 1, graphOptimizationLevel: 'all', executionMode: 'sequential',
+  });
+  const data = pixels();
+  const feeds = { pixels: new ort.Tensor('float32', data, [1, 3, 224, 224]) };
+  const ortRun = async () => (await session.run(feeds)).tokens!.data as Float32Array;
+  const reference = await ortRun();
+
+  const engines = await Promise.all(
+    o.types.map(async (type) => {
+      const path = type === 'f32' ? f32 : quantized(f32, type, dir);
+      const model = await Model.load(path, { threads: o.threads });
+      const ctx = model.createContext();
+      const run = async () => (await ctx.encode({ data, shape: [1, 3, 224, 224] })).tokens;
+      return { type, model, ctx, run };
+    }),
+  );
+  const ortTimes: number[] = [];
+  const engineTimes = new Map<string, number[]>(o.types.map((t) => [t, []]));
+  for (let i = 0; i < o.warmup; i++) {
+    await ortRun();
+    for (const e of engines) await e.run();
+  }
+  for (let r = 0; r < o.rounds; r++) {
+    for (let i = 0; i < o.repeat; i++) ortTimes.push(await timeMs(ortRun));
+    for (const e of engines) for (let i = 0; i < o.repeat; i++) engineTimes.get(e.type)!.push(await timeMs(e.run));
+  }
+  const ortMs = median(ortTimes);
+  const rows: PeerRow[] = [{ runtime: `onnxruntime-node`, weights: 'fp32', ms: ortMs, ratioToOrt: 1, minTokenCos: 1 }];
+  for (const e of engines) {
+    const ms = median(engineTimes.get(e.type)!);
+    const metrics = compareTokens(await e.run(), reference, 768);
+    rows.push({ runtime: 'jepa (ggml)', weights: e.type, ms, ratioToOrt: ms / ortMs, minTokenCos: metrics.minCos });
+    log(`jepa ${e.type}: ${ms.toFixed(1)} ms (onnxruntime ${ortMs.toFixed(1)} ms), worst token cosine vs onnxruntime ${metrics.minCos.toFixed(6)}`);
+    e.ctx.dispose();
+    e.model.dispose();
+  }
+  await session.release();
+  return rows;
+}
+
+export function peersMarkdown(rows: PeerRow[]): string {
+  return [
+    '| runtime | weights | ms / image (median) | time vs onnxruntime fp32 | worst token cosine vs onnxruntime |',
+    '|---|---|---|---|---|',
+    ...rows.map((r) => `| ${r.runtime} | ${r.weights} | ${r.ms.toFixed(1)} | ${r.ratioToOrt.toFixed(2)}x | ${r.minTokenCos.toFixed(6)} |`),
+  ].join('\n');
+}
