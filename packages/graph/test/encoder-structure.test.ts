@@ -99,3 +99,49 @@ describe('input refusals', () => {
     model.dispose();
   });
 });
+
+describe('budget and precision policy', () => {
+  it('shrinks the image batch to the graph budget, bit-identically, and refuses one item that cannot fit', async () => {
+    const model = await Model.load(forgeModel('hfvit').path, { threads: 1 });
+    const input = clipInput(6, 1, 8, 4);
+    const full = await model.createContext().encode(input);
+    const saved = process.env.JEPA_MAX_GRAPH_MIB;
+    try {
+      // one MiB holds a few of these items' activations, not six
+      process.env.JEPA_MAX_GRAPH_MIB = '1';
+      const shrunk = await model.createContext().encode(input);
+      expect(bits(shrunk.tokens).equals(bits(full.tokens))).toBe(true);
+      const big = await Model.load(forgeModel('hfvit', { edit: (h) => ({ ...h, enc: { ...h.enc, imgSize: 64, gridSize: 16, nPatches: 256 } }) }).path, { threads: 1 });
+      await expect(big.createContext({ noFlash: true }).encode(clipInput(1, 1, 64, 1))).rejects.toMatchObject({ code: 'OVER_BUDGET' });
+      big.dispose();
+    } finally {
+      if (saved === undefined) delete process.env.JEPA_MAX_GRAPH_MIB;
+      else process.env.JEPA_MAX_GRAPH_MIB = saved;
+    }
+    model.dispose();
+  });
+
+  it('picks F32 K/V for f32 files and F16 for f16 files, with overrides', async () => {
+    const f32 = await Model.load(forgeModel('hfvit').path, { threads: 1 });
+    const f16 = await Model.load(forgeModel('hfvit', { matmulType: 1, edit: (h) => ({ ...h, fileType: 1 }) }).path, { threads: 1 });
+    expect(f32.createContext().kvType).toBe(0);
+    expect(f16.createContext().kvType).toBe(1);
+    expect(f16.createContext({ kv: 'f32' }).kvType).toBe(0);
+    process.env.JEPA_KV_F16 = '1';
+    try {
+      expect(f32.createContext().kvType).toBe(1);
+    } finally {
+      delete process.env.JEPA_KV_F16;
+    }
+    // F16 K/V really changes the arithmetic of an f32 model (and only a little)
+    const input = clipInput(1, 1, 8, 5);
+    const a = await f32.createContext().encode(input);
+    const b = await f32.createContext({ kv: 'f16' }).encode(input);
+    expect(bits(a.tokens).equals(bits(b.tokens))).toBe(false);
+    let worst = 0;
+    for (let i = 0; i < a.tokens.length; i++) worst = Math.max(worst, Math.abs(a.tokens[i]! - b.tokens[i]!));
+    expect(worst).toBeLessThan(1e-2);
+    f32.dispose();
+    f16.dispose();
+  });
+});
