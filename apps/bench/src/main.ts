@@ -5,6 +5,7 @@ import { machineInfo } from './machine.js';
 import { encoderMarkdown, runEncoderBench } from './encoder-bench.js';
 import { PRESETS } from './presets.js';
 import { peersMarkdown, runPeersBench } from './peers/peers-bench.js';
+import { writeReport } from './report.js';
 
 const program = new Command('jepa-bench').description('Benchmarks of the jepa engine (markdown and JSON reports)');
 
@@ -69,6 +70,17 @@ program
     const machine = machineInfo(o.threads);
     if (o.json) process.stdout.write(`${JSON.stringify({ machine, rows }, null, 2)}\n`);
     else process.stdout.write(`${machine.summary}\n\n${peersMarkdown(rows)}\n`);
+  });
+
+program
+  .command('report')
+  .description('run the standard sweep and write docs/benchmarks.md')
+  .option('-t, --threads <n>', 'threads', int, 2)
+  .option('-m, --models <list>', 'encoder presets', list, ['vit-ti14', 'vit-b16'])
+  .option('-o, --out <file>', 'markdown output', 'docs/benchmarks.md')
+  .action(async (o: { threads: number; models: string[]; out: string }) => {
+    const command = `pnpm -s jepa-bench report ${process.argv.slice(3).join(' ')}`.trim();
+    await writeReport({ ...o, command }, (s) => process.stderr.write(`${s}\n`));
   });
 
 program.parseAsync().catch((err: unknown) => {
