@@ -43,7 +43,13 @@ export type ConvertErrorCode =
   | 'TORCH_STORAGE_SIZE'
   | 'TORCH_TENSOR_OUT_OF_STORAGE'
   | 'STATE_DICT_NOT_FOUND'
-  | 'STATE_DICT_NAME_COLLISION';
+  | 'STATE_DICT_NAME_COLLISION'
+  | 'CONVERT_UNKNOWN_FAMILY'
+  | 'CONVERT_BAD_CONFIG'
+  | 'CONVERT_MISSING_TENSOR'
+  | 'CONVERT_UNMAPPED_TENSORS'
+  | 'CONVERT_SHAPE_MISMATCH'
+  | 'CONVERT_BAD_OPTION';
 
 export class ConvertError extends Error {
   override readonly name = 'ConvertError';

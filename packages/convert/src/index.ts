@@ -15,3 +15,11 @@ export {
 export { unpickle, type UnpickleOptions } from './readers/torch/unpickle.js';
 export { TORCH_WHITELIST } from './readers/torch/torch-globals.js';
 export { buildWhitelist, isTuple, PyGlobal, PyHandle, PyObject, type GlobalWhitelist, type PyValue } from './readers/pickle/py-values.js';
+export {
+  convertCheckpoint, detectFamily, WEIGHT_DTYPES, type ConvertOptions, type ConvertProgress, type ConvertSummary, type DetectedFamily,
+  type WeightDtype,
+} from './convert.js';
+export { defaultOutputName } from './source.js';
+export { encodeHalf, f32BitsToBf16, f32BitsToF16 } from './half.js';
+export { MAPPINGS } from './mappings/index.js';
+export type { Mapping, ArchOverrides } from './mappings/types.js';

@@ -1,0 +1,74 @@
+import { Command, Option } from 'commander';
+import { convertCheckpoint, defaultOutputName, WEIGHT_DTYPES, type ConvertSummary, type WeightDtype } from '@jepa/convert';
+import { Progress } from '../progress.js';
+import { UserError } from '../user-error.js';
+
+interface ConvertFlags {
+  output?: string;
+  dtype: WeightDtype;
+  family?: string;
+  allowUnmapped?: boolean;
+  nHead?: string;
+  imgSize?: string;
+  nFrames?: string;
+  predNHead?: string;
+  probe?: string;
+  probeHeads?: string;
+}
+
+const say = (message: string) => process.stderr.write(`jepa: ${message}\n`);
+
+function positiveInt(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n <= 0) throw new UserError(`${flag} must be a positive integer, not '${value}'`);
+  return n;
+}
+
+function report(s: ConvertSummary): void {
+  const mib = (s.bytes / 2 ** 20).toFixed(1);
+  say(`${s.family} from ${s.layout}${s.sourceEntry ? ` (entry '${s.sourceEntry}')` : ''}`);
+  for (const note of s.notes) say(note);
+  if (s.ignored.length > 0) say(`skipped by rule (unused by the model): ${s.ignored.length} tensors`);
+  if (s.skippedUnmapped.length > 0) say(`skipped, no mapping (--allow-unmapped): ${s.skippedUnmapped.join(', ')}`);
+  say(`${s.tensors} tensors, matmul weights ${s.dtype}, ${mib} MiB`);
+  process.stdout.write(`${s.out}\n`);
+}
+
+export function convertCommand(program: Command): void {
+  program
+    .command('convert')
+    .description('convert a safetensors / torch checkpoint (file or HF folder) to a jepa GGUF')
+    .argument('<src>', 'checkpoint file or folder (config.json and preprocessor configs are read next to it)')
+    .option('-o, --output <gguf>', 'output file (default: <src name>-<dtype>.gguf)')
+    .addOption(new Option('--dtype <type>', 'type of the matmul weights').choices([...WEIGHT_DTYPES]).default('f32'))
+    .option('--family <name>', 'family or mapping id, when detection is not enough')
+    .option('--allow-unmapped', 'skip source tensors no rule maps instead of refusing')
+    .option('--n-head <n>', 'attention heads (Meta pickles record none)')
+    .option('--img-size <px>', 'trained input side (Meta pickles that do not record it)')
+    .option('--n-frames <n>', 'trained clip length (Meta pickles that do not record it)')
+    .option('--pred-n-head <n>', 'predictor heads of a Meta pickle (V-JEPA 2 defaults to 12; V-JEPA 2.1 needs it)')
+    .option('--probe <file>', 'a Meta attentive-probe file to convert as the classifier head')
+    .option('--probe-heads <n>', "the probe's heads when they differ from the encoder's")
+    .action(async (src: string, flags: ConvertFlags) => {
+      const out = flags.output ?? defaultOutputName(src, flags.dtype);
+      let progress: Progress | undefined;
+      const summary = await convertCheckpoint(src, out, {
+        dtype: flags.dtype,
+        family: flags.family,
+        allowUnmapped: flags.allowUnmapped,
+        nHead: positiveInt(flags.nHead, '--n-head'),
+        imgSize: positiveInt(flags.imgSize, '--img-size'),
+        nFrames: positiveInt(flags.nFrames, '--n-frames'),
+        predNHead: positiveInt(flags.predNHead, '--pred-n-head'),
+        probe: flags.probe,
+        probeHeads: positiveInt(flags.probeHeads, '--probe-heads'),
+        onProgress: (p) => {
+          progress ??= new Progress(p.count, 'convert');
+          progress.tick();
+        },
+      });
+      progress?.finish();
+      report(summary);
+    });
+}

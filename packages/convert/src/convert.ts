@@ -1,0 +1,181 @@
+// checkpoint → GGUF: detect the layout, map the names, validate the hparams against the schema and
+// the tensors against the hparams, then stream every tensor (one in memory at a time) to a temp file
+// that is renamed when complete.
+import { expectedTensors, GgmlType, GgufWriter, hparamsToMetadata, type Family, type ModelHparams, type TensorSpec } from '@jepa/gguf';
+import { ConvertError } from './errors.js';
+import { encodeHalf } from './half.js';
+import { validatedHparams } from './mappings/hparams.js';
+import { detectMapping } from './mappings/index.js';
+import { mapMetaProbe } from './mappings/meta-probe.js';
+import type { OutputTensor, TensorMap } from './mappings/tensor-map.js';
+import type { ArchOverrides, MappedModel } from './mappings/types.js';
+import type { Checkpoint } from './readers/checkpoint.js';
+import { openCheckpoint } from './readers/open-checkpoint.js';
+import { openSource, type Source } from './source.js';
+
+export type WeightDtype = 'f32' | 'f16' | 'bf16';
+export const WEIGHT_DTYPES: readonly WeightDtype[] = ['f32', 'f16', 'bf16'];
+
+export interface ConvertProgress {
+  tensor: string;
+  /** 1-based index of the tensor just written. */
+  index: number;
+  count: number;
+  bytesWritten: number;
+  bytesTotal: number;
+}
+
+export interface ConvertOptions extends ArchOverrides {
+  /** A GGUF family name or a mapping id (`hf-vit`, `meta-vjepa2_1`, …); detected when absent. */
+  family?: string;
+  /** Type of the matmul weights; everything else stays f32. Default f32. */
+  dtype?: WeightDtype;
+  /** Skip source tensors no rule maps instead of refusing the checkpoint. */
+  allowUnmapped?: boolean;
+  /** A Meta attentive-probe file (V-JEPA `*-probe.pth.tar`, V-JEPA 2 `evals/*.pt`) to convert as the head. */
+  probe?: string;
+  /** The probe's attention heads when they differ from the encoder's (Meta's ViT-g probes use 16). */
+  probeHeads?: number;
+  onProgress?: (p: ConvertProgress) => void;
+}
+
+export interface ConvertSummary {
+  out: string;
+  family: Family;
+  mapping: string;
+  layout: string;
+  dtype: WeightDtype;
+  /** The Meta pickle entry the encoder came from (not stored in the file: schema v1 has no key for it). */
+  sourceEntry: string | null;
+  tensors: number;
+  bytes: number;
+  /** Source tensors skipped by an ignore rule of the mapping. */
+  ignored: string[];
+  /** Source tensors skipped because allowUnmapped was set. */
+  skippedUnmapped: string[];
+  notes: string[];
+  hparams: ModelHparams;
+}
+
+/** llama.cpp ftype of the dominant weight type (general.file_type). */
+const FILE_TYPE: Record<WeightDtype, number> = { f32: 0, f16: 1, bf16: 32 };
+const GGML_TYPE: Record<WeightDtype, number> = { f32: GgmlType.F32, f16: GgmlType.F16, bf16: GgmlType.BF16 };
+
+function listed(names: readonly string[], max = 20): string {
+  return names.slice(0, max).join(', ') + (names.length > max ? `, … (${names.length} in all)` : '');
+}
+
+/** Every tensor the hparams promise must be produced with exactly that shape, and nothing else. */
+function matchOutputs(specs: readonly TensorSpec[], outputs: ReadonlyMap<string, OutputTensor>, layout: string): void {
+  const expected = new Set(specs.map((s) => s.name));
+  for (const spec of specs) {
+    const out = outputs.get(spec.name);
+    if (!out) throw new ConvertError('CONVERT_MISSING_TENSOR', `the hyperparameters promise '${spec.name}' [${spec.shape.join(', ')}], but the ${layout} checkpoint has nothing that maps to it`);
+    if (out.shape.length !== spec.shape.length || out.shape.some((d, i) => d !== spec.shape[i])) {
+      throw new ConvertError(
+        'CONVERT_SHAPE_MISMATCH',
+        `'${spec.name}' from ${out.sources.map((s) => `'${s}'`).join(' + ')} has ggml shape [${out.shape.join(', ')}], but the hyperparameters give [${spec.shape.join(', ')}]`,
+      );
+    }
+  }
+  const extra = [...outputs.keys()].filter((n) => !expected.has(n));
+  if (extra.length > 0) throw new ConvertError('CONVERT_SHAPE_MISMATCH', `mapped tensors the hyperparameters do not describe: ${listed(extra)}`);
+}
+
+function tensorBytes(data: Float32Array, spec: TensorSpec, dtype: WeightDtype): ArrayBufferView {
+  if (spec.role !== 'matmul' || dtype === 'f32') return data;
+  return encodeHalf(data, dtype);
+}
+
+async function writeModel(out: string, hparams: ModelHparams, specs: readonly TensorSpec[], outputs: ReadonlyMap<string, OutputTensor>, options: ConvertOptions, dtype: WeightDtype): Promise<number> {
+  const writer = GgufWriter.toFile(out);
+  try {
+    for (const [key, value] of hparamsToMetadata(hparams)) writer.setMetadata(key, value);
+    const declared = specs.map((s) => writer.addTensor(s.name, s.role === 'matmul' ? GGML_TYPE[dtype] : GgmlType.F32, s.shape));
+    const bytesTotal = declared.reduce((a, t) => a + t.nbytes, 0);
+    let bytesWritten = 0;
+    for (let i = 0; i < specs.length; i++) {
+      const spec = specs[i]!;
+      const data = await outputs.get(spec.name)!.produce();
+      const count = spec.shape.reduce((a, b) => a * b, 1);
+      if (data.length !== count) throw new Error(`mapping bug: '${spec.name}' produced ${data.length} values for ${count}`);
+      writer.writeTensorData(tensorBytes(data, spec, dtype));
+      bytesWritten += declared[i]!.nbytes;
+      options.onProgress?.({ tensor: spec.name, index: i + 1, count: specs.length, bytesWritten, bytesTotal });
+    }
+    return writer.finish().size;
+  } catch (error) {
+    writer.abort();
+    throw error;
+  }
+}
+
+const PROBE_FAMILIES: readonly Family[] = ['vjepa', 'vjepa2', 'vjepa2_1'];
+
+/** Adds a separate probe file's head to a mapped encoder; its tensors join the encoder's. */
+function attachProbe(mapped: MappedModel, probe: Checkpoint, options: ConvertOptions): TensorMap {
+  const family = mapped.parts.family;
+  if (!PROBE_FAMILIES.includes(family)) throw new ConvertError('CONVERT_BAD_OPTION', `a probe head belongs to ${PROBE_FAMILIES.join(', ')} models, not ${family}`);
+  if (mapped.parts.head) throw new ConvertError('CONVERT_BAD_OPTION', 'the checkpoint already has a classifier head; a second one (the probe) has nowhere to go');
+  const p = mapMetaProbe(probe, mapped.parts.enc, options.probeHeads);
+  mapped.parts.head = p.head;
+  mapped.notes.push(`head from the probe ${probe.path}${p.entry ? ` (entry '${p.entry}')` : ''}: ${p.head.nClasses} classes, ${p.head.depth} self-attention blocks`);
+  return p.map;
+}
+
+function leftovers(maps: readonly TensorMap[], layout: string, allowUnmapped: boolean): { unmapped: string[]; ignored: string[] } {
+  const unmapped = maps.flatMap((m) => m.leftovers().unmapped);
+  const ignored = maps.flatMap((m) => m.leftovers().ignored);
+  if (unmapped.length > 0 && !allowUnmapped) {
+    throw new ConvertError('CONVERT_UNMAPPED_TENSORS', `${unmapped.length} tensors of this ${layout} have no mapping (--allow-unmapped skips them): ${listed(unmapped)}`);
+  }
+  return { unmapped, ignored };
+}
+
+async function convertSource(source: Source, probe: Checkpoint | null, out: string, options: ConvertOptions): Promise<ConvertSummary> {
+  const dtype = options.dtype ?? 'f32';
+  if (!WEIGHT_DTYPES.includes(dtype)) throw new ConvertError('CONVERT_BAD_OPTION', `dtype '${String(dtype)}' is not one of ${WEIGHT_DTYPES.join(', ')}`);
+  const mapping = detectMapping(source, options.family);
+  const mapped = await mapping.map(source, { nHead: options.nHead, imgSize: options.imgSize, nFrames: options.nFrames, predNHead: options.predNHead });
+  const maps = [mapped.map, ...(mapped.extraMaps ?? []), ...(probe ? [attachProbe(mapped, probe, options)] : [])];
+  const { unmapped, ignored } = leftovers(maps, mapping.layout, options.allowUnmapped ?? false);
+  const outputs = new Map(maps.flatMap((m) => [...m.outputs]));
+  const hparams = validatedHparams(mapped.parts, FILE_TYPE[dtype]);
+  const specs = expectedTensors(hparams);
+  matchOutputs(specs, outputs, mapping.layout);
+  const bytes = await writeModel(out, hparams, specs, outputs, options, dtype);
+  return {
+    out, family: hparams.family, mapping: mapping.id, layout: mapping.layout, dtype, sourceEntry: mapped.sourceEntry,
+    tensors: specs.length, bytes, ignored, skippedUnmapped: unmapped, notes: mapped.notes, hparams,
+  };
+}
+
+/** Converts a checkpoint (file or folder), with an optional separate probe file, into one GGUF file at `out`. */
+export async function convertCheckpoint(src: string, out: string, options: ConvertOptions = {}): Promise<ConvertSummary> {
+  const source = await openSource(src);
+  let probe: Checkpoint | null = null;
+  try {
+    if (options.probe !== undefined) probe = await openCheckpoint(options.probe);
+    return await convertSource(source, probe, out, options);
+  } finally {
+    await probe?.close();
+    await source.checkpoint.close();
+  }
+}
+
+export interface DetectedFamily {
+  family: Family;
+  mapping: string;
+  layout: string;
+}
+
+/** Which mapping (and so which GGUF family) `convertCheckpoint` would use for `src`. */
+export async function detectFamily(src: string, family?: string): Promise<DetectedFamily> {
+  const source = await openSource(src);
+  try {
+    const m = detectMapping(source, family);
+    return { family: m.familyFor?.(source) ?? m.family, mapping: m.id, layout: m.layout };
+  } finally {
+    await source.checkpoint.close();
+  }
+}

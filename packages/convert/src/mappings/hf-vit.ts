@@ -1,0 +1,100 @@
+// HF Dinov2Model / Dinov2WithRegistersModel / ViTModel folders → family hfvit (families.md §5).
+import { tensorNames, type PreprocessSpec } from '@jepa/gguf';
+import { ConvertError } from '../errors.js';
+import { stripPrefixes } from '../readers/state-dict.js';
+import type { Source } from '../source.js';
+import { HF_DINOV2_BLOCK, HF_VIT_BLOCK, mapEncoderBlocks, mapNorm, mapPatchEmbed, type BlockNames } from './blocks.js';
+import { activationOf, ConfigReader } from './config.js';
+import { countBlocks, encoderHparams, type EncoderFields } from './hparams.js';
+import { recipeFromHfProcessor, shortEdgeRecipe } from './preprocess-recipe.js';
+import { TensorMap } from './tensor-map.js';
+import type { Mapping, MappedModel, Tensors } from './types.js';
+import { modelName } from './naming.js';
+
+export const HF_VIT_MODEL_TYPES = ['dinov2', 'dinov2_with_registers', 'vit'] as const;
+
+/** Wrapper prefixes of the *ForImageClassification classes; their classifier heads are not in schema v1. */
+const WRAPPER_PREFIXES = ['dinov2.', 'dinov2_with_registers.', 'vit.'];
+
+const IGNORED = [
+  /^embeddings\.mask_token$/, // masked-image-modelling only
+  /^classifier\./, // DINOv2 / ViT linear heads: not in schema v1
+  /^pooler\./, // ViT pooler (tanh dense): the reference pools the CLS after the final norm
+];
+
+export interface HfVitEncoderSpec {
+  /** Prefix of the encoder's names in the state dict ('' or 'encoder.' for LeWM). */
+  prefix: string;
+  block: BlockNames;
+  config: ConfigReader;
+  /** Register tokens expected (DINOv2 with registers). */
+  registers: boolean;
+}
+
+/** Maps an HF ViT-style encoder (CLS + learned table) into `map`, returning its encoder fields. */
+export function mapHfVitEncoder(map: TensorMap, s: HfVitEncoderSpec): EncoderFields {
+  const c = s.config;
+  const p = s.prefix;
+  const blockPrefix = (i: number) => `${p}encoder.layer.${i}`;
+  const patch = `${p}embeddings.patch_embeddings.projection`;
+  const patchShape = map.shapeOf(`${patch}.weight`);
+  const embedDim = c.agree('hidden_size', patchShape[0]!, `${patch}.weight`);
+  const nLayer = c.agree('num_hidden_layers', countBlocks(map.source.keys(), new RegExp(`^${p.replace(/\./g, '\\.')}encoder\\.layer\\.(\\d+)\\.`)), `${p}encoder.layer.*`);
+  const ffnDim = map.shapeOf(`${blockPrefix(0)}.${s.block.fc1}.weight`)[0]!;
+  if (c.has('intermediate_size')) c.agree('intermediate_size', ffnDim, `${blockPrefix(0)}.${s.block.fc1}.weight`);
+  else c.agreeRatio('mlp_ratio', embedDim, ffnDim, `${blockPrefix(0)}.${s.block.fc1}.weight`);
+  if (c.bool('use_swiglu_ffn', false)) throw new ConvertError('CONVERT_BAD_CONFIG', 'the DINOv2 SwiGLU MLP (use_swiglu_ffn) is not in schema v1');
+  if (!c.bool('qkv_bias', true)) throw new ConvertError('CONVERT_BAD_CONFIG', 'qkv_bias=false: schema v1 blocks always carry a qkv bias');
+  const patchSize = c.agree('patch_size', patchShape[3]!, `${patch}.weight`);
+  const inChans = c.agree('num_channels', patchShape[1]!, `${patch}.weight`);
+  const posShape = map.shapeOf(`${p}embeddings.position_embeddings`);
+  const gridFromTable = Math.round(Math.sqrt(posShape[1]! - 1));
+  const imgSize = c.agree('image_size', gridFromTable * patchSize, `${p}embeddings.position_embeddings`);
+  const nReg = s.registers ? map.shapeOf(`${p}embeddings.register_tokens`)[1]! : 0;
+  if (s.registers) c.agree('num_register_tokens', nReg, `${p}embeddings.register_tokens`);
+  const layerScale = s.block.ls1 !== undefined;
+
+  mapPatchEmbed(map, tensorNames.encPatchEmbed, patch);
+  map.copy(tensorNames.encPosEmbed, `${p}embeddings.position_embeddings`, 'rows');
+  map.copy(tensorNames.encClsToken, `${p}embeddings.cls_token`, 'rows');
+  if (s.registers) map.copy(tensorNames.encRegTokens, `${p}embeddings.register_tokens`, 'rows');
+  mapEncoderBlocks(map, nLayer, blockPrefix, s.block);
+  mapNorm(map, tensorNames.encNorm, `${p}layernorm`);
+
+  return {
+    embedDim, nLayer, nHead: c.int('num_attention_heads'), ffnDim, patchSize, tubeletSize: 1, imgSize, nFrames: 1, inChans,
+    lnEps: Math.fround(c.num('layer_norm_eps', 1e-12)), act: activationOf(c.str('hidden_act', 'gelu'), 'config.json hidden_act'),
+    pos: 'learned', rope: null, nCls: 1, nReg, layerScale, attnMode: 'full', imgTubeletSize: null, hierLayers: null,
+  };
+}
+
+function recipe(source: Source, modelType: string): PreprocessSpec {
+  if (source.preprocessorConfig) return recipeFromHfProcessor(source.preprocessorConfig, 'preprocessor_config.json', 'image');
+  // DINOv2's BitImageProcessor default; plain ViT's ViTImageProcessor squashes to 224 with mean = std = 0.5
+  if (modelType === 'vit') {
+    return { ...shortEdgeRecipe(224, 224, 'bilinear'), resize: { mode: 'squash', size: 224 }, mean: [0.5, 0.5, 0.5], std: [0.5, 0.5, 0.5], cropRounding: 'floor' };
+  }
+  return { ...shortEdgeRecipe(256, 224, 'bicubic'), cropRounding: 'floor' };
+}
+
+export const hfVit: Mapping = {
+  id: 'hf-vit',
+  family: 'hfvit',
+  layout: 'HF Dinov2Model / Dinov2WithRegistersModel / ViTModel folder (config.json + safetensors)',
+  ignored: IGNORED,
+  map(source): MappedModel {
+    const config = new ConfigReader(source.config ?? {}, 'config.json');
+    const modelType = config.str('model_type');
+    const tensors: Tensors = stripPrefixes(source.checkpoint.tensors, WRAPPER_PREFIXES);
+    const map = new TensorMap(tensors, IGNORED);
+    const registers = modelType === 'dinov2_with_registers';
+    const block = modelType === 'vit' ? HF_VIT_BLOCK : HF_DINOV2_BLOCK;
+    const enc = mapHfVitEncoder(map, { prefix: '', block, config, registers });
+    return {
+      parts: { family: 'hfvit', name: modelName(source), license: null, enc: encoderHparams(enc), pre: recipe(source, modelType) },
+      map,
+      sourceEntry: null,
+      notes: [],
+    };
+  },
+};

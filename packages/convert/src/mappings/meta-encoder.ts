@@ -1,0 +1,61 @@
+// Shared by the Meta pickles (I-JEPA .pth.tar, V-JEPA .pth.tar, V-JEPA 2 / 2.1 .pt): picking the
+// encoder entry, stripping the DDP/wrapper prefixes, and the widths read from the tensors.
+import type { Family } from '@jepa/gguf';
+import { ConvertError } from '../errors.js';
+import { selectStateDict, stripPrefixes } from '../readers/state-dict.js';
+import type { Source } from '../source.js';
+import { TIMM_BLOCK } from './blocks.js';
+import { countBlocks } from './hparams.js';
+import { TensorMap } from './tensor-map.js';
+import type { ArchOverrides } from './types.js';
+
+export const META_PREFIXES = ['module.backbone.', 'module.', 'backbone.'];
+
+export function selectMetaEncoder(source: Source, entries: readonly string[], ignored: readonly RegExp[]): { entry: string; map: TensorMap } {
+  const { key, tensors } = selectStateDict(source.checkpoint.root, entries);
+  return { entry: key, map: new TensorMap(stripPrefixes(tensors, META_PREFIXES), ignored) };
+}
+
+export interface MetaWidths {
+  embedDim: number;
+  nLayer: number;
+  ffnDim: number;
+  inChans: number;
+  patchSize: number;
+  /** Frames per token of `patch_embed` (1 for a Conv2d kernel). */
+  tubeletSize: number;
+}
+
+/** Everything the tensors of a timm-style encoder say about its shape. */
+export function metaWidths(map: TensorMap, patchName = 'patch_embed.proj.weight'): MetaWidths {
+  const k = map.shapeOf(patchName);
+  const video = k.length === 5;
+  return {
+    embedDim: k[0]!,
+    nLayer: countBlocks(map.source.keys(), /^blocks\.(\d+)\./),
+    ffnDim: map.shapeOf(`blocks.0.${TIMM_BLOCK.fc1}.weight`)[0]!,
+    inChans: k[1]!,
+    patchSize: k[k.length - 1]!,
+    tubeletSize: video ? k[2]! : 1,
+  };
+}
+
+/** Heads of the released encoders by width (families.md); other widths need --n-head. */
+const RELEASED_HEADS: Partial<Record<Family, Record<number, number>>> = {
+  ijepa: { 1280: 16, 1408: 16 },
+  vjepa: { 1024: 16, 1280: 16 },
+  vjepa2: { 1024: 16, 1280: 16, 1408: 22 },
+  vjepa2_1: { 768: 12, 1024: 16, 1408: 22, 1664: 26 },
+};
+
+export function headsFor(family: Family, embedDim: number, overrides: ArchOverrides): { nHead: number; note: string | null } {
+  if (overrides.nHead !== undefined) return { nHead: overrides.nHead, note: null };
+  const known = RELEASED_HEADS[family]?.[embedDim];
+  if (known === undefined) {
+    throw new ConvertError(
+      'CONVERT_BAD_CONFIG',
+      `a ${family} checkpoint carries no head count and width ${embedDim} is not a released architecture; give it (--n-head)`,
+    );
+  }
+  return { nHead: known, note: `${known} heads: the released ${family} architecture of width ${embedDim}` };
+}

@@ -1,0 +1,40 @@
+// Meta I-JEPA .pth.tar → family ijepa (families.md §1.3): the `encoder` entry (the one HF converted),
+// Conv2d tokens and the stored 2-D sincos table.
+import { tensorNames } from '@jepa/gguf';
+import { mapEncoderBlocks, mapNorm, mapPatchEmbed, TIMM_BLOCK } from './blocks.js';
+import { encoderHparams } from './hparams.js';
+import { headsFor, metaWidths, selectMetaEncoder } from './meta-encoder.js';
+import { modelName } from './naming.js';
+import type { Mapping } from './types.js';
+
+const ENTRIES = ['encoder', 'target_encoder'];
+const IGNORED: RegExp[] = [];
+
+export const metaIjepa: Mapping = {
+  id: 'meta-ijepa',
+  family: 'ijepa',
+  layout: 'facebookresearch/ijepa .pth.tar (torch zip pickle)',
+  ignored: IGNORED,
+  map(source, overrides) {
+    const { entry, map } = selectMetaEncoder(source, ENTRIES, IGNORED);
+    const w = metaWidths(map);
+    const heads = headsFor('ijepa', w.embedDim, overrides);
+    const imgSize = Math.round(Math.sqrt(map.shapeOf('pos_embed')[1]!)) * w.patchSize;
+    mapPatchEmbed(map, tensorNames.encPatchEmbed, 'patch_embed.proj');
+    map.copy(tensorNames.encPosEmbed, 'pos_embed', 'rows');
+    mapEncoderBlocks(map, w.nLayer, (i) => `blocks.${i}`, TIMM_BLOCK);
+    mapNorm(map, tensorNames.encNorm, 'norm');
+    const enc = encoderHparams({
+      embedDim: w.embedDim, nLayer: w.nLayer, nHead: heads.nHead, ffnDim: w.ffnDim, patchSize: w.patchSize, tubeletSize: 1,
+      imgSize, nFrames: 1, inChans: w.inChans, lnEps: Math.fround(1e-6), act: 'gelu', pos: 'sincos2d', rope: null, nCls: 0,
+      nReg: 0, layerScale: false, attnMode: 'full', imgTubeletSize: null, hierLayers: null,
+    });
+    // The HF port's recipe (families.md §1.5): squash to the trained size, mean = std = 0.5.
+    const pre = {
+      mean: [0.5, 0.5, 0.5], std: [0.5, 0.5, 0.5], resize: { mode: 'squash' as const, size: imgSize }, crop: imgSize,
+      resample: 'bilinear' as const, rescale: Math.fround(1 / 255), cropRounding: 'floor' as const,
+    };
+    const notes = heads.note ? [heads.note] : [];
+    return { parts: { family: 'ijepa', name: modelName(source), license: null, enc, pre }, map, sourceEntry: entry, notes };
+  },
+};

@@ -1,0 +1,70 @@
+// The `predictor` entry of a Meta V-JEPA 2 / 2.1 .pt → the schema's masked predictor (families.md §3.5,
+// §4.5): predictor_embed (2.1 g/G: Linear → GELU → Linear), stacked mask tokens, RoPE blocks,
+// predictor_norm, predictor_proj (+ 2.1 predictor_proj_context and modality vectors).
+import { tensorNames, type EncoderHparams, type MaskedPredictorHparams } from '@jepa/gguf';
+import { stripPrefixes, valueAt, flattenTensors } from '../readers/state-dict.js';
+import type { Source } from '../source.js';
+import { mapBlock, mapLinear, mapNorm, TIMM_BLOCK } from './blocks.js';
+import { countBlocks } from './hparams.js';
+import { META_PREFIXES } from './meta-encoder.js';
+import { TensorMap } from './tensor-map.js';
+
+/** The sincos table the predictor builds but RoPE predictors never add. */
+const IGNORED = [/^predictor_pos_embed$/];
+
+/** V-JEPA 2's predictor: 12 heads (HF config pred_num_attention_heads); 2.1's count is not documented. */
+export const VJEPA2_PREDICTOR_HEADS = 12;
+
+export interface MappedPredictor {
+  map: TensorMap;
+  pred: MaskedPredictorHparams;
+}
+
+export function hasMetaPredictor(source: Source): boolean {
+  return valueAt(source.checkpoint.root, 'predictor') !== undefined;
+}
+
+export function mapMetaPredictor(source: Source, enc: EncoderHparams, nHead: number, v21: boolean): MappedPredictor {
+  const map = new TensorMap(stripPrefixes(flattenTensors(valueAt(source.checkpoint.root, 'predictor')!), META_PREFIXES), IGNORED);
+  const embedMlp = map.has('predictor_embed.0.weight');
+  if (embedMlp) {
+    mapLinear(map, 'pred.embed_in', 'predictor_embed.0');
+    mapLinear(map, 'pred.embed', 'predictor_embed.2');
+  } else {
+    mapLinear(map, 'pred.embed', 'predictor_embed');
+  }
+  const embedIn = map.shapeOf(embedMlp ? 'predictor_embed.0.weight' : 'predictor_embed.weight')[1]!;
+  const nMaskTokens = map.names(/^mask_tokens\.\d+$/).length;
+  map.concat('pred.mask_tokens', Array.from({ length: nMaskTokens }, (_, k) => `mask_tokens.${k}`), 'rows');
+  const modalityVectors = v21 && map.has('img_mod_embed');
+  if (modalityVectors) {
+    map.copy('pred.img_mod_embed', 'img_mod_embed', 'vec');
+    map.copy('pred.video_mod_embed', 'video_mod_embed', 'vec');
+  }
+  const nLayer = countBlocks(map.source.keys(), /^predictor_blocks\.(\d+)\./);
+  for (let i = 0; i < nLayer; i++) mapBlock(map, tensorNames.predBlock(i), `predictor_blocks.${i}`, TIMM_BLOCK);
+  mapNorm(map, 'pred.norm', 'predictor_norm');
+  mapLinear(map, 'pred.proj', 'predictor_proj');
+  const projContext = map.has('predictor_proj_context.weight');
+  if (projContext) mapLinear(map, 'pred.proj_context', 'predictor_proj_context');
+
+  const embedDim = map.shapeOf('predictor_norm.weight')[0]!;
+  const pred: MaskedPredictorHparams = {
+    kind: 'masked', embedDim, nLayer, nHead, headDim: Math.floor(embedDim / nHead), ffnDim: map.shapeOf('predictor_blocks.0.mlp.fc1.weight')[0]!,
+    lnEps: Math.fround(1e-6), act: 'gelu', nMaskTokens, gridSize: enc.gridSize,
+    rope: { layout: v21 ? 'interleaved' : 'tiled', theta: 10000, interpolate: false, refGrid: null },
+    outDim: map.shapeOf('predictor_proj.weight')[0]!, embedInDim: embedIn, embedMlp, projContext, modalityVectors,
+  };
+  return { map, pred };
+}
+
+/** The predictor of a Meta .pt when the file has one and its head count is known or given; else a note says why not. */
+export function optionalMetaPredictor(source: Source, enc: EncoderHparams, predNHead: number | undefined, v21: boolean, notes: string[]): MappedPredictor | null {
+  if (!hasMetaPredictor(source)) return null;
+  const nHead = predNHead ?? (v21 ? undefined : VJEPA2_PREDICTOR_HEADS);
+  if (nHead === undefined) {
+    notes.push('predictor left out: a 2.1 pickle does not record its head count (--pred-n-head includes it)');
+    return null;
+  }
+  return mapMetaPredictor(source, enc, nHead, v21);
+}

@@ -1,0 +1,45 @@
+// Meta V-JEPA 2 .pt → family vjepa2 (families.md §3.2): the encoder from `target_encoder` (Meta's evals;
+// falling back to `encoder`), Conv3d tokens, tiled 3-D RoPE. The stored pos_embed is unused by the model.
+import { tensorNames } from '@jepa/gguf';
+import { mapEncoderBlocks, mapNorm, mapPatchEmbed, TIMM_BLOCK } from './blocks.js';
+import { encoderHparams } from './hparams.js';
+import { headsFor, metaWidths, selectMetaEncoder } from './meta-encoder.js';
+import { optionalMetaPredictor } from './meta-predictor.js';
+import { modelName } from './naming.js';
+import { vjepaRecipe } from './preprocess-recipe.js';
+import type { Mapping } from './types.js';
+
+const ENTRIES = ['target_encoder', 'encoder'];
+const IGNORED = [/^pos_embed$/];
+/** vitl/vith/vitg.pt: 256 px, 64-frame clips (vitg-384.pt needs --img-size 384). */
+const RELEASED_IMG = 256;
+const RELEASED_FRAMES = 64;
+
+export const metaVjepa2: Mapping = {
+  id: 'meta-vjepa2',
+  family: 'vjepa2',
+  layout: 'facebookresearch/vjepa2 .pt (torch zip pickle)',
+  ignored: IGNORED,
+  map(source, overrides) {
+    const { entry, map } = selectMetaEncoder(source, ENTRIES, IGNORED);
+    const w = metaWidths(map);
+    const heads = headsFor('vjepa2', w.embedDim, overrides);
+    mapPatchEmbed(map, tensorNames.encPatchEmbed, 'patch_embed.proj');
+    mapEncoderBlocks(map, w.nLayer, (i) => `blocks.${i}`, TIMM_BLOCK);
+    mapNorm(map, tensorNames.encNorm, 'norm');
+    const imgSize = overrides.imgSize ?? RELEASED_IMG;
+    const enc = encoderHparams({
+      embedDim: w.embedDim, nLayer: w.nLayer, nHead: heads.nHead, ffnDim: w.ffnDim, patchSize: w.patchSize,
+      tubeletSize: w.tubeletSize, imgSize, nFrames: overrides.nFrames ?? RELEASED_FRAMES, inChans: w.inChans,
+      lnEps: Math.fround(1e-6), act: 'gelu', pos: 'rope3d', rope: { layout: 'tiled', theta: 10000, interpolate: false, refGrid: null },
+      nCls: 0, nReg: 0, layerScale: false, attnMode: 'full', imgTubeletSize: null, hierLayers: null,
+    });
+    const notes = heads.note ? [heads.note] : [];
+    if (overrides.imgSize === undefined) notes.push(`trained size assumed ${RELEASED_IMG} px (the .pt does not record it)`);
+    const predictor = optionalMetaPredictor(source, enc, overrides.predNHead, false, notes);
+    return {
+      parts: { family: 'vjepa2', name: modelName(source), license: null, enc, pred: predictor?.pred ?? null, pre: vjepaRecipe(imgSize) },
+      map, extraMaps: predictor ? [predictor.map] : [], sourceEntry: entry, notes,
+    };
+  },
+};
