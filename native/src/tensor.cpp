@@ -15,6 +15,8 @@ Napi::Function Tensor::define(Napi::Env env) {
                          InstanceAccessor<&Tensor::op>("op"),
                          InstanceAccessor<&Tensor::isContiguous>("isContiguous"),
                          InstanceAccessor<&Tensor::hasData>("hasData"),
+                         InstanceAccessor<&Tensor::repacked>("repacked"),
+                         InstanceAccessor<&Tensor::bufferType>("bufferType"),
                          InstanceMethod<&Tensor::setInput>("setInput"),
                          InstanceMethod<&Tensor::setOutput>("setOutput"),
                          InstanceMethod<&Tensor::setPrecF32>("setPrecF32"),
@@ -106,6 +108,22 @@ Napi::Value Tensor::hasData(const Napi::CallbackInfo& info) {
   return Napi::Boolean::New(info.Env(), t->buffer != nullptr && t->data != nullptr);
 }
 
+static bool inRepackBuffer(const ggml_tensor* t) {
+  return t->buffer && std::strcmp(ggml_backend_buft_name(ggml_backend_buffer_get_type(t->buffer)), "CPU_REPACK") == 0;
+}
+
+// In a repacking buffer, whether ggml found an interleaved layout for this tensor's type and shape.
+Napi::Value Tensor::repacked(const Napi::CallbackInfo& info) {
+  ggml_tensor* t = tensor(info.Env());
+  return Napi::Boolean::New(info.Env(), inRepackBuffer(t) && t->extra != nullptr);
+}
+
+Napi::Value Tensor::bufferType(const Napi::CallbackInfo& info) {
+  ggml_tensor* t = tensor(info.Env());
+  if (!t->buffer) return info.Env().Null();
+  return Napi::String::New(info.Env(), ggml_backend_buft_name(ggml_backend_buffer_get_type(t->buffer)));
+}
+
 void Tensor::setInput(const Napi::CallbackInfo& info) { ggml_set_input(tensor(info.Env())); }
 void Tensor::setOutput(const Napi::CallbackInfo& info) { ggml_set_output(tensor(info.Env())); }
 
@@ -138,6 +156,14 @@ static void checkAccess(Napi::Env env, ggml_tensor* t, int64_t offset, size_t si
     fail(env, "NOT_CONTIGUOUS", "tensor " + describe(t) + " is not contiguous");
 }
 
+// A repacking buffer converts whole tensors on upload and aborts on anything else.
+static void checkRepackUpload(Napi::Env env, ggml_tensor* t, int64_t offset, size_t size) {
+  if (!inRepackBuffer(t)) return;
+  if (!t->extra) fail(env, "NOT_REPACKABLE", "ggml has no repacked layout for " + describe(t));
+  if (offset != 0 || size != ggml_nbytes(t))
+    fail(env, "BAD_ARGUMENT", "a repacked tensor " + describe(t) + " is written whole, from offset 0");
+}
+
 // set(typedArray, byteOffset = 0): copies the array's bytes straight into the tensor.
 void Tensor::set(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
@@ -145,6 +171,7 @@ void Tensor::set(const Napi::CallbackInfo& info) {
   auto [data, size] = bytesOf(info, 0);
   int64_t offset = info.Length() > 1 ? argInt(info, 1, "byteOffset") : 0;
   checkAccess(env, t, offset, size);
+  checkRepackUpload(env, t, offset, size);
   ggml_backend_tensor_set(t, data, static_cast<size_t>(offset), size);
 }
 
@@ -155,6 +182,7 @@ Napi::Value Tensor::get(const Napi::CallbackInfo& info) {
   auto [data, size] = bytesOf(info, 0);
   int64_t offset = info.Length() > 1 ? argInt(info, 1, "byteOffset") : 0;
   checkAccess(env, t, offset, size);
+  if (inRepackBuffer(t)) fail(env, "BAD_ARGUMENT", "a repacked tensor " + describe(t) + " cannot be read back");
   ggml_backend_tensor_get(t, data, static_cast<size_t>(offset), size);
   return info[0];
 }
@@ -199,6 +227,7 @@ void Tensor::loadFrom(const Napi::CallbackInfo& info) {
     fail(env, "OUT_OF_RANGE", "tensor " + describe(t) + " at file offset " + std::to_string(offset) + " lies outside " +
                                   m->path);
   checkAccess(env, t, 0, size);
+  checkRepackUpload(env, t, 0, size);
   ggml_backend_tensor_set(t, static_cast<char*>(m->addr) + offset, 0, size);
 }
 

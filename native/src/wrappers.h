@@ -76,6 +76,8 @@ class Tensor : public Napi::ObjectWrap<Tensor> {
   Napi::Value op(const Napi::CallbackInfo& info);
   Napi::Value isContiguous(const Napi::CallbackInfo& info);
   Napi::Value hasData(const Napi::CallbackInfo& info);
+  Napi::Value repacked(const Napi::CallbackInfo& info);
+  Napi::Value bufferType(const Napi::CallbackInfo& info);
   void setInput(const Napi::CallbackInfo& info);
   void setOutput(const Napi::CallbackInfo& info);
   void setPrecF32(const Napi::CallbackInfo& info);

@@ -1,49 +1,76 @@
 // The model's tensors as ggml tensors: bound zero-copy to the mapped file on the CPU, uploaded
 // into one device buffer elsewhere.
-import { createContext, mapFile, type Backend, type Buffer, type Context, type Mapping, type Tensor } from '@jepa/native';
-import type { ModelSpec } from '@jepa/gguf';
+import { createContext, mapFile, typeTraits, type Backend, type Buffer, type Context, type Mapping, type Tensor } from '@jepa/native';
+import type { GgufTensorInfo, ModelSpec } from '@jepa/gguf';
 import { GraphError } from './errors.js';
 
 export interface Weights extends Disposable {
-  readonly ctx: Context;
   /** The named tensor; a GraphError names a tensor the file does not have. */
   get(name: string): Tensor;
   has(name: string): boolean;
   dispose(): void;
 }
 
+/**
+ * Quantized matrices go to ggml's repacking buffer on the CPU, where its interleaved kernels run
+ * several times faster; ggml decides per type and shape, and what it cannot repack stays mapped.
+ * JEPA_REPACK=0 keeps everything mapped.
+ */
+function repackCandidates(spec: ModelSpec, backend: Backend): GgufTensorInfo[] {
+  if (!backend.isCpu || process.env.JEPA_REPACK === '0' || !backend.bufferTypes().includes('CPU_REPACK')) return [];
+  return [...spec.tensors.values()].filter((t) => t.shape.length === 2 && typeTraits(t.type).isQuantized);
+}
+
 export function loadWeights(spec: ModelSpec, path: string, backend: Backend): Weights {
-  const ctx = createContext(spec.tensors.size + 1);
   const tensors = new Map<string, Tensor>();
-  for (const [name, info] of spec.tensors) {
-    const t = ctx.newTensor(info.type, [...info.shape]);
-    t.name = name.length < 64 ? name : name.slice(0, 63);
-    tensors.set(name, t);
-  }
+  const contexts: Context[] = [];
+  const buffers: Buffer[] = [];
   const mapping: Mapping = mapFile(path);
-  let buffer: Buffer | undefined;
+  const create = (ctx: Context, info: GgufTensorInfo) => {
+    const t = ctx.newTensor(info.type, [...info.shape]);
+    t.name = info.name.length < 64 ? info.name : info.name.slice(0, 63);
+    return t;
+  };
   try {
     const dataOffset = spec.header.dataOffset;
-    if (backend.isCpu && spec.tensors.size > 0) {
-      buffer = mapping.toBuffer(dataOffset, mapping.length - dataOffset);
-      for (const [name, info] of spec.tensors) tensors.get(name)!.bind(buffer, info.offset - dataOffset);
-    } else if (spec.tensors.size > 0) {
-      buffer = ctx.allocate(backend);
-      for (const [name, info] of spec.tensors) tensors.get(name)!.loadFrom(mapping, info.offset);
-      mapping.dispose();
+    const candidates = repackCandidates(spec, backend);
+    if (candidates.length > 0) {
+      const ctx = createContext(candidates.length + 2);
+      contexts.push(ctx);
+      const made = candidates.map((info) => [info, create(ctx, info)] as const);
+      buffers.push(ctx.allocate(backend, 'CPU_REPACK'));
+      for (const [info, t] of made) {
+        if (!t.repacked) continue; // stays mapped below
+        t.loadFrom(mapping, info.offset);
+        tensors.set(info.name, t);
+      }
+    }
+    const mapped = [...spec.tensors.values()].filter((t) => !tensors.has(t.name));
+    const ctx = createContext(mapped.length + 2);
+    contexts.push(ctx);
+    for (const info of mapped) tensors.set(info.name, create(ctx, info));
+    if (mapped.length > 0) {
+      if (backend.isCpu) {
+        const buffer = mapping.toBuffer(dataOffset, mapping.length - dataOffset);
+        buffers.push(buffer);
+        for (const info of mapped) tensors.get(info.name)!.bind(buffer, info.offset - dataOffset);
+      } else {
+        buffers.push(ctx.allocate(backend));
+        for (const info of mapped) tensors.get(info.name)!.loadFrom(mapping, info.offset);
+      }
     }
   } catch (err) {
     mapping.dispose();
-    ctx.dispose();
+    for (const c of contexts) c.dispose();
     throw err;
   }
+  if (!backend.isCpu) mapping.dispose();
   const dispose = () => {
-    buffer?.dispose();
+    for (const b of buffers) b.dispose();
     mapping.dispose();
-    ctx.dispose();
+    for (const c of contexts) c.dispose();
   };
   return {
-    ctx,
     get(name) {
       const t = tensors.get(name);
       if (!t) throw new GraphError(`the model has no tensor '${name}'`, 'MISSING_TENSOR');

@@ -17,6 +17,10 @@ export interface Tensor extends Disposable {
   readonly isContiguous: boolean;
   /** Whether memory is attached (a bound buffer, an allocated context or graph). */
   readonly hasData: boolean;
+  /** The name of the buffer type holding it (`CPU`, `CPU_REPACK`, `CUDA0`), or null. */
+  readonly bufferType: string | null;
+  /** In a `CPU_REPACK` buffer: whether ggml has an interleaved layout for its type and shape (else it must not be written there). */
+  readonly repacked: boolean;
   /** Marks a graph input: the graph allocator gives it its own memory, never reused. */
   setInput(): void;
   /** Marks a graph output: its memory is not reused by later nodes. */
