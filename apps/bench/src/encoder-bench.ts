@@ -10,6 +10,9 @@ export interface EncoderBenchOptions {
   dtypes: string[];
   threads: number[];
   batches: number[];
+  /** Input sizes and frame counts to sweep; empty lists mean the preset's own. */
+  sizes: number[];
+  frames: number[];
   repeat: number;
   warmup: number;
   dir: string;
@@ -21,9 +24,13 @@ export interface EncoderRow {
   dtype: string;
   threads: number;
   batch: number;
+  size: number;
+  frames: number;
   tokens: number;
   fileMiB: number;
   firstCallMs: number;
+  /** First call minus a warm call: building, validating and allocating the graph. */
+  graphSetupMs: number;
   msPerItem: number;
   itemsPerSecond: number;
   peakRssMiB: number;
@@ -46,23 +53,25 @@ export async function runEncoderBench(o: EncoderBenchOptions, log: (s: string) =
       const path = presetModel(name, dtype, o.dir);
       for (const threads of o.threads) {
         const model = await Model.load(path, { threads });
-        for (const batch of p.frames > 1 ? [1] : o.batches) {
-          const ctx = model.createContext({ noFlash: o.noFlash, maxBatch: batch });
-          const x = input(batch, p.frames, p.size);
-          const first = await timeMs(() => ctx.encode(x));
-          const samples = (await sample(() => ctx.encode(x), o.repeat, o.warmup)).map((ms) => ms / batch);
-          const msPerItem = median(samples);
-          const out = await ctx.encode(x);
-          const row: EncoderRow = {
-            model: p.title, dtype, threads, batch, tokens: out.nTokens,
-            fileMiB: statSync(path).size / 2 ** 20,
-            firstCallMs: first, msPerItem, itemsPerSecond: 1000 / msPerItem,
-            peakRssMiB: process.resourceUsage().maxRSS / 1024, samples,
-          };
-          rows.push(row);
-          log(`${p.title} ${dtype} t${threads} b${batch}: ${msPerItem.toFixed(1)} ms/item`);
-          ctx.dispose();
-        }
+        for (const size of o.sizes.length ? o.sizes : [p.size])
+          for (const frames of p.frames > 1 && o.frames.length ? o.frames : [p.frames])
+            for (const batch of p.frames > 1 ? [1] : o.batches) {
+              const ctx = model.createContext({ noFlash: o.noFlash, maxBatch: batch });
+              const x = input(batch, frames, size);
+              const first = await timeMs(() => ctx.encode(x));
+              const samples = (await sample(() => ctx.encode(x), o.repeat, o.warmup)).map((ms) => ms / batch);
+              const msPerItem = median(samples);
+              const out = await ctx.encode(x);
+              const row: EncoderRow = {
+                model: p.title, dtype, threads, batch, size, frames, tokens: out.nTokens,
+                fileMiB: statSync(path).size / 2 ** 20,
+                firstCallMs: first, graphSetupMs: first - msPerItem * batch, msPerItem, itemsPerSecond: 1000 / msPerItem,
+                peakRssMiB: process.resourceUsage().maxRSS / 1024, samples,
+              };
+              rows.push(row);
+              log(`${p.title} ${dtype} ${size}px${frames > 1 ? ` ${frames}f` : ''} t${threads} b${batch}: ${msPerItem.toFixed(1)} ms/item`);
+              ctx.dispose();
+            }
         model.dispose();
       }
     }
@@ -72,11 +81,11 @@ export async function runEncoderBench(o: EncoderBenchOptions, log: (s: string) =
 
 export function encoderMarkdown(rows: EncoderRow[]): string {
   return [
-    '| model | dtype | threads | batch | tokens | file MiB | first call ms | ms/item (median) | items/s | peak RSS MiB |',
-    '|---|---|---|---|---|---|---|---|---|---|',
+    '| model | dtype | input | threads | batch | tokens | file MiB | graph setup ms | ms/item (median) | items/s | peak RSS MiB |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
     ...rows.map(
       (r) =>
-        `| ${r.model} | ${r.dtype} | ${r.threads} | ${r.batch} | ${r.tokens} | ${r.fileMiB.toFixed(0)} | ${r.firstCallMs.toFixed(0)} | ${r.msPerItem.toFixed(1)} | ${r.itemsPerSecond.toFixed(2)} | ${r.peakRssMiB.toFixed(0)} |`,
+        `| ${r.model} | ${r.dtype} | ${r.size}²${r.frames > 1 ? ` × ${r.frames}f` : ''} | ${r.threads} | ${r.batch} | ${r.tokens} | ${r.fileMiB.toFixed(0)} | ${r.graphSetupMs.toFixed(1)} | ${r.msPerItem.toFixed(1)} | ${r.itemsPerSecond.toFixed(2)} | ${r.peakRssMiB.toFixed(0)} |`,
     ),
   ].join('\n');
 }
