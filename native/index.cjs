@@ -1,13 +1,13 @@
 // Resolves the built addon: JEPA_ADDON names a .node file explicitly; otherwise the CUDA build
-// when it exists, else the CPU build.
+// when it exists, then the CPU build (a CUDA build on a machine without the driver falls back).
 const { existsSync } = require('node:fs');
 const { join } = require('node:path');
 
-function addonPath() {
-  if (process.env.JEPA_ADDON) return process.env.JEPA_ADDON;
+function addonPaths() {
+  if (process.env.JEPA_ADDON) return [process.env.JEPA_ADDON];
   const candidates = [join(__dirname, 'build-cuda/Release/jepa_native.node'), join(__dirname, 'build/Release/jepa_native.node')];
-  const found = candidates.find((p) => existsSync(p));
-  if (!found) throw new Error(`the jepa native addon is not built (looked for ${candidates.join(', ')}); run \`pnpm build\``);
+  const found = candidates.filter((p) => existsSync(p));
+  if (found.length === 0) throw new Error(`the jepa native addon is not built (looked for ${candidates.join(', ')}); run \`pnpm build\``);
   return found;
 }
 
@@ -18,4 +18,4 @@ function mulmatDriverPath() {
   return p;
 }
 
-module.exports = { addonPath, mulmatDriverPath };
+module.exports = { addonPaths, mulmatDriverPath };

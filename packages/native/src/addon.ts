@@ -4,17 +4,31 @@ import { NativeError } from './errors.js';
 
 let loaded: Addon | undefined;
 
-/** The native addon, loaded once: `JEPA_ADDON`, else the CUDA build if present, else the CPU build. */
+function loadFirst(require: NodeRequire, paths: string[]): Addon {
+  const failures: string[] = [];
+  for (const path of paths) {
+    try {
+      const mod = require(path) as Addon;
+      if (failures.length > 0) process.stderr.write(`jepa: using ${path} (${failures.join('; ')})\n`);
+      return mod;
+    } catch (err) {
+      failures.push(`${path} did not load: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
+    }
+  }
+  throw new NativeError(failures.join('; '), 'NOT_BUILT');
+}
+
+/** The native addon, loaded once: `JEPA_ADDON`, else the CUDA build if it loads here, else the CPU build. */
 export function addon(): Addon {
   if (loaded) return loaded;
   const require = createRequire(import.meta.url);
-  let path: string;
+  let paths: string[];
   try {
-    path = (require('@jepa/addon') as { addonPath(): string }).addonPath();
+    paths = (require('@jepa/addon') as { addonPaths(): string[] }).addonPaths();
   } catch (err) {
     throw new NativeError(err instanceof Error ? err.message : String(err), 'NOT_BUILT');
   }
-  const mod = require(path) as Addon;
+  const mod = loadFirst(require, paths);
   mod.setErrorClass(NativeError);
   for (const cls of [mod.Backend, mod.Context, mod.Mapping, mod.Tensor, mod.Buffer, mod.Graph]) {
     const proto = (cls as { prototype: { dispose(): void; [Symbol.dispose]?: () => void } }).prototype;
