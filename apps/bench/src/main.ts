@@ -4,6 +4,8 @@ import { bindingReportMarkdown, runBindingBench } from './binding-bench.js';
 import { machineInfo } from './machine.js';
 import { encoderMarkdown, runEncoderBench } from './encoder-bench.js';
 import { PRESETS } from './presets.js';
+import { registerHeadBenches } from './heads-bench.js';
+import { registerLewmBenches } from './lewm-bench.js';
 import { peersMarkdown, runPeersBench } from './peers/peers-bench.js';
 import { writeReport } from './report.js';
 
@@ -40,14 +42,16 @@ program
   .option('--dtype <list>', 'f32,f16', list, ['f32'])
   .option('-t, --threads <list>', 'thread counts', intList, [2])
   .option('-b, --batch <list>', 'image batch sizes (clips always run one per graph)', intList, [1])
+  .option('--size <list>', 'input sizes in pixels (default: the preset\'s)', intList, [])
+  .option('--frames <list>', 'clip lengths for video presets (default: the preset\'s)', intList, [])
   .option('-r, --repeat <n>', 'timed runs', int, 5)
   .option('-w, --warmup <n>', 'untimed runs first', int, 1)
   .option('--no-flash', 'naive attention')
   .option('--dir <path>', 'where the forged models live', 'tmp/bench-models')
   .option('--json', 'print every sample as JSON')
-  .action(async (o: { models: string[]; dtype: string[]; threads: number[]; batch: number[]; repeat: number; warmup: number; flash: boolean; dir: string; json?: boolean }) => {
+  .action(async (o: { models: string[]; dtype: string[]; threads: number[]; batch: number[]; size: number[]; frames: number[]; repeat: number; warmup: number; flash: boolean; dir: string; json?: boolean }) => {
     const rows = await runEncoderBench(
-      { models: o.models, dtypes: o.dtype, threads: o.threads, batches: o.batch, repeat: o.repeat, warmup: o.warmup, dir: o.dir, noFlash: !o.flash },
+      { models: o.models, dtypes: o.dtype, threads: o.threads, batches: o.batch, sizes: o.size, frames: o.frames, repeat: o.repeat, warmup: o.warmup, dir: o.dir, noFlash: !o.flash },
       (s) => process.stderr.write(`${s}\n`),
     );
     const machine = machineInfo(Math.max(...o.threads));
@@ -82,6 +86,9 @@ program
     const command = `pnpm -s jepa-bench report ${process.argv.slice(3).join(' ')}`.trim();
     await writeReport({ ...o, command }, (s) => process.stderr.write(`${s}\n`));
   });
+
+registerHeadBenches(program);
+registerLewmBenches(program);
 
 program.parseAsync().catch((err: unknown) => {
   process.stderr.write(`jepa-bench: ${err instanceof Error ? err.message : String(err)}\n`);

@@ -1,9 +1,13 @@
 #!/usr/bin/env node
 import { Command } from 'commander';
+import { convertCommand } from './commands/convert.js';
 import { devicesCommand } from './commands/devices.js';
 import { embedCommand } from './commands/embed.js';
 import { infoCommand } from './commands/info.js';
 import { preprocessCommand } from './commands/preprocess.js';
+import { classifyCommand } from './commands/classify.js';
+import { predictCommand } from './commands/predict.js';
+import { worldmodelCommand } from './commands/worldmodel.js';
 import { isUserFacing } from './user-error.js';
 
 const program = new Command('jepa')
@@ -14,6 +18,10 @@ infoCommand(program);
 devicesCommand(program);
 embedCommand(program);
 preprocessCommand(program);
+convertCommand(program);
+classifyCommand(program);
+predictCommand(program);
+worldmodelCommand(program);
 
 program.parseAsync().catch((err: unknown) => {
   const verbose = program.opts<{ verbose?: boolean }>().verbose;

@@ -81,6 +81,7 @@ export class HeadContext implements Disposable {
     const g = this.#runner.graph(String(n), () =>
       buildAttentiveHeadGraph(spec.enc, head, this.#model.weights, n, {
         flash: !this.#options.noFlash,
+        crossFlash: !this.#options.noFlash && backend.isCpu,
         kvType: kvTypeFor(this.#model, this.#options.kv),
         precF32: !backend.isCpu && gpuPrecF32(),
       }),

@@ -5,7 +5,7 @@ import type { EncodeOutput } from '../encoder-context.js';
 import { GraphRunner, kvTypeFor } from '../heads/graph-runner.js';
 import type { Model } from '../model.js';
 import { ropeTables, signedSin } from '../rope3d.js';
-import { gpuPrecF32 } from '../runtime-options.js';
+import { gpuPrecF32, maxGraphBytes } from '../runtime-options.js';
 import { buildMaskedPredictorGraph, type MaskedPredictorGraph } from './masked-predictor-graph.js';
 
 export interface PredictorContextOptions {
@@ -40,6 +40,17 @@ export interface PredictOutput {
   /** [nContext, outDim] when asked for. */
   context: Float32Array | null;
   outDim: number;
+}
+
+/**
+ * Activation bytes of one predictor graph: the block's widest intermediates per token, plus the
+ * naive path's F32 score matrices (N² per head, twice). GPUs take the naive path (no flash kernel
+ * for head width 32).
+ */
+export function maskedPredictorBytes(p: MaskedPredictorHparams, tokens: number, flash: boolean): number {
+  const activations = 4 * tokens * (8 * p.embedDim + 2 * p.ffnDim + 2 * p.embedInDim + p.outDim);
+  const scores = flash ? 0 : 2 * 4 * tokens * tokens * p.nHead;
+  return activations + scores;
 }
 
 /** The patch tokens of item `i` of an encoder output, as a predictor input's `tokens` and `dim`. */
@@ -92,9 +103,16 @@ export class MaskedPredictorContext implements Disposable {
     const nc = ctxIds.length;
     const nt = tgtIds.length;
     const backend = this.#runner.backend;
+    const flash = !this.#options.noFlash && backend.isCpu;
+    const need = maskedPredictorBytes(p, nc + nt, flash);
+    if (need > maxGraphBytes())
+      throw new GraphError(
+        `the predictor over ${nc} + ${nt} tokens needs about ${Math.ceil(need / 2 ** 20)} MiB of graph memory, over JEPA_MAX_GRAPH_MIB=${maxGraphBytes() / 2 ** 20}`,
+        'OVER_BUDGET',
+      );
     const g = this.#runner.graph(`${nc}:${nt}:${modality}:${withContext}`, () =>
       buildMaskedPredictorGraph(p, this.#model.weights, { nContext: nc, nTarget: nt, modality, withContext }, {
-        flash: !this.#options.noFlash && backend.isCpu,
+        flash,
         kvType: kvTypeFor(this.#model, this.#options.kv),
         precF32: !backend.isCpu && gpuPrecF32(),
       }),

@@ -1,0 +1,68 @@
+// `jepa classify`: encoder tokens -> the model's attentive classifier -> top-k labels.
+import { writeFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { encodeNpy } from '@jepa/preprocess';
+import { contextOptions, loadModel, type RuntimeFlags } from '../load-model.js';
+import { addRuntimeOptions, positiveInt } from '../runtime-options.js';
+import { UserError } from '../user-error.js';
+import { clipInput, say, type ClipFlags } from './clip-input.js';
+
+interface ClassifyFlags extends RuntimeFlags, ClipFlags {
+  model: string;
+  topk: number;
+  json?: boolean;
+  logits?: string;
+}
+
+export function classifyCommand(program: Command): void {
+  const cmd = program
+    .command('classify')
+    .description('top-k classes of a clip (or image) with the model\'s attentive classifier head')
+    .argument('[image]', 'an image (repeated to the trained frames on a video model)')
+    .requiredOption('-m, --model <gguf>', 'a model with a head (jepa.head.kind)')
+    .option('--video <clip>', 'a video clip (ffmpeg decodes it)')
+    .option('--frames-npy <file>', 'a clip as THWC uint8 .npy frames')
+    .option('--input-npy <file>', 'an already preprocessed float32 tensor [B,3,T,H,W] or [B,3,H,W]')
+    .option('-k, --topk <k>', 'classes to show', positiveInt, 5)
+    .option('--json', 'print JSON instead of a table')
+    .option('--logits <file.npy>', 'also write the raw logits [B, classes]');
+  addRuntimeOptions(cmd);
+  cmd.action(async (image: string | undefined, flags: ClassifyFlags) => {
+    if (flags.logits && !flags.logits.endsWith('.npy')) throw new UserError(`--logits ${flags.logits}: write a .npy file`);
+    const model = await loadModel(flags.model, flags);
+    try {
+      if (!model.spec.head) throw new UserError(`${flags.model} has no classifier head`);
+      const { label, input } = await clipInput(model, image, flags);
+      const encoder = model.createContext(contextOptions(flags));
+      const head = model.createHeadContext({
+        ...(flags.threads ? { threads: flags.threads } : {}),
+        ...(flags.flash === false ? { noFlash: true } : {}),
+        ...(flags.kvF16 ? { kv: 'f16' as const } : flags.kvF32 ? { kv: 'f32' as const } : {}),
+      });
+      const results = await head.classify(await encoder.encode(input), flags.topk);
+      encoder.dispose();
+      head.dispose();
+      if (flags.logits) {
+        const n = model.spec.head.nClasses;
+        const all = new Float32Array(results.length * n);
+        results.forEach((r, i) => all.set(r.logits, i * n));
+        writeFileSync(flags.logits, encodeNpy(all, [results.length, n]));
+        say(`logits [${results.length}, ${n}] -> ${flags.logits}`);
+      }
+      const rows = results.map((r, i) => ({
+        input: results.length > 1 ? `${label}[${i}]` : label,
+        top: r.top.map((c) => ({ label: c.label, index: c.index, prob: c.prob, logit: c.logit })),
+      }));
+      if (flags.json) {
+        process.stdout.write(`${JSON.stringify(rows.length === 1 ? rows[0] : rows, null, 2)}\n`);
+        return;
+      }
+      for (const row of rows) {
+        process.stdout.write(`${row.input}\n`);
+        row.top.forEach((c, rank) => process.stdout.write(`  ${rank + 1}. ${c.label}  ${(100 * c.prob).toFixed(2)}%  (logit ${c.logit.toFixed(4)}, class ${c.index})\n`));
+      }
+    } finally {
+      model.dispose();
+    }
+  });
+}

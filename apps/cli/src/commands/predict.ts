@@ -1,0 +1,92 @@
+// `jepa predict`: the V-JEPA 2 / 2.1 masked predictor on a clip's encoder tokens, context ids in,
+// predicted target tokens out.
+import { writeFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { predictorTokens } from '@jepa/graph';
+import { encodeNpy } from '@jepa/preprocess';
+import { contextOptions, loadModel, type RuntimeFlags } from '../load-model.js';
+import { addRuntimeOptions } from '../runtime-options.js';
+import { UserError } from '../user-error.js';
+import { clipInput, say, type ClipFlags } from './clip-input.js';
+
+interface PredictFlags extends RuntimeFlags, ClipFlags {
+  model: string;
+  context: string;
+  target: string;
+  maskIndex?: number;
+  output?: string;
+}
+
+/** `a:b` (ids a..b-1), a single id, or several joined by commas. */
+export function parseIdRanges(text: string, flag: string): number[] {
+  const ids: number[] = [];
+  for (const part of text.split(',').map((s) => s.trim()).filter(Boolean)) {
+    const m = /^(\d+)(?::(\d+))?$/.exec(part);
+    if (!m) throw new UserError(`${flag} ${text}: use a:b (ids a to b-1), single ids, or both joined by commas`);
+    const a = Number(m[1]);
+    const b = m[2] === undefined ? a + 1 : Number(m[2]);
+    if (b <= a) throw new UserError(`${flag} ${part}: the range is empty`);
+    for (let i = a; i < b; i++) ids.push(i);
+  }
+  if (ids.length === 0) throw new UserError(`${flag} names no token ids`);
+  return ids;
+}
+
+const integer = (v: string) => {
+  const n = Number(v);
+  if (!Number.isInteger(n)) throw new Error(`expected an integer, got '${v}'`);
+  return n;
+};
+
+export function predictCommand(program: Command): void {
+  const cmd = program
+    .command('predict')
+    .description('predict the encoder tokens at target ids from the tokens at context ids (V-JEPA 2 / 2.1 masked predictor)')
+    .argument('[image]', 'an image (repeated to the trained frames on a video model)')
+    .requiredOption('-m, --model <gguf>', 'a model with a masked predictor')
+    .option('--video <clip>', 'a video clip (ffmpeg decodes it)')
+    .option('--frames-npy <file>', 'a clip as THWC uint8 .npy frames')
+    .option('--input-npy <file>', 'an already preprocessed float32 tensor [1,3,T,H,W]')
+    .requiredOption('--context <ids>', 'context token ids: a:b, single ids, comma-joined')
+    .requiredOption('--target <ids>', 'target token ids: a:b, single ids, comma-joined')
+    .option('--mask-index <i>', 'mask token for the targets (default 1, the reference\'s; released V-JEPA 2 files have only token 0 non-zero)', integer)
+    .option('-o, --output <file.npy>', 'write the predictions [targets, out_dim]');
+  addRuntimeOptions(cmd);
+  cmd.action(async (image: string | undefined, flags: PredictFlags) => {
+    if (flags.output && !flags.output.endsWith('.npy')) throw new UserError(`-o ${flags.output}: write a .npy file`);
+    const contextIds = parseIdRanges(flags.context, '--context');
+    const targetIds = parseIdRanges(flags.target, '--target');
+    const model = await loadModel(flags.model, flags);
+    try {
+      const p = model.spec.pred;
+      if (p?.kind !== 'masked') throw new UserError(`${flags.model} has no masked predictor`);
+      if (p.embedInDim !== model.spec.enc.embedDim)
+        throw new UserError(`this predictor takes the ${p.embedInDim / model.spec.enc.embedDim} concatenated hierarchy outputs of the encoder, which the engine does not produce`);
+      const { input } = await clipInput(model, image, flags);
+      if (input.shape[0] !== 1) throw new UserError('predict takes one clip');
+      const encoder = model.createContext(contextOptions(flags));
+      const tokens = await encoder.encode(input);
+      encoder.dispose();
+      const predictor = model.createPredictorContext({
+        ...(flags.threads ? { threads: flags.threads } : {}),
+        ...(flags.flash === false ? { noFlash: true } : {}),
+      });
+      const oneFrame = input.shape.length === 4 || input.shape[2] === 1;
+      const out = await predictor.predict({
+        ...predictorTokens(tokens), contextIds, targetIds,
+        ...(flags.maskIndex !== undefined ? { maskIndex: flags.maskIndex } : {}),
+        modality: oneFrame ? 'image' : 'video',
+      });
+      predictor.dispose();
+      say(`${contextIds.length} context -> ${targetIds.length} target tokens of width ${out.outDim}`);
+      if (flags.output) {
+        writeFileSync(flags.output, encodeNpy(out.targets, [targetIds.length, out.outDim]));
+        say(`predictions -> ${flags.output}`);
+      } else {
+        process.stdout.write(`${JSON.stringify({ targetIds, shape: [targetIds.length, out.outDim], predictions: Array.from(out.targets) })}\n`);
+      }
+    } finally {
+      model.dispose();
+    }
+  });
+}

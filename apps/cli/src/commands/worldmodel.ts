@@ -1,0 +1,154 @@
+// `jepa worldmodel`: LeWM — images -> state embeddings -> action-conditioned rollout, or a CEM plan
+// toward a goal image.
+import { writeFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { encodeNpy, readNpy } from '@jepa/preprocess';
+import { WorldModel, WorldModelError, normalSampler, type ActionStats } from '@jepa/worldmodel';
+import { deviceFlag, type RuntimeFlags } from '../load-model.js';
+import { ModelInput } from '../model-input.js';
+import { addRuntimeOptions, positiveInt } from '../runtime-options.js';
+import { UserError } from '../user-error.js';
+import { say } from './clip-input.js';
+
+interface WorldModelFlags extends RuntimeFlags {
+  model: string;
+  image: string[];
+  actions?: string;
+  actionsNpy?: string;
+  randomActions?: number;
+  horizon: number;
+  plan?: boolean;
+  goal?: string;
+  samples: number;
+  iterations: number;
+  topk: number;
+  seed: number;
+  actionMean?: string;
+  actionStd?: string;
+  output?: string;
+}
+
+const numbers = (text: string, what: string) =>
+  text.split(',').map((s) => {
+    const v = Number(s.trim());
+    if (s.trim() === '' || !Number.isFinite(v)) throw new UserError(`${what}: '${s}' is not a number`);
+    return v;
+  });
+
+/** Candidate action sequences [K, T, A] from the flags, in the model's action space. */
+function actionSequences(wm: WorldModel, flags: WorldModelFlags): { data: Float32Array; candidates: number; steps: number } {
+  const A = wm.actionDim;
+  const given = [flags.actions, flags.actionsNpy, flags.randomActions].filter((x) => x !== undefined).length;
+  if (given !== 1) throw new UserError('give exactly one of --actions, --actions-npy or --random-actions');
+  const stats = flags.actionMean !== undefined;
+  if (flags.randomActions !== undefined) {
+    const normal = normalSampler(flags.seed);
+    const data = Float32Array.from({ length: flags.randomActions * flags.horizon * A }, normal);
+    return { data, candidates: flags.randomActions, steps: flags.horizon };
+  }
+  let raw: Float32Array;
+  let candidates = 1;
+  if (flags.actions !== undefined) {
+    const rows = flags.actions.split(';').map((r) => r.trim()).filter(Boolean).map((r) => numbers(r, '--actions'));
+    if (rows.some((r) => r.length !== A)) throw new UserError(`--actions: every step needs ${A} values (the model's action width)`);
+    raw = Float32Array.from(rows.flat());
+  } else {
+    const npy = readNpy(flags.actionsNpy!);
+    const s = npy.shape;
+    if (npy.dtype !== 'float32' || !((s.length === 2 || s.length === 3) && s[s.length - 1] === A))
+      throw new UserError(`--actions-npy ${flags.actionsNpy}: expected float32 [T, ${A}] or [K, T, ${A}], got ${npy.dtype} [${s.join(', ')}]`);
+    raw = npy.data as Float32Array;
+    if (s.length === 3) candidates = s[0]!;
+  }
+  const data = stats ? wm.normalizeActions(raw) : raw;
+  return { data, candidates, steps: raw.length / (candidates * A) };
+}
+
+function actionStats(flags: WorldModelFlags): ActionStats | undefined {
+  if ((flags.actionMean === undefined) !== (flags.actionStd === undefined)) throw new UserError('give --action-mean and --action-std together');
+  if (flags.actionMean === undefined) return undefined;
+  return { mean: numbers(flags.actionMean, '--action-mean'), std: numbers(flags.actionStd!, '--action-std') };
+}
+
+export function worldmodelCommand(program: Command): void {
+  const cmd = program
+    .command('worldmodel')
+    .description('LeWorldModel: encode frames, roll actions forward, or plan toward a goal image (CEM)')
+    .requiredOption('-m, --model <gguf>', 'a LeWM model')
+    .requiredOption('--image <files...>', 'the history frames, oldest first (the last is the current state)')
+    .option('--actions <rows>', "one candidate's actions, steps separated by ';', values by ','")
+    .option('--actions-npy <file>', 'actions as float32 [T, A] or [K, T, A]')
+    .option('--random-actions <k>', 'K random (standard normal, model space) candidates of --horizon steps', positiveInt)
+    .option('--horizon <n>', 'steps per candidate (--random-actions, --plan)', positiveInt, 5)
+    .option('--plan', 'plan with CEM toward --goal instead of rolling given actions')
+    .option('--goal <image>', 'the goal frame (the cost is the squared distance to its embedding)')
+    .option('--samples <n>', 'CEM samples', positiveInt, 300)
+    .option('--iterations <n>', 'CEM iterations', positiveInt, 30)
+    .option('--topk <n>', 'CEM elite size', positiveInt, 30)
+    .option('--seed <n>', 'seed of the CEM and --random-actions noise', (v) => Number.parseInt(v, 10), 0)
+    .option('--action-mean <values>', 'dataset action means (raw actions are z-scored with them; plans are returned raw)')
+    .option('--action-std <values>', 'dataset action standard deviations')
+    .option('-o, --output <file.npy>', 'write the rollout [K, T+1, D] or the plan [horizon, A]');
+  addRuntimeOptions(cmd);
+  cmd.action(async (flags: WorldModelFlags) => {
+    if (flags.output && !flags.output.endsWith('.npy')) throw new UserError(`-o ${flags.output}: write a .npy file`);
+    if (flags.plan && !flags.goal) throw new UserError('--plan needs --goal');
+    const device = deviceFlag(flags.gpu);
+    let wm: WorldModel;
+    try {
+      const stats = actionStats(flags);
+      wm = await WorldModel.load(flags.model, {
+        ...(device ? { device } : {}), ...(flags.threads ? { threads: flags.threads } : {}),
+        ...(flags.flash === false ? { noFlash: true } : {}), ...(stats ? { actionStats: stats } : {}),
+      });
+    } catch (err) {
+      throw err instanceof WorldModelError ? new UserError(err.message) : err;
+    }
+    try {
+      const input = new ModelInput(wm.model.spec, say);
+      const frames = flags.image.slice(-wm.history);
+      if (frames.length < flags.image.length) say(`only the last ${wm.history} frames are history; ${flags.image.length - frames.length} dropped`);
+      const pixels = await Promise.all(frames.map((f) => input.image(f)));
+      const shape = pixels[0]!.shape;
+      const batch = new Float32Array(pixels.length * pixels[0]!.data.length);
+      pixels.forEach((p, i) => batch.set(p.data, i * p.data.length));
+      const initial = await wm.encode({ data: batch, shape: [pixels.length, ...shape] });
+      const goal = flags.goal ? await wm.encode({ data: (await input.image(flags.goal)).data, shape: [1, ...shape] }) : null;
+      const H = frames.length;
+      if (flags.plan) {
+        const t0 = performance.now();
+        const plan = await wm.plan({
+          initial, goal: goal!, horizon: Math.max(flags.horizon, H), samples: flags.samples, iterations: flags.iterations, topk: flags.topk, seed: flags.seed,
+        });
+        const actions = plan.rawActions ?? plan.actions;
+        const A = wm.actionDim;
+        say(`CEM ${flags.samples} x ${flags.iterations}: best cost ${plan.bestCosts[0]!.toFixed(4)} -> ${plan.bestCosts.at(-1)!.toFixed(4)} in ${((performance.now() - t0) / 1000).toFixed(2)} s${plan.rawActions ? '' : ' (model action space: no --action-mean/--action-std)'}`);
+        for (let t = 0; t < actions.length / A; t++) process.stdout.write(`${Array.from(actions.subarray(t * A, (t + 1) * A), (v) => v.toFixed(5)).join(',')}\n`);
+        if (flags.output) writeFileSync(flags.output, encodeNpy(actions, [actions.length / A, A]));
+        return;
+      }
+      const seqs = actionSequences(wm, flags);
+      const rolled = await wm.rollout({ data: initial, candidates: 1, steps: H }, seqs);
+      const steps = seqs.steps + 1;
+      say(`rolled ${seqs.candidates} candidate(s) over ${seqs.steps} actions from ${H} frame(s)`);
+      if (goal) {
+        const costs = wm.cost({ data: rolled, candidates: seqs.candidates, steps }, goal);
+        costs.forEach((c, k) => process.stdout.write(`candidate ${k}: cost ${c.toFixed(6)}\n`));
+      }
+      if (flags.output) {
+        writeFileSync(flags.output, encodeNpy(rolled, [seqs.candidates, steps, wm.embedDim]));
+        say(`rollout [${seqs.candidates}, ${steps}, ${wm.embedDim}] -> ${flags.output}`);
+      } else if (!goal) {
+        const D = wm.embedDim;
+        for (let k = 0; k < seqs.candidates; k++) {
+          const last = rolled.subarray((k * steps + steps - 1) * D, (k * steps + steps) * D);
+          process.stdout.write(`${JSON.stringify({ candidate: k, final: Array.from(last) })}\n`);
+        }
+      }
+    } catch (err) {
+      throw err instanceof WorldModelError ? new UserError(err.message) : err;
+    } finally {
+      wm.dispose();
+    }
+  });
+}
