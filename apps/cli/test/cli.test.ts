@@ -88,3 +88,19 @@ describe('jepa embed', () => {
     expect(r.err).toMatch(/no CLS token/);
   });
 });
+
+describe('jepa embed --pool lewm', () => {
+  it('writes the LeWorldModel state (projector over CLS) and refuses other families', () => {
+    const lewm = forgeModel('lewm', { path: join(tmp, 'lewm.gguf') });
+    const out = join(tmp, 'state.npy');
+    const r = jepa('embed', '-m', lewm.path, image, '--pool', 'lewm', '-o', out);
+    expect(r.code).toBe(0);
+    expect(readNpy(out).shape).toEqual([1, lewm.hparams.pred!.embedDim]);
+    const cls = join(tmp, 'cls.npy');
+    expect(jepa('embed', '-m', lewm.path, image, '--pool', 'cls', '-o', cls).code).toBe(0);
+    expect(Buffer.from((readNpy(out).data as Float32Array).buffer).equals(Buffer.from((readNpy(cls).data as Float32Array).buffer))).toBe(false);
+    const wrong = jepa('embed', '-m', demo, image, '--pool', 'lewm');
+    expect(wrong.code).toBe(2);
+    expect(wrong.err).toMatch(/--pool lewm needs a LeWorldModel file/);
+  });
+});

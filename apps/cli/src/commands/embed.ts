@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import type { EncoderContext, PoolMode } from '@jepa/graph';
+import { WorldModel } from '@jepa/worldmodel';
 import { readNpy } from '@jepa/preprocess';
 import { expandInputs } from '../inputs.js';
 import { contextOptions, loadModel, type RuntimeFlags } from '../load-model.js';
@@ -14,9 +15,12 @@ interface EmbedFlags extends RuntimeFlags {
   video?: string[];
   framesNpy?: string[];
   inputNpy?: string;
-  pool?: PoolMode | 'none';
+  pool?: Pool;
   output?: string;
 }
+
+/** lewm: the LeWorldModel state, the projector applied to the CLS token. */
+type Pool = PoolMode | 'none' | 'lewm';
 
 interface Item {
   label: string;
@@ -35,7 +39,7 @@ export function embedCommand(program: Command): void {
     .option('--video <clips...>', 'video clips (ffmpeg decodes them)')
     .option('--frames-npy <files...>', 'clips as THWC uint8 .npy frames')
     .option('--input-npy <file>', 'an already preprocessed float32 tensor [B,3,H,W] or [B,3,T,H,W]')
-    .addOption(new Option('--pool <mode>', 'mean of patch tokens, the CLS token, or every token').choices(['mean', 'cls', 'none']))
+    .addOption(new Option('--pool <mode>', 'mean of patch tokens, the CLS token, every token, or the LeWM state').choices(['mean', 'cls', 'none', 'lewm']))
     .option('-o, --output <file>', 'write .npy, .json or .jsonl (default: JSON lines on stdout)');
   addRuntimeOptions(cmd);
   cmd.action(async (images: string[], flags: EmbedFlags) => {
@@ -50,8 +54,10 @@ export function embedCommand(program: Command): void {
     if (flags.inputNpy) items.push(...tensorItems(flags.inputNpy));
     if (items.length === 0) throw new UserError('nothing to embed: give images, --video, --frames-npy or --input-npy');
 
-    const pool: PoolMode | 'none' = flags.pool ?? (spec.enc.nCls > 0 ? 'cls' : 'mean');
+    const pool: Pool = flags.pool ?? (spec.enc.nCls > 0 ? 'cls' : 'mean');
     if (pool === 'cls' && spec.enc.nCls === 0) throw new UserError(`${spec.family} models have no CLS token; use --pool mean`);
+    if (pool === 'lewm' && spec.pred?.kind !== 'action') throw new UserError(`--pool lewm needs a LeWorldModel file; this is ${spec.family}`);
+    const world = pool === 'lewm' ? new WorldModel(model) : null;
     say(`model: ${spec.name} (${spec.family}) on ${model.device}`);
     const ctx = model.createContext(contextOptions(flags));
     const records: EmbeddingRecord[] = [];
@@ -64,7 +70,7 @@ export function embedCommand(program: Command): void {
       if (pending.length === 0) return;
       const group = pending;
       pending = [];
-      await encodeGroup(ctx, group, pool, records);
+      await encodeGroup(ctx, group, pool, records, world);
       progress.tick(group.length);
     };
     for (const item of items) {
@@ -84,6 +90,7 @@ export function embedCommand(program: Command): void {
     await flush();
     const { seconds, perSecond } = progress.finish();
     ctx.dispose();
+    world?.dispose();
     model.dispose();
     writeEmbeddings(flags.output, records);
     say(`${records.length} embedded in ${seconds.toFixed(2)} s (${perSecond.toFixed(2)} items/s)${flags.output ? ` -> ${flags.output}` : ''}`);
@@ -105,13 +112,26 @@ function tensorItems(path: string): Item[] {
   }));
 }
 
-async function encodeGroup(ctx: EncoderContext, group: { item: Item; tensor: ItemTensor }[], pool: PoolMode | 'none', records: EmbeddingRecord[]) {
+async function encodeGroup(
+  ctx: EncoderContext,
+  group: { item: Item; tensor: ItemTensor }[],
+  pool: Pool,
+  records: EmbeddingRecord[],
+  world: WorldModel | null,
+) {
   const itemShape = group[0]!.tensor.shape;
   const size = group[0]!.tensor.data.length;
   const data = new Float32Array(group.length * size);
   group.forEach((g, i) => data.set(g.tensor.data, i * size));
-  const out = await ctx.encode({ data, shape: [group.length, ...itemShape] });
-  const pooled = pool === 'none' ? null : out.pool(pool);
+  const input = { data, shape: [group.length, ...itemShape] };
+  if (world) {
+    const states = await world.encode(input);
+    const dim = states.length / group.length;
+    group.forEach((g, i) => records.push({ input: g.item.label, values: states.slice(i * dim, (i + 1) * dim), shape: [dim] }));
+    return;
+  }
+  const out = await ctx.encode(input);
+  const pooled = pool === 'none' || pool === 'lewm' ? null : out.pool(pool);
   group.forEach((g, i) => {
     if (pooled) records.push({ input: g.item.label, values: pooled.slice(i * out.dim, (i + 1) * out.dim), shape: [out.dim] });
     else records.push({ input: g.item.label, values: out.item(i).slice(), shape: [out.nTokens, out.dim] });
