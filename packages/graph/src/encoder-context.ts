@@ -1,7 +1,6 @@
 // One stream of encoder work: checks the input, splits it into graphs (image batches within the
 // budget, one clip per graph), caches a graph per shape, fills host tables and runs it.
-import type { Backend } from '@jepa/native';
-import { GGML_F16, GGML_F32, buildEncoderGraph, prefixTokens, type EncoderGraph } from './encoder-graph.js';
+import { GGML_F32, buildEncoderGraph, prefixTokens, type EncoderGraph } from './encoder-graph.js';
 import { blockCausalMaskBytes, blockCausalMaskF16 } from './block-causal-mask.js';
 import { GraphError } from './errors.js';
 import type { Model } from './model.js';
@@ -9,7 +8,8 @@ import { patchGrid, patchify, type PatchGeometry } from './patchify.js';
 import { ropeTables, signedSin } from './rope3d.js';
 import { interpolatePositions } from './position-interpolation.js';
 import { tensorNames } from '@jepa/gguf';
-import { gpuPrecF32, kvOverride, maxBatch, maxGraphBytes, validateGraphs } from './runtime-options.js';
+import { GraphRunner, kvTypeFor } from './graph-runner.js';
+import { gpuPrecF32, maxBatch, maxGraphBytes } from './runtime-options.js';
 
 export interface EncoderContextOptions {
   device?: string | number;
@@ -71,34 +71,26 @@ let cudaKvNoticeShown = false;
 
 export class EncoderContext implements Disposable {
   readonly #model: Model;
-  #backend: Backend | undefined;
-  readonly #graphs = new Map<string, EncoderGraph>();
+  readonly #runner: GraphRunner<EncoderGraph>;
   readonly #options: EncoderContextOptions;
-  #queue: Promise<unknown> = Promise.resolve();
 
-  constructor(model: Model, backend: Backend, options: EncoderContextOptions) {
+  constructor(model: Model, options: EncoderContextOptions) {
     this.#model = model;
-    this.#backend = backend;
     this.#options = options;
+    this.#runner = new GraphRunner(model, options.threads);
   }
 
   get kvType(): number {
-    const forced = this.#options.kv ?? kvOverride();
-    if (forced) return forced === 'f16' ? GGML_F16 : GGML_F32;
-    const fileType = this.#model.spec.fileType;
-    return fileType === null || fileType === 0 ? GGML_F32 : GGML_F16;
+    return kvTypeFor(this.#model, this.#options.kv);
   }
 
   /** Encodes a batch; calls on one context run one after another. */
   encode(input: EncoderInput): Promise<EncodeOutput> {
-    const run = this.#queue.then(() => this.#encode(input));
-    this.#queue = run.catch(() => undefined);
-    return run;
+    return this.#runner.serial(() => this.#encode(input));
   }
 
   async #encode(input: EncoderInput): Promise<EncodeOutput> {
-    const backend = this.#backend;
-    if (!backend) throw new GraphError('the context was disposed', 'DISPOSED');
+    const backend = this.#runner.backend;
     const e = this.#model.spec.enc;
     const { batch, geometry, image } = this.#geometry(input);
     const grid = patchGrid(geometry);
@@ -194,8 +186,10 @@ export class EncoderContext implements Disposable {
 
   #graph(batch: number, patches: number, patchLen: number, image: boolean, geometry: PatchGeometry, tokens: number): EncoderGraph {
     const key = `${batch}:${geometry.frames}:${geometry.height}:${geometry.width}`;
-    const cached = this.#graphs.get(key);
-    if (cached) return cached;
+    return this.#runner.graph(key, () => this.#build(batch, patches, patchLen, image, geometry, tokens));
+  }
+
+  #build(batch: number, patches: number, patchLen: number, image: boolean, geometry: PatchGeometry, tokens: number): EncoderGraph {
     const e = this.#model.spec.enc;
     const blockCausal = e.attnMode === 'block_causal';
     const grid = patchGrid(geometry);
@@ -210,31 +204,21 @@ export class EncoderContext implements Disposable {
       maskNoticeShown = true;
       process.stderr.write(`jepa: the block-causal mask of ${tokens} tokens takes ${(maskBytes / 2 ** 20).toFixed(0)} MiB (held on the host and in the graph)\n`);
     }
-    const gpu = !this.#backend!.isCpu;
+    const gpu = !this.#runner.backend.isCpu;
     if (gpu && this.kvType === GGML_F32 && !this.#options.noFlash && !cudaKvNoticeShown) {
       cudaKvNoticeShown = true;
       process.stderr.write('jepa: flash attention on the GPU converts K/V to F16 whatever is asked; --no-flash is the F32 path there\n');
     }
-    const g = buildEncoderGraph(e, this.#model.weights, { batch, patches, patchLen, image }, {
+    return buildEncoderGraph(e, this.#model.weights, { batch, patches, patchLen, image }, {
       flash: !this.#options.noFlash,
       kvType: this.kvType,
       blockCausal,
       precF32: gpu && gpuPrecF32(),
     });
-    if (validateGraphs()) g.graph.validate(this.#backend!);
-    g.graph.allocate(this.#backend!);
-    this.#graphs.set(key, g);
-    return g;
   }
 
   dispose(): void {
-    for (const g of this.#graphs.values()) {
-      g.graph.dispose();
-      g.ctx.dispose();
-    }
-    this.#graphs.clear();
-    this.#backend?.dispose();
-    this.#backend = undefined;
+    this.#runner.dispose();
   }
 
   [Symbol.dispose](): void {

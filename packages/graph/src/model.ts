@@ -59,7 +59,7 @@ export class Model implements Disposable {
   createContext(options: EncoderContextOptions = {}): EncoderContext {
     if (options.device !== undefined && resolveDevice(options.device) !== this.device)
       throw new GraphError(`the model lives on ${this.device}; a context on ${resolveDevice(options.device)} is refused`, 'DEVICE_MISMATCH');
-    return new EncoderContext(this, openBackend({ device: this.device, threads: options.threads ?? this.threads }), options);
+    return new EncoderContext(this, options);
   }
 
   /** The attentive classifier over encoder tokens (a model with a head). */

@@ -5,7 +5,7 @@ import type { ActionPredictorHparams } from '@jepa/gguf';
 import {
   GraphRunner, Model, gpuPrecF32, maxGraphBytes, type BuiltGraph, type EncoderContext, type EncoderInput, type ModelLoadOptions,
 } from '@jepa/graph';
-import { planCem } from './cem.js';
+import { planCem, type CemOptions } from './cem.js';
 import { causalMaskF16 } from './causal-mask.js';
 import { WorldModelError } from './errors.js';
 import { buildLewmPredictorGraph, type LewmPredictorGraph } from './lewm-predictor-graph.js';
@@ -33,20 +33,12 @@ export interface Sequences {
   steps: number;
 }
 
-export interface PlanOptions {
+export interface PlanOptions extends Omit<CemOptions, 'horizon' | 'actionDim'> {
   /** State embeddings of the history frames, [H, Dp] (H ≥ 1; the last one is the current state). */
   initial: Float32Array;
   /** The goal's state embedding, [Dp]. */
   goal: Float32Array;
   horizon?: number;
-  samples?: number;
-  iterations?: number;
-  topk?: number;
-  varScale?: number;
-  seed?: number;
-  /** Standard-normal noise per iteration, [samples, horizon, actionDim] (overrides the seeded sampler). */
-  noise?: (iteration: number) => Float32Array;
-  onIteration?: (info: { iteration: number; bestCost: number; meanCost: number }) => void;
 }
 
 export interface PlanResult {

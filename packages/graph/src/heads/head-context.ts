@@ -4,7 +4,7 @@ import type { EncodeOutput } from '../encoder-context.js';
 import type { Model } from '../model.js';
 import { gpuPrecF32 } from '../runtime-options.js';
 import { buildAttentiveHeadGraph, type AttentiveHeadGraph } from './attentive-head-graph.js';
-import { GraphRunner, kvTypeFor } from './graph-runner.js';
+import { GraphRunner, kvTypeFor } from '../graph-runner.js';
 
 export interface HeadContextOptions {
   threads?: number;

@@ -2,7 +2,7 @@
 import type { MaskedPredictorHparams, RopeLayout } from '@jepa/gguf';
 import { GraphError } from '../errors.js';
 import type { EncodeOutput } from '../encoder-context.js';
-import { GraphRunner, kvTypeFor } from '../heads/graph-runner.js';
+import { GraphRunner, kvTypeFor } from '../graph-runner.js';
 import type { Model } from '../model.js';
 import { ropeTables, signedSin } from '../rope3d.js';
 import { gpuPrecF32, maxGraphBytes } from '../runtime-options.js';

@@ -1,10 +1,10 @@
 // What every head / predictor context shares with the encoder's: one backend, a graph cache keyed
 // by shape (each graph validated and allocated once), and calls that run one after another.
 import { openBackend, type Backend, type Context, type Graph } from '@jepa/native';
-import { GraphError } from '../errors.js';
-import type { Model } from '../model.js';
-import { GGML_F16, GGML_F32 } from '../attention.js';
-import { kvOverride, validateGraphs } from '../runtime-options.js';
+import { GraphError } from './errors.js';
+import type { Model } from './model.js';
+import { GGML_F16, GGML_F32 } from './attention.js';
+import { kvOverride, validateGraphs } from './runtime-options.js';
 
 export interface BuiltGraph {
   ctx: Context;
