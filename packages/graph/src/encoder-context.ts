@@ -89,17 +89,30 @@ export class EncoderContext implements Disposable {
     return this.#runner.serial(() => this.#encode(input));
   }
 
+  /** Builds, validates and allocates the graphs an input of this shape needs, without running them. */
+  prepare(shape: readonly number[]): Promise<void> {
+    return this.#runner.serial(async () => {
+      const { batch, geometry, image } = this.#geometry({ data: new Float32Array(0), shape }, false);
+      const { np, n, patchLen, perGraph } = this.#plan(batch, geometry);
+      for (const b of new Set([Math.min(perGraph, batch), batch % perGraph || perGraph])) this.#graph(b, np, patchLen, image, geometry, n);
+    });
+  }
+
+  #plan(batch: number, geometry: PatchGeometry) {
+    const grid = patchGrid(geometry);
+    const np = grid.t * grid.h * grid.w;
+    const n = prefixTokens(this.#model.spec.enc) + np;
+    const patchLen = geometry.channels * geometry.tubelet * geometry.patch * geometry.patch;
+    const video = geometry.frames > 1 || this.#model.spec.family === 'levjepa';
+    return { grid, np, n, patchLen, perGraph: video ? 1 : this.#batchFor(n, batch) };
+  }
+
   async #encode(input: EncoderInput): Promise<EncodeOutput> {
     const backend = this.#runner.backend;
     const e = this.#model.spec.enc;
     const { batch, geometry, image } = this.#geometry(input);
-    const grid = patchGrid(geometry);
-    const np = grid.t * grid.h * grid.w;
+    const { grid, np, n, patchLen, perGraph } = this.#plan(batch, geometry);
     const prefix = prefixTokens(e);
-    const n = prefix + np;
-    const patchLen = geometry.channels * geometry.tubelet * geometry.patch * geometry.patch;
-    const video = geometry.frames > 1 || this.#model.spec.family === 'levjepa';
-    const perGraph = video ? 1 : this.#batchFor(n, batch);
     const itemSize = geometry.channels * geometry.frames * geometry.height * geometry.width;
     const out = new Float32Array(batch * n * e.embedDim);
     for (let start = 0; start < batch; start += perGraph) {
@@ -148,7 +161,7 @@ export class EncoderContext implements Disposable {
     return resized;
   }
 
-  #geometry(input: EncoderInput): { batch: number; geometry: PatchGeometry; image: boolean } {
+  #geometry(input: EncoderInput, checkData = true): { batch: number; geometry: PatchGeometry; image: boolean } {
     const spec = this.#model.spec;
     const e = spec.enc;
     const s = input.shape;
@@ -159,7 +172,7 @@ export class EncoderContext implements Disposable {
     const height = s[s.length - 2]!;
     const width = s[s.length - 1]!;
     const total = s.reduce((a, b) => a * b, 1);
-    if (input.data.length !== total) throw new GraphError(`input holds ${input.data.length} values; shape [${s.join(', ')}] needs ${total}`, 'BAD_INPUT');
+    if (checkData && input.data.length !== total) throw new GraphError(`input holds ${input.data.length} values; shape [${s.join(', ')}] needs ${total}`, 'BAD_INPUT');
     if (channels !== e.inChans) throw new GraphError(`the model takes ${e.inChans} channels, the input has ${channels}`, 'BAD_INPUT');
     const image = e.imgTubeletSize !== null && frames === 1;
     const tubelet = image ? e.imgTubeletSize! : e.tubeletSize;
