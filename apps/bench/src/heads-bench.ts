@@ -149,6 +149,7 @@ export function registerHeadBenches(program: Command): void {
       .option('-w, --warmup <n>', 'untimed runs first', count, 1)
       .option('--no-flash', 'naive attention')
       .option('--dir <path>', 'where the forged models live', 'tmp/bench-models')
+      .option('--md', 'print a markdown table (the default)')
       .option('--json', 'print every sample as JSON')
       .action(async (o: Opts) => report(await run(o), o));
   }

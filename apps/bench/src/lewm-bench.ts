@@ -129,6 +129,7 @@ export function registerLewmBenches(program: Command): void {
       .option('-w, --warmup <n>', 'untimed runs first', count, 1)
       .option('--no-flash', 'naive attention')
       .option('--dir <path>', 'where the forged model lives', 'tmp/bench-models')
+      .option('--md', 'print a markdown table (the default)')
       .option('--json', 'print every sample as JSON')
       .action(async (o: Opts) => report(await run(o), o));
   }

@@ -24,6 +24,7 @@ program
   .option('-r, --repeat <n>', 'timed runs per measurement', int, 10)
   .option('-w, --warmup <n>', 'untimed runs first', int, 2)
   .option('--rounds <n>', 'alternations of binding and driver per row', int, 3)
+  .option('--md', 'print a markdown table (the default)')
   .option('--json', 'print the report as JSON')
   .action(async (opts: { threads: number; repeat: number; warmup: number; rounds: number; json?: boolean }) => {
     const report = await runBindingBench(opts, (s) => process.stderr.write(`${s}\n`));
@@ -48,6 +49,7 @@ program
   .option('-w, --warmup <n>', 'untimed runs first', int, 1)
   .option('--no-flash', 'naive attention')
   .option('--dir <path>', 'where the forged models live', 'tmp/bench-models')
+  .option('--md', 'print a markdown table (the default)')
   .option('--json', 'print every sample as JSON')
   .action(async (o: { models: string[]; dtype: string[]; threads: number[]; batch: number[]; size: number[]; frames: number[]; repeat: number; warmup: number; flash: boolean; dir: string; json?: boolean }) => {
     const rows = await runEncoderBench(
@@ -68,6 +70,7 @@ program
   .option('--rounds <n>', 'alternations of the runtimes', int, 3)
   .option('--types <list>', 'engine weight types (jepa-quantize names)', list, ['f32', 'f16', 'q8_0', 'q4_0'])
   .option('--dir <path>', 'where the export and the GGUFs live', 'tmp/peers')
+  .option('--md', 'print a markdown table (the default)')
   .option('--json', 'print JSON')
   .action(async (o: { threads: number; repeat: number; warmup: number; rounds: number; types: string[]; dir: string; json?: boolean }) => {
     const rows = await runPeersBench(o, (s) => process.stderr.write(`${s}\n`));
