@@ -1,6 +1,7 @@
 // Encoder timing over a cartesian sweep of presets x dtypes x threads x batch: compute ms per
 // item, graph-build ms (first call minus a warm call), items/s and peak RSS.
 import { statSync } from 'node:fs';
+import { loadModelSpec } from '@jepa/gguf';
 import { Model } from '@jepa/graph';
 import { presetModel, PRESETS } from './presets.js';
 import { median, sample, timeMs } from './stats.js';
@@ -48,9 +49,15 @@ function input(batch: number, frames: number, size: number): { data: Float32Arra
 export async function runEncoderBench(o: EncoderBenchOptions, log: (s: string) => void): Promise<EncoderRow[]> {
   const rows: EncoderRow[] = [];
   for (const name of o.models) {
-    const p = PRESETS[name]!;
-    for (const dtype of o.dtypes) {
-      const path = presetModel(name, dtype, o.dir);
+    // a preset (forged with random weights), or a .gguf file as it is
+    const file = name.endsWith('.gguf') ? name : null;
+    const spec = file ? loadModelSpec(file) : null;
+    const p = spec
+      ? { title: spec.name, size: spec.enc.imgSize, frames: spec.enc.nFrames }
+      : PRESETS[name];
+    if (!p) throw new Error(`unknown model '${name}': a preset (${Object.keys(PRESETS).join(', ')}) or a .gguf file`);
+    for (const dtype of file ? [`file type ${spec!.fileType ?? 0}`] : o.dtypes) {
+      const path = file ?? presetModel(name, dtype, o.dir);
       for (const threads of o.threads) {
         const model = await Model.load(path, { threads });
         for (const size of o.sizes.length ? o.sizes : [p.size])

@@ -16,13 +16,18 @@ const int = (v: string) => {
   if (!Number.isInteger(n) || n < 1) throw new Error(`expected a positive integer, got '${v}'`);
   return n;
 };
+const count = (v: string) => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`expected a whole number, got '${v}'`);
+  return n;
+};
 
 program
   .command('binding')
   .description('what the JS binding costs: graph building, and mul_mat against a C++ driver on the same ggml')
   .option('-t, --threads <n>', 'compute threads', int, 2)
   .option('-r, --repeat <n>', 'timed runs per measurement', int, 10)
-  .option('-w, --warmup <n>', 'untimed runs first', int, 2)
+  .option('-w, --warmup <n>', 'untimed runs first', count, 2)
   .option('--rounds <n>', 'alternations of binding and driver per row', int, 3)
   .option('--md', 'print a markdown table (the default)')
   .option('--json', 'print the report as JSON')
@@ -39,14 +44,14 @@ const intList = (v: string) => list(v).map(int);
 program
   .command('encoder')
   .description('encoder ms per item on real-size models with random weights (forged once into --dir)')
-  .option('-m, --models <list>', `presets: ${Object.keys(PRESETS).join(', ')}`, list, ['vit-b16'])
+  .option('-m, --models <list>', `presets (${Object.keys(PRESETS).join(', ')}) or .gguf files`, list, ['vit-b16'])
   .option('--dtype <list>', 'f32,f16', list, ['f32'])
   .option('-t, --threads <list>', 'thread counts', intList, [2])
   .option('-b, --batch <list>', 'image batch sizes (clips always run one per graph)', intList, [1])
   .option('--size <list>', 'input sizes in pixels (default: the preset\'s)', intList, [])
   .option('--frames <list>', 'clip lengths for video presets (default: the preset\'s)', intList, [])
   .option('-r, --repeat <n>', 'timed runs', int, 5)
-  .option('-w, --warmup <n>', 'untimed runs first', int, 1)
+  .option('-w, --warmup <n>', 'untimed runs first', count, 1)
   .option('--no-flash', 'naive attention')
   .option('--dir <path>', 'where the forged models live', 'tmp/bench-models')
   .option('--md', 'print a markdown table (the default)')
@@ -66,7 +71,7 @@ program
   .description('torchvision ViT-B/16 at 224: onnxruntime-node against this engine on the same weights')
   .option('-t, --threads <n>', 'threads for both', int, 2)
   .option('-r, --repeat <n>', 'timed runs per round', int, 5)
-  .option('-w, --warmup <n>', 'untimed runs first', int, 2)
+  .option('-w, --warmup <n>', 'untimed runs first', count, 2)
   .option('--rounds <n>', 'alternations of the runtimes', int, 3)
   .option('--types <list>', 'engine weight types (jepa-quantize names)', list, ['f32', 'f16', 'q8_0', 'q4_0'])
   .option('--dir <path>', 'where the export and the GGUFs live', 'tmp/peers')

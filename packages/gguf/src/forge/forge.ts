@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GgmlType } from '../ggml-types.js';
@@ -96,6 +96,12 @@ export function forgeModelBytes(family: Family, knobs: ForgeKnobs = {}): Omit<Fo
 export function forgeModel(family: Family, knobs: ForgeKnobs = {}): ForgedModel {
   const forged = forgeModelBytes(family, knobs);
   const path = knobs.path ?? join(mkdtempSync(join(tmpdir(), 'jepa-forge-')), `${family}.gguf`);
-  writeFileSync(path, forged.bytes);
+  // in 1 GiB pieces: one write call stops at 2 GiB, and real-size models are bigger
+  const fd = openSync(path, 'w');
+  try {
+    for (let at = 0; at < forged.bytes.length; at += 2 ** 30) writeSync(fd, forged.bytes, at, Math.min(2 ** 30, forged.bytes.length - at));
+  } finally {
+    closeSync(fd);
+  }
   return { path, ...forged };
 }
