@@ -1,5 +1,5 @@
 // Real-size model shapes with random weights, forged once into tmp/bench-models/ and reused.
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { GgmlType, forgeModel, type Family, type ModelHparams } from '@jepa/gguf';
 
@@ -40,7 +40,7 @@ export function presetModel(name: string, dtype: string, dir: string): string {
     predictor: false,
     head: false,
     matmulType: types[0],
-    path,
+    path: `${path}.partial`,
     edit: (h: ModelHparams) => ({
       ...h,
       name: `bench ${p.title} (random weights)`,
@@ -54,5 +54,6 @@ export function presetModel(name: string, dtype: string, dir: string): string {
       },
     }),
   });
+  renameSync(`${path}.partial`, path); // an interrupted forge leaves no file that looks finished
   return path;
 }
