@@ -8,6 +8,7 @@ import { GgmlType, forgeModel, type ModelHparams } from '@jepa/gguf';
 import { EncodeOutput, Model } from '@jepa/graph';
 import { machineInfo } from './machine.js';
 import { median, sample } from './stats.js';
+import { count, int, list } from './cli-args.js';
 
 const FILE_TYPES: Record<string, [number, number]> = { f32: [GgmlType.F32, 0], f16: [GgmlType.F16, 1] };
 
@@ -121,17 +122,6 @@ async function runPredictor(o: Opts): Promise<Row[]> {
   return rows;
 }
 
-const count = (v: string) => {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`expected a whole number, got '${v}'`);
-  return n;
-};
-const int = (v: string) => {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`expected a positive integer, got '${v}'`);
-  return n;
-};
-const list = (v: string) => v.split(',').map((s) => s.trim()).filter(Boolean);
 
 export function registerHeadBenches(program: Command): void {
   for (const [name, description, run] of [

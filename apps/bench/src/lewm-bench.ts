@@ -8,6 +8,7 @@ import { forgeModel, type ModelHparams } from '@jepa/gguf';
 import { WorldModel } from '@jepa/worldmodel';
 import { machineInfo } from './machine.js';
 import { median, sample } from './stats.js';
+import { count, int } from './cli-args.js';
 
 function lewmModel(dir: string): string {
   mkdirSync(dir, { recursive: true });
@@ -99,16 +100,6 @@ async function plan(o: Opts): Promise<Row[]> {
   return [{ bench: 'lewm CEM plan', shape: `${o.samples} samples x ${o.iterations} iterations x horizon ${o.horizon}, top ${o.topk}`, medianMs: median(s), rate: `${(median(s) / 1000).toFixed(2)} s/plan`, samples: s }];
 }
 
-const count = (v: string) => {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`expected a whole number, got '${v}'`);
-  return n;
-};
-const int = (v: string) => {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`expected a positive integer, got '${v}'`);
-  return n;
-};
 
 export function registerLewmBenches(program: Command): void {
   for (const [name, description, run, repeat] of [

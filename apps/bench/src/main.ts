@@ -8,19 +8,10 @@ import { registerHeadBenches } from './heads-bench.js';
 import { registerLewmBenches } from './lewm-bench.js';
 import { peersMarkdown, runPeersBench } from './peers/peers-bench.js';
 import { writeReport } from './report.js';
+import { count, int, intList, list } from './cli-args.js';
 
 const program = new Command('jepa-bench').description('Benchmarks of the jepa engine (markdown and JSON reports)');
 
-const int = (v: string) => {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`expected a positive integer, got '${v}'`);
-  return n;
-};
-const count = (v: string) => {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`expected a whole number, got '${v}'`);
-  return n;
-};
 
 program
   .command('binding')
@@ -38,8 +29,6 @@ program
     else process.stdout.write(`${machine.summary}\n\n${bindingReportMarkdown(report)}\n`);
   });
 
-const list = (v: string) => v.split(',').map((s) => s.trim()).filter(Boolean);
-const intList = (v: string) => list(v).map(int);
 
 program
   .command('encoder')
