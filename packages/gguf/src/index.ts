@@ -19,3 +19,4 @@ export { hparamsToMetadata } from './schema/to-metadata.js';
 export { expectedTensors, tensorNames, type TensorRole, type TensorSpec } from './schema/tensors.js';
 export { validateModel, loadModelSpec } from './validate/validate-model.js';
 export { forgeModel, forgeModelBytes, forgeHparams, type ForgeKnobs, type ForgedModel } from './forge/forge.js';
+export { mulberry32 } from './forge/rng.js';

@@ -1,3 +1,4 @@
+import { mulberry32 } from '@jepa/gguf';
 import { createContext, openBackend, quantizeRows, dequantizeRow, typeByName, type Backend, type Context, type Tensor } from '../src/index.js';
 
 export const F32 = 0;
@@ -10,17 +11,8 @@ export function cpu(): Backend {
   return shared;
 }
 
-/** mulberry32: a small seeded generator, so every failure reproduces. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The forge's seeded generator, so every failure reproduces. */
+export const rng = mulberry32;
 
 export function uniform(n: number, seed: number, lo = -1, hi = 1): Float32Array {
   const r = rng(seed);
