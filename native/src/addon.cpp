@@ -1,4 +1,5 @@
 // Module entry: the classes, device listing, type traits, quantizers and build facts.
+#include "cpu/gelu_erf.h"
 #include "wrappers.h"
 
 namespace jepa {
@@ -56,6 +57,7 @@ static Napi::Value buildInfo(const Napi::CallbackInfo& info) {
   cpu.Set("llamafile", ggml_cpu_has_llamafile() != 0);
   cpu.Set("amx_int8", ggml_cpu_has_amx_int8() != 0);
   out.Set("cpu", cpu);
+  out.Set("geluErfCpu", jepa::geluErfCpuKernel());
   out.Set("typeCount", static_cast<double>(GGML_TYPE_COUNT));
   return out;
 }

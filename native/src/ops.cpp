@@ -2,6 +2,7 @@
 // op checks ggml's preconditions first and throws a NativeError naming the operands instead.
 #include <cmath>
 
+#include "cpu/gelu_erf.h"
 #include "wrappers.h"
 
 namespace jepa {
@@ -92,6 +93,12 @@ Napi::Value unary(const Napi::CallbackInfo& info, const char* name, bool rowsCon
 
 Napi::Value gelu(const Napi::CallbackInfo& info) { return unary<ggml_gelu>(info, "gelu", true); }
 Napi::Value geluErf(const Napi::CallbackInfo& info) { return unary<ggml_gelu_erf>(info, "geluErf", true); }
+Napi::Value geluErfCpu(const Napi::CallbackInfo& info) {
+  OpCall c(info, "geluErfCpu");
+  ggml_tensor* a = c.in(0, "a");
+  c.require(a->type == GGML_TYPE_F32 && ggml_is_contiguous(a), describe(a) + " is not a contiguous F32 tensor");
+  return c.out(jepa::geluErfCpu(c.g(), a));
+}
 Napi::Value silu(const Napi::CallbackInfo& info) { return unary<ggml_silu>(info, "silu", true); }
 Napi::Value tanh_(const Napi::CallbackInfo& info) { return unary<ggml_tanh>(info, "tanh", true); }
 Napi::Value exp_(const Napi::CallbackInfo& info) { return unary<ggml_exp>(info, "exp", true); }
@@ -294,7 +301,7 @@ void defineOps(Napi::Env env, Napi::Object proto) {
   const std::pair<const char*, Napi::Value (*)(const Napi::CallbackInfo&)> ops[] = {
       {"newTensor", newTensor}, {"mulMat", mulMat},   {"add", add},           {"sub", sub},
       {"mul", mul},             {"div", div},         {"scale", scale},       {"norm", norm},
-      {"gelu", gelu},           {"geluErf", geluErf}, {"silu", silu},         {"tanh", tanh_},
+      {"gelu", gelu},           {"geluErf", geluErf}, {"geluErfCpu", geluErfCpu}, {"silu", silu},         {"tanh", tanh_},
       {"exp", exp_},            {"sqr", sqr},         {"sqrt", sqrt_},        {"mean", mean},
       {"sumRows", sumRows},     {"clamp", clamp},     {"softMaxExt", softMaxExt}, {"flashAttnExt", flashAttnExt},
       {"concat", concat},       {"getRows", getRows}, {"roll", roll},         {"cont", cont},

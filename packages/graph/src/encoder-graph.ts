@@ -46,10 +46,11 @@ export function prefixTokens(e: EncoderHparams): number {
   return e.nCls + e.nReg;
 }
 
-export function activation(ctx: Context, x: Tensor, act: Activation): Tensor {
+/** onCpu: the graph runs on the CPU backend, where GELU(erf) has a vectorised node. */
+export function activation(ctx: Context, x: Tensor, act: Activation, onCpu: boolean): Tensor {
   switch (act) {
     case 'gelu':
-      return ctx.geluErf(x);
+      return onCpu ? ctx.geluErfCpu(x) : ctx.geluErf(x);
     case 'gelu_tanh':
       return ctx.gelu(x);
     case 'silu':
@@ -160,7 +161,7 @@ export function buildEncoderGraph(e: EncoderHparams, w: Weights, shape: EncoderG
     if (e.layerScale) out = ctx.mul(out, w.get(`${blk}.ls1`));
     x = ctx.add(x, out);
     const m = layerNorm(ctx, x, w, `${blk}.ln2`, e.lnEps);
-    let f = linear(ctx, activation(ctx, linear(ctx, m, w, `${blk}.ffn.fc1`, o.precF32), e.act), w, `${blk}.ffn.fc2`, o.precF32);
+    let f = linear(ctx, activation(ctx, linear(ctx, m, w, `${blk}.ffn.fc1`, o.precF32), e.act, w.onCpu), w, `${blk}.ffn.fc2`, o.precF32);
     if (e.layerScale) f = ctx.mul(f, w.get(`${blk}.ls2`));
     x = ctx.add(x, f);
   }

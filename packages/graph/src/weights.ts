@@ -8,6 +8,8 @@ export interface Weights extends Disposable {
   /** The named tensor; a GraphError names a tensor the file does not have. */
   get(name: string): Tensor;
   has(name: string): boolean;
+  /** The tensors live on the CPU backend, so graphs over them run there. */
+  readonly onCpu: boolean;
   dispose(): void;
 }
 
@@ -77,6 +79,7 @@ export function loadWeights(spec: ModelSpec, path: string, backend: Backend): We
       return t;
     },
     has: (name) => tensors.has(name),
+    onCpu: backend.isCpu,
     dispose,
     [Symbol.dispose]: dispose,
   };

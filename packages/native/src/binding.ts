@@ -106,6 +106,11 @@ export interface Context extends Disposable {
   norm(a: Tensor, eps: number): Tensor;
   gelu(a: Tensor): Tensor;
   geluErf(a: Tensor): Tensor;
+  /**
+   * geluErf for graphs that run on the CPU backend: a custom node using glibc's SIMD erff where the
+   * build found it (see BuildInfo.geluErfCpu). Contiguous F32 input; a GPU backend refuses the node.
+   */
+  geluErfCpu(a: Tensor): Tensor;
   silu(a: Tensor): Tensor;
   tanh(a: Tensor): Tensor;
   exp(a: Tensor): Tensor;
@@ -156,6 +161,8 @@ export interface BuildInfo {
   /** Built with -march=native for the build machine. */
   nativeCpu: boolean;
   cpu: Record<string, boolean>;
+  /** The erff behind Context.geluErfCpu: 'libmvec-avx512', 'libmvec-avx2' or 'scalar'. */
+  geluErfCpu: string;
   typeCount: number;
 }
 

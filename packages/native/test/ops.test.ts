@@ -1,6 +1,6 @@
 // Every op of the binding against a float64 reference on seeded data with odd shapes.
 import { describe, expect, it } from 'vitest';
-import { createContext } from '../src/index.js';
+import { buildInfo, createContext } from '../src/index.js';
 import { F16, F32, I32, count, cpu, run, setup, toF16, uniform, worstError } from './helpers.js';
 import * as R from './reference.js';
 
@@ -37,6 +37,7 @@ describe('elementwise and broadcasting', () => {
 
   const unary: [string, (x: number) => number, number, number, [number, number]?][] = [
     ['geluErf', (x) => 0.5 * x * (1 + R.erf(x / Math.SQRT2)), 1e-6, 1e-5],
+    ['geluErfCpu', (x) => 0.5 * x * (1 + R.erf(x / Math.SQRT2)), 1e-6, 1e-5],
     ['gelu', (x) => 0.5 * x * (1 + Math.tanh(Math.sqrt(2 / Math.PI) * (x + 0.044715 * x ** 3))), 1e-3, 1e-3],
     ['silu', (x) => x / (1 + Math.exp(-x)), 1e-6, 1e-5],
     ['tanh', Math.tanh, 1e-6, 1e-5],
@@ -55,6 +56,24 @@ describe('elementwise and broadcasting', () => {
       expectClose(got!, R.map(R.ref(shape, data), f), atol, rtol);
     });
   }
+
+  it('geluErfCpu agrees with geluErf across the tails and every thread split', async () => {
+    // 4099 elements: both threads get a SIMD body and a scalar tail; ±12 reaches erf's saturation.
+    const shape = [4099];
+    const ctx = createContext(8);
+    const x = ctx.newTensor(F32, shape);
+    const data = uniform(4099, 11, -12, 12);
+    const [vec, ref] = await run(ctx, [ctx.geluErfCpu(x), ctx.geluErf(x)], [{ tensor: x, data }]);
+    expectClose(vec!, R.map(R.ref(shape, data), (v) => 0.5 * v * (1 + R.erf(v / Math.SQRT2))), 1e-6, 1e-5);
+    expect(worstError(vec!, ref!, 1e-6, 1e-5)).toBeLessThanOrEqual(1);
+    expect(['libmvec-avx512', 'libmvec-avx2', 'scalar']).toContain(buildInfo().geluErfCpu);
+  });
+
+  it('geluErfCpu refuses a view that is not contiguous', () => {
+    const ctx = createContext(8);
+    const x = ctx.newTensor(F32, [8, 4]);
+    expect(() => ctx.geluErfCpu(ctx.transpose(x))).toThrowError(expect.objectContaining({ name: 'NativeError', code: 'BAD_SHAPE' }));
+  });
 
   it('scale and clamp', async () => {
     const { ctx, tensors, data, inputs } = setup([[9, 4, 3]], 3);

@@ -54,7 +54,7 @@ export function buildLewmPredictorGraph(
   // every Linear runs on [width, T·K] rows: one matmul per layer rather than one per candidate
   const rows = T * K;
   const a = linear(ctx, ctx.reshape(actions, [p.actionDim, rows]), w, 'pred.action.embed', o.precF32);
-  const c = linear(ctx, activation(ctx, linear(ctx, a, w, 'pred.action.fc1', o.precF32), p.actionAct), w, 'pred.action.fc2', o.precF32);
+  const c = linear(ctx, activation(ctx, linear(ctx, a, w, 'pred.action.fc1', o.precF32), p.actionAct, w.onCpu), w, 'pred.action.fc2', o.precF32);
   const cAct = ctx.silu(c);
 
   const pos = w.get('pred.pos_embed');
@@ -75,11 +75,11 @@ export function buildLewmPredictorGraph(
     x = ctx.add(x, ctx.mul(linear(ctx, ctx.reshape(att, [inner, rows]), w, `${blk}.attn.proj`, o.precF32), chunk(2)));
 
     const hm = layerNorm(ctx, modulate(ctx.norm(x, p.adalnEps), chunk(3), chunk(4)), w, `${blk}.ffn_norm`, p.lnEps);
-    const f = linear(ctx, activation(ctx, linear(ctx, hm, w, `${blk}.ffn.fc1`, o.precF32), p.act), w, `${blk}.ffn.fc2`, o.precF32);
+    const f = linear(ctx, activation(ctx, linear(ctx, hm, w, `${blk}.ffn.fc1`, o.precF32), p.act, w.onCpu), w, `${blk}.ffn.fc2`, o.precF32);
     x = ctx.add(x, ctx.mul(f, chunk(5)));
   }
   const xn = layerNorm(ctx, x, w, 'pred.norm', p.lnEps);
-  const output = linear(ctx, activation(ctx, linear(ctx, xn, w, 'pred.out_proj.fc1', o.precF32), p.projAct), w, 'pred.out_proj.fc2', o.precF32);
+  const output = linear(ctx, activation(ctx, linear(ctx, xn, w, 'pred.out_proj.fc1', o.precF32), p.projAct, w.onCpu), w, 'pred.out_proj.fc2', o.precF32);
   output.name = 'lewm_pred'; // [Dp, T·K]: the same bytes as [Dp, T, K]
   output.setOutput();
   return { ctx, graph: ctx.buildGraph([output]), embs, actions, mask, output };

@@ -56,7 +56,7 @@ export function buildAttentiveHeadGraph(
   });
   let y = ctx.add(query, o1);
   const m = layerNorm(ctx, y, w, 'head.xattn.ln2', h.lnEps);
-  y = ctx.add(y, linear(ctx, activation(ctx, linear(ctx, m, w, 'head.xattn.ffn.fc1', o.precF32), h.act), w, 'head.xattn.ffn.fc2', o.precF32));
+  y = ctx.add(y, linear(ctx, activation(ctx, linear(ctx, m, w, 'head.xattn.ffn.fc1', o.precF32), h.act, w.onCpu), w, 'head.xattn.ffn.fc2', o.precF32));
   const logits = linear(ctx, y, w, 'head.cls', o.precF32);
   logits.name = 'logits';
   logits.setOutput();

@@ -66,7 +66,7 @@ export function buildMaskedPredictorGraph(
   const ropeSin = input(GGML_F32, [p.headDim, 1, n], 'pred_rope_sin');
 
   let c: Tensor = context;
-  if (p.embedMlp) c = activation(ctx, linear(ctx, c, w, 'pred.embed_in', o.precF32), p.act);
+  if (p.embedMlp) c = activation(ctx, linear(ctx, c, w, 'pred.embed_in', o.precF32), p.act, w.onCpu);
   c = linear(ctx, c, w, 'pred.embed', o.precF32); // [Dp, nContext]
   const masks = ctx.getRows(w.get('pred.mask_tokens'), maskRows); // [Dp, nTarget]
   let x = ctx.concat(c, masks, 1);
