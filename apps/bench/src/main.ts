@@ -6,7 +6,7 @@ import { encoderMarkdown, runEncoderBench } from './encoder-bench.js';
 import { PRESETS } from './presets.js';
 import { registerHeadBenches } from './heads-bench.js';
 import { registerLewmBenches } from './lewm-bench.js';
-import { peersMarkdown, runPeersBench } from './peers/peers-bench.js';
+import { PEER_TYPES, peersMarkdown, runPeersBench } from './peers/peers-bench.js';
 import { writeReport } from './report.js';
 import { count, int, intList, list } from './cli-args.js';
 
@@ -59,14 +59,13 @@ program
   .command('peers')
   .description('torchvision ViT-B/16 at 224: onnxruntime-node against this engine on the same weights')
   .option('-t, --threads <n>', 'threads for both', int, 2)
-  .option('-r, --repeat <n>', 'timed runs per round', int, 5)
-  .option('-w, --warmup <n>', 'untimed runs first', count, 2)
-  .option('--rounds <n>', 'alternations of the runtimes', int, 3)
-  .option('--types <list>', 'engine weight types (jepa-quantize names)', list, ['f32', 'f16', 'q8_0', 'q4_0'])
+  .option('-w, --warmup <n>', 'untimed rounds first', count, 2)
+  .option('--rounds <n>', 'timed rounds; each runs every runtime once, in a rotating order', int, 15)
+  .option('--types <list>', 'engine weight types (jepa-quantize names)', list, PEER_TYPES)
   .option('--dir <path>', 'where the export and the GGUFs live', 'tmp/peers')
   .option('--md', 'print a markdown table (the default)')
   .option('--json', 'print JSON')
-  .action(async (o: { threads: number; repeat: number; warmup: number; rounds: number; types: string[]; dir: string; json?: boolean }) => {
+  .action(async (o: { threads: number; warmup: number; rounds: number; types: string[]; dir: string; json?: boolean }) => {
     const rows = await runPeersBench(o, (s) => process.stderr.write(`${s}\n`));
     const machine = machineInfo(o.threads);
     if (o.json) process.stdout.write(`${JSON.stringify({ machine, rows }, null, 2)}\n`);

@@ -4,7 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { bindingReportMarkdown, runBindingBench } from './binding-bench.js';
 import { encoderMarkdown, runEncoderBench } from './encoder-bench.js';
 import { machineInfo } from './machine.js';
-import { peersMarkdown, runPeersBench } from './peers/peers-bench.js';
+import { PEER_TYPES, peersMarkdown, runPeersBench } from './peers/peers-bench.js';
 
 export interface ReportOptions {
   out: string;
@@ -21,7 +21,7 @@ export async function writeReport(o: ReportOptions, log: (s: string) => void): P
     { models: o.models, dtypes: ['f32', 'f16'], threads: [o.threads], batches: [1, 8], sizes: [], frames: [], repeat: 5, warmup: 1, dir: 'tmp/bench-models', noFlash: false },
     log,
   );
-  const peers = await runPeersBench({ threads: o.threads, repeat: 5, warmup: 2, rounds: 3, dir: 'tmp/peers', types: ['f32', 'f16', 'q8_0', 'q4_0'] }, log);
+  const peers = await runPeersBench({ threads: o.threads, warmup: 2, rounds: 15, dir: 'tmp/peers', types: PEER_TYPES }, log);
   const text = [
     '# Benchmarks',
     '',
