@@ -1,3 +1,5 @@
+#include <chrono>
+
 #include "wrappers.h"
 
 namespace jepa {
@@ -8,10 +10,12 @@ Napi::Function Graph::define(Napi::Env env) {
                          InstanceAccessor<&Graph::nodeCount>("nodeCount"),
                          InstanceAccessor<&Graph::isBusy>("busy"),
                          InstanceMethod<&Graph::nodes>("nodes"),
+                         InstanceMethod<&Graph::ops>("ops"),
                          InstanceMethod<&Graph::unsupported>("unsupported"),
                          InstanceMethod<&Graph::validate>("validate"),
                          InstanceMethod<&Graph::allocate>("allocate"),
                          InstanceMethod<&Graph::compute>("compute"),
+                         InstanceMethod<&Graph::profile>("profile"),
                          InstanceMethod<&Graph::dispose>("dispose"),
                      });
 }
@@ -52,6 +56,16 @@ Napi::Value Graph::nodes(const Napi::CallbackInfo& info) {
   int n = ggml_graph_n_nodes(g);
   Napi::Array out = Napi::Array::New(env, n);
   for (int i = 0; i < n; ++i) out.Set(static_cast<uint32_t>(i), describe(ggml_graph_node(g, i)));
+  return out;
+}
+
+// ops() -> each node's op, as ggml names it ("MUL_MAT", "FLASH_ATTN_EXT", unary ops by their own name).
+Napi::Value Graph::ops(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  ggml_cgraph* g = res(env)->graph;
+  int n = ggml_graph_n_nodes(g);
+  Napi::Array out = Napi::Array::New(env, n);
+  for (int i = 0; i < n; ++i) out.Set(static_cast<uint32_t>(i), ggml_op_desc(ggml_graph_node(g, i)));
   return out;
 }
 
@@ -114,31 +128,60 @@ Napi::Value Graph::allocate(const Napi::CallbackInfo& info) {
   return Napi::Number::New(env, static_cast<double>(ggml_gallocr_get_buffer_size(g->allocr, 0)));
 }
 
-// compute(backend) -> Promise<void>, run on the libuv pool.
-Napi::Value Graph::compute(const Napi::CallbackInfo& info) {
+// Runs the whole graph, or (perNode) one single-node view of it after another, on the backend's
+// compute thread; perNode fills `ms` with each node's wall time.
+static Napi::Value launch(const Napi::CallbackInfo& info, std::shared_ptr<GraphRes> g, bool perNode) {
   Napi::Env env = info.Env();
-  auto g = res(env);
   auto b = argBackend(info, 0);
   if (g->allocatedFor != b) fail(env, "NOT_ALLOCATED", "allocate the graph on this backend before computing it");
   bool expected = false;
   if (!g->busy.compare_exchange_strong(expected, true)) fail(env, "BUSY", "the graph is already computing");
+  auto ms = std::make_shared<std::vector<double>>();
   auto* worker = new PromiseWorker(
       env,
-      [g, b](PromiseWorker& w) {
+      [g, b, perNode, ms](PromiseWorker& w) {
         std::lock_guard<std::mutex> lock(b->computeMu);
         ggml_status status = GGML_STATUS_FAILED;
         b->computeThread.run([&] {
           if (b->isCpu) enableFlushToZero(b->threads);
-          status = ggml_backend_graph_compute(b->backend, g->graph);
+          if (!perNode) {
+            status = ggml_backend_graph_compute(b->backend, g->graph);
+            return;
+          }
+          const int n = ggml_graph_n_nodes(g->graph);
+          ms->reserve(static_cast<size_t>(n));
+          ggml_init_params params{ggml_graph_overhead_custom(1, false), nullptr, true};
+          ggml_context* scratch = ggml_init(params);
+          ggml_cgraph* one = scratch ? ggml_new_graph_custom(scratch, 1, false) : nullptr;
+          status = one ? GGML_STATUS_SUCCESS : GGML_STATUS_ALLOC_FAILED;
+          for (int i = 0; i < n && status == GGML_STATUS_SUCCESS; ++i) {
+            ggml_graph_clear(one);
+            ggml_graph_add_node(one, ggml_graph_node(g->graph, i));
+            auto t0 = std::chrono::steady_clock::now();
+            status = ggml_backend_graph_compute(b->backend, one);
+            ms->push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+          }
+          if (scratch) ggml_free(scratch);
         });
         g->busy.store(false);
         if (status != GGML_STATUS_SUCCESS) w.failWith("COMPUTE", std::string("graph compute failed: ") + ggml_status_to_string(status));
       },
-      nullptr);
+      perNode ? PromiseWorker::Result([ms](Napi::Env e) -> Napi::Value {
+        Napi::Array out = Napi::Array::New(e, ms->size());
+        for (size_t i = 0; i < ms->size(); ++i) out.Set(static_cast<uint32_t>(i), ms->at(i));
+        return out;
+      })
+              : PromiseWorker::Result(nullptr));
   Napi::Promise promise = worker->promise();
   worker->Queue();
   return promise;
 }
+
+// compute(backend) -> Promise<void>, run on the libuv pool.
+Napi::Value Graph::compute(const Napi::CallbackInfo& info) { return launch(info, res(info.Env()), false); }
+
+// profile(backend) -> Promise<number[]>: the graph's result, computed node by node, with each node's ms.
+Napi::Value Graph::profile(const Napi::CallbackInfo& info) { return launch(info, res(info.Env()), true); }
 
 void Graph::dispose(const Napi::CallbackInfo&) { res_.reset(); }
 

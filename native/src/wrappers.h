@@ -130,6 +130,8 @@ class Graph : public Napi::ObjectWrap<Graph> {
   void validate(const Napi::CallbackInfo& info);
   Napi::Value allocate(const Napi::CallbackInfo& info);
   Napi::Value compute(const Napi::CallbackInfo& info);
+  Napi::Value profile(const Napi::CallbackInfo& info);
+  Napi::Value ops(const Napi::CallbackInfo& info);
   Napi::Value isBusy(const Napi::CallbackInfo& info);
   void dispose(const Napi::CallbackInfo& info);
   std::shared_ptr<GraphRes> res_;

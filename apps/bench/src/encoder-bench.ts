@@ -2,7 +2,7 @@
 // item, graph-build ms (first call minus a warm call), items/s and peak RSS.
 import { statSync } from 'node:fs';
 import { loadModelSpec } from '@jepa/gguf';
-import { Model } from '@jepa/graph';
+import { Model, timingsByOp, type EncoderContext } from '@jepa/graph';
 import { presetModel, PRESETS } from './presets.js';
 import { median, sample, timeMs } from './stats.js';
 
@@ -18,6 +18,16 @@ export interface EncoderBenchOptions {
   warmup: number;
   dir: string;
   noFlash: boolean;
+  /** Also compute `repeat` runs node by node and report time per op (EncoderContext.profile). */
+  profile?: boolean;
+}
+
+export interface OpTime {
+  op: string;
+  /** ms per item, the median over the profiled runs. */
+  ms: number;
+  nodes: number;
+  share: number;
 }
 
 export interface EncoderRow {
@@ -36,6 +46,9 @@ export interface EncoderRow {
   itemsPerSecond: number;
   peakRssMiB: number;
   samples: number[];
+  /** With profile: time per op, and the sum over every node (ms per item). */
+  ops?: OpTime[];
+  profiledMs?: number;
 }
 
 function input(batch: number, frames: number, size: number): { data: Float32Array; shape: number[] } {
@@ -76,6 +89,7 @@ export async function runEncoderBench(o: EncoderBenchOptions, log: (s: string) =
                 firstCallMs: first, graphSetupMs, msPerItem, itemsPerSecond: 1000 / msPerItem,
                 peakRssMiB: process.resourceUsage().maxRSS / 1024, samples,
               };
+              if (o.profile) Object.assign(row, await profileOps(ctx, x, batch, o.repeat));
               rows.push(row);
               log(`${p.title} ${dtype} ${size}px${frames > 1 ? ` ${frames}f` : ''} t${threads} b${batch}: ${msPerItem.toFixed(1)} ms/item`);
               ctx.dispose();
@@ -85,6 +99,40 @@ export async function runEncoderBench(o: EncoderBenchOptions, log: (s: string) =
     }
   }
   return rows;
+}
+
+async function profileOps(ctx: EncoderContext, x: { data: Float32Array; shape: number[] }, batch: number, runs: number): Promise<{ ops: OpTime[]; profiledMs: number }> {
+  const perOp = new Map<string, { ms: number[]; nodes: number }>();
+  const totals: number[] = [];
+  for (let r = 0; r < runs; r++) {
+    const { nodes } = await ctx.profile(x);
+    totals.push(nodes.reduce((a, t) => a + t.ms, 0) / batch);
+    for (const row of timingsByOp(nodes)) {
+      const acc = perOp.get(row.op) ?? { ms: [], nodes: row.nodes };
+      acc.ms.push(row.ms / batch);
+      perOp.set(row.op, acc);
+    }
+  }
+  const profiledMs = median(totals);
+  const ops = [...perOp.entries()]
+    .map(([op, v]) => ({ op, ms: median(v.ms), nodes: v.nodes, share: median(v.ms) / profiledMs }))
+    .sort((a, b) => b.ms - a.ms);
+  return { ops, profiledMs };
+}
+
+export function opsMarkdown(rows: EncoderRow[]): string {
+  return rows
+    .filter((r) => r.ops)
+    .map((r) =>
+      [
+        `${r.model}, ${r.dtype}, batch ${r.batch}: ${r.profiledMs!.toFixed(1)} ms per item node by node (${r.msPerItem.toFixed(1)} as one graph)`,
+        '',
+        '| op | ms per item | nodes | share |',
+        '|---|---|---|---|',
+        ...r.ops!.map((o) => `| ${o.op} | ${o.ms.toFixed(2)} | ${o.nodes} | ${(100 * o.share).toFixed(1)} % |`),
+      ].join('\n'),
+    )
+    .join('\n\n');
 }
 
 export function encoderMarkdown(rows: EncoderRow[]): string {

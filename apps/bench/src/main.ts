@@ -2,11 +2,12 @@
 import { Command } from 'commander';
 import { bindingReportMarkdown, runBindingBench } from './binding-bench.js';
 import { machineInfo } from './machine.js';
-import { encoderMarkdown, runEncoderBench } from './encoder-bench.js';
+import { encoderMarkdown, opsMarkdown, runEncoderBench } from './encoder-bench.js';
 import { PRESETS } from './presets.js';
 import { registerHeadBenches } from './heads-bench.js';
 import { registerLewmBenches } from './lewm-bench.js';
 import { PEER_TYPES, peersMarkdown, runPeersBench } from './peers/peers-bench.js';
+import { ortProfileMarkdown, runOrtProfile } from './peers/ort-profile.js';
 import { writeReport } from './report.js';
 import { count, int, intList, list } from './cli-args.js';
 
@@ -42,17 +43,21 @@ program
   .option('-r, --repeat <n>', 'timed runs', int, 5)
   .option('-w, --warmup <n>', 'untimed runs first', count, 1)
   .option('--no-flash', 'naive attention')
+  .option('--profile', 'also run node by node and print the time per op')
   .option('--dir <path>', 'where the forged models live', 'tmp/bench-models')
   .option('--md', 'print a markdown table (the default)')
   .option('--json', 'print every sample as JSON')
-  .action(async (o: { models: string[]; dtype: string[]; threads: number[]; batch: number[]; size: number[]; frames: number[]; repeat: number; warmup: number; flash: boolean; dir: string; json?: boolean }) => {
+  .action(async (o: { models: string[]; dtype: string[]; threads: number[]; batch: number[]; size: number[]; frames: number[]; repeat: number; warmup: number; flash: boolean; profile?: boolean; dir: string; json?: boolean }) => {
     const rows = await runEncoderBench(
-      { models: o.models, dtypes: o.dtype, threads: o.threads, batches: o.batch, sizes: o.size, frames: o.frames, repeat: o.repeat, warmup: o.warmup, dir: o.dir, noFlash: !o.flash },
+      { models: o.models, dtypes: o.dtype, threads: o.threads, batches: o.batch, sizes: o.size, frames: o.frames, repeat: o.repeat, warmup: o.warmup, dir: o.dir, noFlash: !o.flash, profile: o.profile ?? false },
       (s) => process.stderr.write(`${s}\n`),
     );
     const machine = machineInfo(Math.max(...o.threads));
     if (o.json) process.stdout.write(`${JSON.stringify({ machine, rows }, null, 2)}\n`);
-    else process.stdout.write(`${machine.summary}\n\n${encoderMarkdown(rows)}\n`);
+    else {
+      const ops = opsMarkdown(rows);
+      process.stdout.write(`${machine.summary}\n\n${encoderMarkdown(rows)}\n${ops ? `\n${ops}\n` : ''}`);
+    }
   });
 
 program
@@ -70,6 +75,18 @@ program
     const machine = machineInfo(o.threads);
     if (o.json) process.stdout.write(`${JSON.stringify({ machine, rows }, null, 2)}\n`);
     else process.stdout.write(`${machine.summary}\n\n${peersMarkdown(rows)}\n`);
+  });
+
+program
+  .command('ort-profile')
+  .description("onnxruntime-node's own profile of the peer ViT-B/16, summed per op type")
+  .option('-t, --threads <n>', 'intra-op threads', int, 2)
+  .option('-r, --runs <n>', 'profiled runs', int, 10)
+  .option('-w, --warmup <n>', 'untimed runs first', count, 3)
+  .option('--dir <path>', 'where the export lives', 'tmp/peers')
+  .action(async (o: { threads: number; runs: number; warmup: number; dir: string }) => {
+    const profile = await runOrtProfile(o, (s) => process.stderr.write(`${s}\n`));
+    process.stdout.write(`${machineInfo(o.threads).summary}\n\n${ortProfileMarkdown(profile)}\n`);
   });
 
 program

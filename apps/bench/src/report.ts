@@ -2,8 +2,9 @@
 // timings per preset and dtype, and the onnxruntime-node comparison, with the command that made it.
 import { writeFileSync } from 'node:fs';
 import { bindingReportMarkdown, runBindingBench } from './binding-bench.js';
-import { encoderMarkdown, runEncoderBench } from './encoder-bench.js';
+import { encoderMarkdown, opsMarkdown, runEncoderBench } from './encoder-bench.js';
 import { machineInfo } from './machine.js';
+import { ortProfileMarkdown, runOrtProfile } from './peers/ort-profile.js';
 import { PEER_TYPES, peersMarkdown, runPeersBench } from './peers/peers-bench.js';
 
 export interface ReportOptions {
@@ -22,6 +23,11 @@ export async function writeReport(o: ReportOptions, log: (s: string) => void): P
     log,
   );
   const peers = await runPeersBench({ threads: o.threads, warmup: 2, rounds: 15, dir: 'tmp/peers', types: PEER_TYPES }, log);
+  const ortOps = await runOrtProfile({ threads: o.threads, runs: 10, warmup: 3, dir: 'tmp/peers' }, log);
+  const ours = await runEncoderBench(
+    { models: ['tmp/peers/vit_b16-f32.gguf'], dtypes: [], threads: [o.threads], batches: [1], sizes: [], frames: [], repeat: 5, warmup: 1, dir: 'tmp/bench-models', noFlash: false, profile: true },
+    log,
+  );
   const text = [
     '# Benchmarks',
     '',
@@ -39,6 +45,16 @@ export async function writeReport(o: ReportOptions, log: (s: string) => void): P
     '## Against onnxruntime-node (same torchvision ViT-B/16 weights, 224²)',
     '',
     peersMarkdown(peers),
+    '',
+    '### Where the time goes (the same f32 weights, one image)',
+    '',
+    'This engine, node by node (`pnpm -s jepa-bench encoder -m tmp/peers/vit_b16-f32.gguf --profile`):',
+    '',
+    opsMarkdown(ours),
+    '',
+    "onnxruntime-node's own profiler (`pnpm -s jepa-bench ort-profile`):",
+    '',
+    ortProfileMarkdown(ortOps),
     '',
     '## The JS binding',
     '',

@@ -8,7 +8,7 @@ import { patchGrid, patchify, type PatchGeometry } from './patchify.js';
 import { ropeTables, signedSin } from './rope3d.js';
 import { interpolatePositions } from './position-interpolation.js';
 import { tensorNames } from '@jepa/gguf';
-import { GraphRunner, kvTypeFor } from './graph-runner.js';
+import { GraphRunner, kvTypeFor, nodeTimings, type NodeTiming } from './graph-runner.js';
 import { gpuPrecF32, maxBatch, maxGraphBytes } from './runtime-options.js';
 
 export interface EncoderContextOptions {
@@ -89,6 +89,18 @@ export class EncoderContext implements Disposable {
     return this.#runner.serial(() => this.#encode(input));
   }
 
+  /**
+   * encode(), computed node by node: the same output, with the wall time of every graph node, for
+   * finding where an encoder spends its time (jepa-bench encoder --profile). Slower than encode().
+   */
+  profile(input: EncoderInput): Promise<{ output: EncodeOutput; nodes: NodeTiming[] }> {
+    return this.#runner.serial(async () => {
+      const nodes: NodeTiming[] = [];
+      const output = await this.#encode(input, nodes);
+      return { output, nodes };
+    });
+  }
+
   /** Builds, validates and allocates the graphs an input of this shape needs, without running them. */
   prepare(shape: readonly number[]): Promise<void> {
     return this.#runner.serial(async () => {
@@ -107,7 +119,7 @@ export class EncoderContext implements Disposable {
     return { grid, np, n, patchLen, perGraph: video ? 1 : this.#batchFor(n, batch) };
   }
 
-  async #encode(input: EncoderInput): Promise<EncodeOutput> {
+  async #encode(input: EncoderInput, timings?: NodeTiming[]): Promise<EncodeOutput> {
     const backend = this.#runner.backend;
     const e = this.#model.spec.enc;
     const { batch, geometry, image } = this.#geometry(input);
@@ -138,7 +150,8 @@ export class EncoderContext implements Disposable {
         g.ropeSin.set(signedSin(tables));
       }
       if (g.mask) g.mask.set(blockCausalMaskF16({ prefix, slots: grid.t, tokensPerSlot: grid.h * grid.w }));
-      await g.graph.compute(backend);
+      if (timings) timings.push(...nodeTimings(g.graph, await g.graph.profile(backend)));
+      else await g.graph.compute(backend);
       g.output.get(out.subarray(start * n * e.embedDim, (start + b) * n * e.embedDim));
     }
     return new EncodeOutput(out, batch, n, e.embedDim, prefix, e.nCls);

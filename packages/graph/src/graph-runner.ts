@@ -64,6 +64,32 @@ export class GraphRunner<G extends BuiltGraph> implements Disposable {
   }
 }
 
+/** One graph node's share of a profiled run. */
+export interface NodeTiming {
+  /** `'name' OP type [ne…]`, as Graph.nodes() describes it. */
+  node: string;
+  op: string;
+  ms: number;
+}
+
+export function nodeTimings(graph: Graph, ms: number[]): NodeTiming[] {
+  const nodes = graph.nodes();
+  const ops = graph.ops();
+  return ms.map((t, i) => ({ node: nodes[i]!, op: ops[i]!, ms: t }));
+}
+
+/** Sums node timings per op, largest first. */
+export function timingsByOp(nodes: readonly NodeTiming[]): { op: string; ms: number; nodes: number }[] {
+  const by = new Map<string, { op: string; ms: number; nodes: number }>();
+  for (const t of nodes) {
+    const row = by.get(t.op) ?? { op: t.op, ms: 0, nodes: 0 };
+    row.ms += t.ms;
+    row.nodes += 1;
+    by.set(t.op, row);
+  }
+  return [...by.values()].sort((a, b) => b.ms - a.ms);
+}
+
 /** The flash-attention K/V type: forced by the option or JEPA_KV_*, else F32 for f32 files and F16 otherwise. */
 export function kvTypeFor(model: Model, forced: 'f16' | 'f32' | undefined): number {
   const kv = forced ?? kvOverride();

@@ -7,7 +7,7 @@ export { blockCausalMaskBytes, blockCausalMaskF16, blockCausalOpen, type BlockCa
 export { POLICY, compareTokens, cosine, judge, policyRow, relBound, tierOf, type Backend, type FamilyClass, type PolicyRow, type Tier, type TokenMetrics, type Verdict } from './parity.js';
 export { HeadContext, softmax, topK, type ClassScore, type Classification, type HeadContextOptions } from './heads/head-context.js';
 export { MaskedPredictorContext, predictorTokens, type PredictInput, type PredictOutput, type PredictorContextOptions } from './predictor/masked-predictor-context.js';
-export { GraphRunner, kvTypeFor, type BuiltGraph } from './graph-runner.js';
+export { GraphRunner, kvTypeFor, timingsByOp, type BuiltGraph, type NodeTiming } from './graph-runner.js';
 export { attention, GGML_F16, GGML_F32, type AttentionOptions } from './attention.js';
 export { activation, layerNorm, linear } from './encoder-graph.js';
 export { gpuPrecF32, maxGraphBytes } from './runtime-options.js';

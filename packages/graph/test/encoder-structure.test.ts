@@ -2,7 +2,7 @@
 // paths, the block-causal mask's causality, input refusals. Parity lives in the golden tests.
 import { forgeModel, type Family } from '@jepa/gguf';
 import { describe, expect, it } from 'vitest';
-import { Model, type EncoderInput } from '../src/index.js';
+import { Model, timingsByOp, type EncoderInput } from '../src/index.js';
 
 function clipInput(batch: number, frames: number, size: number, seed: number): EncoderInput {
   const shape = frames === 1 ? [batch, 3, size, size] : [batch, 3, frames, size, size];
@@ -50,6 +50,21 @@ describe('batching and concurrency', () => {
     const a = await batched.encode(input);
     const b = await single.encode(input);
     expect(bits(a.tokens).equals(bits(b.tokens))).toBe(true);
+    model.dispose();
+  });
+
+  it('profile() gives the bits of encode() and a time for every node, summed per op', async () => {
+    const model = await Model.load(forgeModel('hfvit').path, { threads: 2 });
+    const ctx = model.createContext();
+    const input = clipInput(3, 1, 8, 4);
+    const encoded = await ctx.encode(input);
+    const { output, nodes } = await ctx.profile(input);
+    expect(bits(output.tokens).equals(bits(encoded.tokens))).toBe(true);
+    expect(nodes.length).toBeGreaterThan(0);
+    const byOp = timingsByOp(nodes);
+    expect(byOp.reduce((a, r) => a + r.nodes, 0)).toBe(nodes.length);
+    expect(byOp.map((r) => r.op)).toEqual(expect.arrayContaining(['MUL_MAT', 'FLASH_ATTN_EXT', 'NORM']));
+    expect(byOp.every((r, i) => i === 0 || byOp[i - 1]!.ms >= r.ms)).toBe(true);
     model.dispose();
   });
 

@@ -74,6 +74,8 @@ export interface Graph extends Disposable {
   readonly busy: boolean;
   /** One description per node: `'name' OP type [ne0, ne1, ne2, ne3]`. */
   nodes(): string[];
+  /** Each node's op as ggml names it (`MUL_MAT`, `FLASH_ATTN_EXT`, `GELU_ERF`, `CUSTOM`, …). */
+  ops(): string[];
   /** What the backend cannot run or read, one line each; empty when the graph is runnable. */
   unsupported(backend: Backend): string[];
   /** Throws `NativeError` code `UNSUPPORTED_OP` naming the first node the backend refuses. */
@@ -82,6 +84,11 @@ export interface Graph extends Disposable {
   allocate(backend: Backend): number;
   /** Runs the graph off the main thread. */
   compute(backend: Backend): Promise<void>;
+  /**
+   * Computes the graph one node at a time and resolves to each node's wall-clock ms, index for index
+   * with nodes(). Same results as compute(); slower overall (every node is its own dispatch).
+   */
+  profile(backend: Backend): Promise<number[]>;
   dispose(): void;
 }
 

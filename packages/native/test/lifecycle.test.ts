@@ -7,7 +7,7 @@ import { NativeError, createContext, mapFile, openBackend, type Context, type Gr
 import { F32, cpu, uniform } from './helpers.js';
 
 /** A chain of large matmuls: long enough (~0.1-1 s) to observe the event loop during compute. */
-function heavyGraph(): { ctx: Context; graph: Graph; out: Tensor; feed: () => void } {
+function heavyGraph(): { ctx: Context; graph: Graph; out: Tensor; x: Tensor; feed: () => void } {
   const n = 768;
   const ctx = createContext(64);
   const w = ctx.newTensor(F32, [n, n]);
@@ -21,7 +21,7 @@ function heavyGraph(): { ctx: Context; graph: Graph; out: Tensor; feed: () => vo
   graph.allocate(cpu());
   const wv = uniform(n * n, 1);
   const xv = uniform(n * n, 2);
-  return { ctx, graph, out: y, feed: () => (w.set(wv), x.set(xv)) };
+  return { ctx, graph, out: y, x, feed: () => (w.set(wv), x.set(xv)) };
 }
 
 const tmp = mkdtempSync(join(tmpdir(), 'jepa-native-'));
@@ -68,6 +68,38 @@ describe('asynchronous compute', () => {
     await graph.compute(other);
     const b = out.get(new Float32Array(out.nbytes / 4));
     expect(Buffer.from(b.buffer).equals(Buffer.from(a.buffer))).toBe(true);
+    other.dispose();
+  });
+});
+
+describe('profiling', () => {
+  it('profile() computes node by node: the same bits as compute(), a time and an op per node', async () => {
+    const { graph, out, feed, x } = heavyGraph();
+    const read = () => Buffer.from(out.get(new Float32Array(out.nbytes / 4)).buffer);
+    feed();
+    await graph.compute(cpu());
+    const whole = read();
+    x.set(uniform(x.nbytes / 4, 3)); // another input first, so the profiled run has to compute
+    await graph.profile(cpu());
+    expect(read().equals(whole)).toBe(false);
+    feed();
+    const ms = await graph.profile(cpu());
+    expect(read().equals(whole)).toBe(true);
+    expect(ms).toHaveLength(graph.nodeCount);
+    expect(ms.every((t) => Number.isFinite(t) && t >= 0)).toBe(true);
+    const ops = graph.ops();
+    expect(ops).toHaveLength(graph.nodeCount);
+    expect(ops.filter((op) => op === 'MUL_MAT')).toHaveLength(24);
+    expect(ops.filter((op) => op === 'NORM')).toHaveLength(24);
+    // The matmuls dominate this graph; a profiler that timed nothing would not show it.
+    const matmulMs = ms.filter((_, i) => ops[i] === 'MUL_MAT').reduce((a, b) => a + b, 0);
+    expect(matmulMs).toBeGreaterThan(ms.reduce((a, b) => a + b, 0) / 2);
+  });
+
+  it('profile() refuses a graph that is not allocated on the backend, like compute()', () => {
+    const { graph } = heavyGraph();
+    const other = openBackend({ device: 'cpu', threads: 1 });
+    expect(() => graph.profile(other)).toThrowError(expect.objectContaining({ code: 'NOT_ALLOCATED' }));
     other.dispose();
   });
 });

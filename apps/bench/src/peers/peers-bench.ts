@@ -40,7 +40,7 @@ export interface PeerRow {
   minTokenCos: number;
 }
 
-function ensureExport(dir: string, log: (s: string) => void): void {
+export function ensureExport(dir: string, log: (s: string) => void): void {
   if (existsSync(join(dir, 'vit_b16_tokens.onnx')) && existsSync(join(dir, 'vit_b16.safetensors'))) return;
   log('exporting torchvision ViT-B/16 with Debian python3-torch (about a minute)');
   const r = spawnSync('/usr/bin/python3', [join(root, 'scripts/bench/export_vit_b16.py'), dir], { stdio: 'inherit' });
@@ -55,7 +55,8 @@ function quantized(f32: string, type: string, dir: string): string {
   return out;
 }
 
-function pixels(): Float32Array {
+/** The seeded 224² input every runtime of the comparison sees. */
+export function peerPixels(): Float32Array {
   const data = new Float32Array(3 * 224 * 224);
   let s = 12345;
   for (let i = 0; i < data.length; i++) {
@@ -75,7 +76,7 @@ export async function runPeersBench(o: PeersOptions, log: (s: string) => void): 
   const session = await ort.InferenceSession.create(join(dir, 'vit_b16_tokens.onnx'), {
     intraOpNumThreads: o.threads, interOpNumThreads: 1, graphOptimizationLevel: 'all', executionMode: 'sequential',
   });
-  const data = pixels();
+  const data = peerPixels();
   const feeds = { pixels: new ort.Tensor('float32', data, [1, 3, 224, 224]) };
   const ortRun = async () => (await session.run(feeds)).tokens!.data as Float32Array;
   const reference = await ortRun();
