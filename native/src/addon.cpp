@@ -1,5 +1,6 @@
 // Module entry: the classes, device listing, type traits, quantizers and build facts.
 #include "cpu/gelu_erf.h"
+#include "cpu/q8_panel.h"
 #include "wrappers.h"
 
 namespace jepa {
@@ -7,6 +8,8 @@ namespace jepa {
 Napi::Value typeTraits(const Napi::CallbackInfo& info);
 Napi::Value quantize(const Napi::CallbackInfo& info);
 Napi::Value dequantize(const Napi::CallbackInfo& info);
+Napi::Value packQ8Panel(const Napi::CallbackInfo& info);
+Napi::Value q8PanelBytesFor(const Napi::CallbackInfo& info);
 Napi::Value ggufInfo(const Napi::CallbackInfo& info);
 
 static const char* deviceType(ggml_backend_dev_t dev) {
@@ -58,6 +61,7 @@ static Napi::Value buildInfo(const Napi::CallbackInfo& info) {
   cpu.Set("amx_int8", ggml_cpu_has_amx_int8() != 0);
   out.Set("cpu", cpu);
   out.Set("geluErfCpu", jepa::geluErfCpuKernel());
+  out.Set("q8Panel", jepa::q8PanelAvailable());
   out.Set("typeCount", static_cast<double>(GGML_TYPE_COUNT));
   return out;
 }
@@ -95,6 +99,8 @@ static Napi::Object init(Napi::Env env, Napi::Object exports) {
   exports.Set("typeTraits", Napi::Function::New(env, typeTraits, "typeTraits"));
   exports.Set("quantize", Napi::Function::New(env, quantize, "quantize"));
   exports.Set("dequantize", Napi::Function::New(env, dequantize, "dequantize"));
+  exports.Set("q8PanelPack", Napi::Function::New(env, packQ8Panel, "q8PanelPack"));
+  exports.Set("q8PanelBytes", Napi::Function::New(env, q8PanelBytesFor, "q8PanelBytes"));
   exports.Set("ggufInfo", Napi::Function::New(env, ggufInfo, "ggufInfo"));
   exports.Set("setErrorClass", Napi::Function::New(env, setErrorClass, "setErrorClass"));
   return exports;

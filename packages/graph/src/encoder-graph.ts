@@ -65,8 +65,15 @@ export function layerNorm(ctx: Context, x: Tensor, w: Weights, prefix: string, e
 }
 
 export function linear(ctx: Context, x: Tensor, w: Weights, prefix: string, precF32 = false): Tensor {
-  const y = ctx.mulMat(w.get(`${prefix}.weight`), x);
-  if (precF32) y.setPrecF32();
+  const weight = w.get(`${prefix}.weight`);
+  const panel = w.q8Panel(`${prefix}.weight`);
+  // The panel kernel wants contiguous activations; a strided view keeps ggml's own q8_0 path.
+  let y: Tensor;
+  if (panel && x.isContiguous) y = ctx.q8PanelMulMat(panel, x, weight.ne[1]);
+  else {
+    y = ctx.mulMat(weight, x);
+    if (precF32) y.setPrecF32();
+  }
   return w.has(`${prefix}.bias`) ? ctx.add(y, w.get(`${prefix}.bias`)) : y;
 }
 

@@ -118,6 +118,12 @@ export interface Context extends Disposable {
    * build found it (see BuildInfo.geluErfCpu). Contiguous F32 input; a GPU backend refuses the node.
    */
   geluErfCpu(a: Tensor): Tensor;
+  /**
+   * ggml_mul_mat(w, x) for a q8_0 matrix w of `rows` rows on the CPU backend, from w repacked by
+   * q8PanelPack into `panel`: x's rows are quantized to q8_0 blocks as ggml does, products are summed
+   * in int32 by AVX-512 VNNI. x: contiguous F32 with ne0 = w's row length. A GPU refuses the node.
+   */
+  q8PanelMulMat(panel: Tensor, x: Tensor, rows: number): Tensor;
   silu(a: Tensor): Tensor;
   tanh(a: Tensor): Tensor;
   exp(a: Tensor): Tensor;
@@ -170,6 +176,8 @@ export interface BuildInfo {
   cpu: Record<string, boolean>;
   /** The erff behind Context.geluErfCpu: 'libmvec-avx512', 'libmvec-avx2' or 'scalar'. */
   geluErfCpu: string;
+  /** This CPU runs Context.q8PanelMulMat (AVX-512 VNNI). */
+  q8Panel: boolean;
   typeCount: number;
 }
 
@@ -208,6 +216,8 @@ export interface Addon {
   typeTraits(type: number): TypeTraits;
   quantize(type: number, src: Float32Array, nrows: number, nPerRow: number): Promise<Uint8Array>;
   dequantize(type: number, bytes: ArrayBufferView, n: number): Float32Array;
+  q8PanelPack(src: Tensor, dst: Tensor): void;
+  q8PanelBytes(rows: number, k: number): number;
   ggufInfo(path: string): GgufInfo;
   setErrorClass(cls: new (message: string, code: string) => Error): void;
 }

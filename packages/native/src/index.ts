@@ -18,7 +18,7 @@ export { devices, openBackend, resolveDevice, type BackendOptions } from './devi
 export { dequantizeRow, quantizeRows, rowBytes, typeByName, typeTraits } from './types.js';
 
 import { addon } from './addon.js';
-import type { BuildInfo, Context, GgufInfo, Mapping } from './binding.js';
+import type { BuildInfo, Context, GgufInfo, Mapping, Tensor } from './binding.js';
 
 /** A ggml context holding up to `maxTensors` tensor descriptions (no data until allocated). */
 export function createContext(maxTensors: number): Context {
@@ -32,6 +32,18 @@ export function mapFile(path: string): Mapping {
 
 export function buildInfo(): BuildInfo {
   return addon().buildInfo();
+}
+
+/**
+ * The CPU panel form of a q8_0 matrix for Context.q8PanelMulMat: bytes it needs (rows % 16 == 0,
+ * row length % 32 == 0), and the repacking from a q8_0 tensor in host memory into an I8 tensor.
+ */
+export function q8PanelBytes(rows: number, k: number): number {
+  return addon().q8PanelBytes(rows, k);
+}
+
+export function q8PanelPack(src: Tensor, dst: Tensor): void {
+  addon().q8PanelPack(src, dst);
 }
 
 /** ggml's own GGUF reader (gguf.cpp), for interoperability checks. */
