@@ -61,7 +61,8 @@ static Napi::Value buildInfo(const Napi::CallbackInfo& info) {
   cpu.Set("amx_int8", ggml_cpu_has_amx_int8() != 0);
   out.Set("cpu", cpu);
   out.Set("geluErfCpu", jepa::geluErfCpuKernel());
-  out.Set("q8Panel", jepa::q8PanelAvailable());
+  const char* q8 = jepa::q8PanelBestKernel();
+  out.Set("q8Panel", q8 ? Napi::Value(Napi::String::New(env, q8)) : env.Null());
   out.Set("typeCount", static_cast<double>(GGML_TYPE_COUNT));
   return out;
 }

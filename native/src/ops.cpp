@@ -109,7 +109,12 @@ Napi::Value q8PanelMulMat(const Napi::CallbackInfo& info) {
   c.require(rows > 0 && rows % kQ8PanelRows == 0 && x->ne[0] % 32 == 0, "the q8_0 panel layout needs rows % 16 == 0 and k % 32 == 0");
   c.require(panel->type == GGML_TYPE_I8 && ggml_nelements(panel) == q8PanelBytes(rows, x->ne[0]),
             describe(panel) + " is not the panel of a " + std::to_string(rows) + " x " + std::to_string(x->ne[0]) + " q8_0 matrix");
-  return c.out(jepa::q8PanelMulMat(c.g(), panel, x, rows));
+  const char* best = q8PanelBestKernel();
+  std::string kernel = info.Length() > 3 && !info[3].IsUndefined() ? argString(info, 3, "kernel") : std::string(best ? best : "");
+  if (!q8PanelKernelAvailable(kernel.c_str()))
+    fail(c.env, "UNSUPPORTED", kernel.empty() ? std::string("this CPU has no VNNI for the q8_0 panel kernel")
+                                              : "this CPU cannot run the q8_0 panel kernel '" + kernel + "'");
+  return c.out(jepa::q8PanelMulMat(c.g(), panel, x, rows, kernel.c_str()));
 }
 Napi::Value silu(const Napi::CallbackInfo& info) { return unary<ggml_silu>(info, "silu", true); }
 Napi::Value tanh_(const Napi::CallbackInfo& info) { return unary<ggml_tanh>(info, "tanh", true); }

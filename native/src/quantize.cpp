@@ -85,7 +85,6 @@ Napi::Value packQ8Panel(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   ggml_tensor* src = argTensor(info, 0, "src")->tensor(env);
   ggml_tensor* dst = argTensor(info, 1, "dst")->tensor(env);
-  if (!q8PanelAvailable()) fail(env, "UNSUPPORTED", "this CPU has no AVX-512 VNNI for the q8_0 panel kernel");
   if (src->type != GGML_TYPE_Q8_0 || ggml_n_dims(src) != 2 || !ggml_is_contiguous(src))
     fail(env, "BAD_SHAPE", describe(src) + " is not a contiguous 2-D q8_0 matrix");
   if (src->ne[1] % kQ8PanelRows != 0)

@@ -69,7 +69,7 @@ export function linear(ctx: Context, x: Tensor, w: Weights, prefix: string, prec
   const panel = w.q8Panel(`${prefix}.weight`);
   // The panel kernel wants contiguous activations; a strided view keeps ggml's own q8_0 path.
   let y: Tensor;
-  if (panel && x.isContiguous) y = ctx.q8PanelMulMat(panel, x, weight.ne[1]);
+  if (panel && x.isContiguous) y = ctx.q8PanelMulMat(panel, x, weight.ne[1], w.q8PanelKernel);
   else {
     y = ctx.mulMat(weight, x);
     if (precF32) y.setPrecF32();

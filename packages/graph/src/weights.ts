@@ -3,6 +3,7 @@
 import { buildInfo, createContext, mapFile, q8PanelBytes, q8PanelPack, typeTraits, type Backend, type Buffer, type Context, type Mapping, type Tensor } from '@jepa/native';
 import type { GgufTensorInfo, ModelSpec } from '@jepa/gguf';
 import { GraphError } from './errors.js';
+import { q8PanelSetting } from './runtime-options.js';
 
 const GGML_Q8_0 = 8;
 const GGML_I8 = 24;
@@ -13,6 +14,8 @@ export interface Weights extends Disposable {
   has(name: string): boolean;
   /** The CPU panel form of a q8_0 matrix, for Context.q8PanelMulMat; undefined where there is none. */
   q8Panel(name: string): Tensor | undefined;
+  /** The panel kernel JEPA_Q8_PANEL names, or undefined for the CPU's fastest. */
+  readonly q8PanelKernel: string | undefined;
   /** The tensors live on the CPU backend, so graphs over them run there. */
   readonly onCpu: boolean;
   dispose(): void;
@@ -30,10 +33,10 @@ function repackCandidates(spec: ModelSpec, backend: Backend, panels: ReadonlySet
 
 /**
  * q8_0 matrices get this engine's AVX-512 VNNI panel layout on CPUs that have it (ggml has no x86
- * repacking for q8_0); the mapped original stays for every other use. JEPA_Q8_PANEL=0 turns it off.
+ * repacking for q8_0); the mapped original stays for every other use. JEPA_Q8_PANEL (runtime-options).
  */
 function panelCandidates(spec: ModelSpec, backend: Backend): GgufTensorInfo[] {
-  if (!backend.isCpu || process.env.JEPA_Q8_PANEL === '0' || !buildInfo().q8Panel) return [];
+  if (!backend.isCpu || !q8PanelSetting().enabled || !buildInfo().q8Panel) return [];
   return [...spec.tensors.values()].filter(
     (t) => t.type === GGML_Q8_0 && t.shape.length === 2 && t.shape[0]! % 32 === 0 && t.shape[1]! % 16 === 0,
   );
@@ -108,6 +111,7 @@ export function loadWeights(spec: ModelSpec, path: string, backend: Backend): We
     },
     has: (name) => tensors.has(name),
     q8Panel: (name) => panels.get(name),
+    q8PanelKernel: q8PanelSetting().kernel,
     onCpu: backend.isCpu,
     dispose,
     [Symbol.dispose]: dispose,

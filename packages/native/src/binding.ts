@@ -121,9 +121,10 @@ export interface Context extends Disposable {
   /**
    * ggml_mul_mat(w, x) for a q8_0 matrix w of `rows` rows on the CPU backend, from w repacked by
    * q8PanelPack into `panel`: x's rows are quantized to q8_0 blocks as ggml does, products are summed
-   * in int32 by AVX-512 VNNI. x: contiguous F32 with ne0 = w's row length. A GPU refuses the node.
+   * in int32 by VNNI. x: contiguous F32 with ne0 = w's row length. `kernel` picks one of the CPU's
+   * kernels (default: the fastest, BuildInfo.q8Panel); all give the same bits. A GPU refuses the node.
    */
-  q8PanelMulMat(panel: Tensor, x: Tensor, rows: number): Tensor;
+  q8PanelMulMat(panel: Tensor, x: Tensor, rows: number, kernel?: string): Tensor;
   silu(a: Tensor): Tensor;
   tanh(a: Tensor): Tensor;
   exp(a: Tensor): Tensor;
@@ -176,8 +177,8 @@ export interface BuildInfo {
   cpu: Record<string, boolean>;
   /** The erff behind Context.geluErfCpu: 'libmvec-avx512', 'libmvec-avx2' or 'scalar'. */
   geluErfCpu: string;
-  /** This CPU runs Context.q8PanelMulMat (AVX-512 VNNI). */
-  q8Panel: boolean;
+  /** The fastest kernel of Context.q8PanelMulMat this CPU runs ('avx512-vnni', 'avx-vnni'), or null. */
+  q8Panel: string | null;
   typeCount: number;
 }
 

@@ -62,7 +62,7 @@ function relMax(got: Float32Array, ref: ArrayLike<number>): number {
   return num / den;
 }
 
-describe.skipIf(!buildInfo().q8Panel)('q8_0 panel kernel (AVX-512 VNNI)', () => {
+describe.skipIf(!buildInfo().q8Panel)('q8_0 panel kernel (VNNI)', () => {
   const rows = 48;
   const k = 96;
   const shape = [k, 13, 2]; // 26 tokens: tiles of 8 and single tails on both threads
@@ -106,6 +106,33 @@ describe.skipIf(!buildInfo().q8Panel)('q8_0 panel kernel (AVX-512 VNNI)', () => 
       const [got] = await run(one, [one.q8PanelMulMat(panel, xm, rows)], [{ tensor: xm, data: data.subarray(m * k, (m + 1) * k) }]);
       expect(Buffer.from(got!.buffer).equals(Buffer.from(all!.buffer, m * rows * 4, rows * 4))).toBe(true);
     }
+  });
+
+  it('gives the same bits on every kernel this CPU runs', async () => {
+    const kernels = ['avx512-vnni', 'avx-vnni'].filter((name) => {
+      const ctx = createContext(4);
+      try {
+        ctx.q8PanelMulMat(ctx.newTensor(I8, [q8PanelBytes(16, 32)]), ctx.newTensor(F32, [32, 1]), 16, name);
+        return true;
+      } catch {
+        return false;
+      }
+    });
+    expect(kernels).toContain(buildInfo().q8Panel);
+    const { panel } = await weight(rows, k, 12);
+    const data = uniform(k * 26, 13, -2, 2);
+    const results: Buffer[] = [];
+    for (const name of kernels) {
+      const ctx = createContext(8);
+      const x = ctx.newTensor(F32, shape);
+      const [got] = await run(ctx, [ctx.q8PanelMulMat(panel, x, rows, name)], [{ tensor: x, data }]);
+      results.push(Buffer.from(got!.buffer));
+    }
+    for (const r of results) expect(r.equals(results[0]!)).toBe(true);
+    const ctx = createContext(4);
+    expect(() => ctx.q8PanelMulMat(panel, ctx.newTensor(F32, [k, 1]), rows, 'sse9')).toThrowError(
+      expect.objectContaining({ code: 'UNSUPPORTED' }),
+    );
   });
 
   it('refuses shapes the layout cannot hold, naming them', async () => {
