@@ -65,6 +65,7 @@ Napi::Function Mapping::define(Napi::Env env) {
                          InstanceAccessor<&Mapping::path>("path"),
                          InstanceMethod<&Mapping::toBuffer>("toBuffer"),
                          InstanceMethod<&Mapping::read>("read"),
+                         InstanceMethod<&Mapping::release>("release"),
                          InstanceMethod<&Mapping::dispose>("dispose"),
                      });
 }
@@ -107,6 +108,20 @@ static void checkRange(Napi::Env env, const MappingRes& m, int64_t offset, int64
       static_cast<uint64_t>(length) > m.length - static_cast<uint64_t>(offset))
     fail(env, "OUT_OF_RANGE", "bytes [" + std::to_string(offset) + ", +" + std::to_string(length) + ") are outside " +
                                   m.path + " (" + std::to_string(m.length) + " bytes)");
+}
+
+// release(offset, length): drops the resident pages wholly inside the range (MADV_DONTNEED). The
+// bytes stay readable: a later access reads them from the file again.
+void Mapping::release(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  auto m = res(env);
+  int64_t offset = argInt(info, 0, "offset");
+  int64_t length = argInt(info, 1, "length");
+  checkRange(env, *m, offset, length);
+  const int64_t page = sysconf(_SC_PAGESIZE);
+  const int64_t first = (offset + page - 1) / page * page;
+  const int64_t end = (offset + length) / page * page;
+  if (end > first) madvise(static_cast<char*>(m->addr) + first, static_cast<size_t>(end - first), MADV_DONTNEED);
 }
 
 // toBuffer(offset, length): a CPU buffer over the mapped bytes, zero-copy.

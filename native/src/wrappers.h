@@ -54,6 +54,7 @@ class Mapping : public Napi::ObjectWrap<Mapping> {
   Napi::Value path(const Napi::CallbackInfo& info);
   Napi::Value toBuffer(const Napi::CallbackInfo& info);
   Napi::Value read(const Napi::CallbackInfo& info);
+  void release(const Napi::CallbackInfo& info);
   void dispose(const Napi::CallbackInfo& info);
   std::shared_ptr<MappingRes> res_;
 };

@@ -25,7 +25,7 @@ export async function writeReport(o: ReportOptions, log: (s: string) => void): P
   const peers = await runPeersBench({ threads: o.threads, warmup: 2, rounds: 15, dir: 'tmp/peers', types: PEER_TYPES }, log);
   const ortOps = await runOrtProfile({ threads: o.threads, runs: 10, warmup: 3, dir: 'tmp/peers' }, log);
   const ours = await runEncoderBench(
-    { models: ['tmp/peers/vit_b16-f32.gguf'], dtypes: [], threads: [o.threads], batches: [1], sizes: [], frames: [], repeat: 5, warmup: 1, dir: 'tmp/bench-models', noFlash: false, profile: true },
+    { models: ['tmp/peers/vit_b16-f32.gguf', 'tmp/peers/vit_b16-q8_0.gguf'], dtypes: [], threads: [o.threads], batches: [1], sizes: [], frames: [], repeat: 5, warmup: 1, dir: 'tmp/bench-models', noFlash: false, profile: true },
     log,
   );
   const text = [
@@ -46,9 +46,10 @@ export async function writeReport(o: ReportOptions, log: (s: string) => void): P
     '',
     peersMarkdown(peers),
     '',
-    '### Where the time goes (the same f32 weights, one image)',
+    '### Where the time goes (the same weights, one image)',
     '',
-    'This engine, node by node (`pnpm -s jepa-bench encoder -m tmp/peers/vit_b16-f32.gguf --profile`):',
+    'This engine, node by node (`pnpm -s jepa-bench encoder -m tmp/peers/vit_b16-f32.gguf,tmp/peers/vit_b16-q8_0.gguf --profile`;',
+    'CUSTOM is the q8_0 panel kernel, MAP_CUSTOM1 the vectorised GELU(erf)):',
     '',
     opsMarkdown(ours),
     '',

@@ -90,6 +90,7 @@ export function loadWeights(spec: ModelSpec, path: string, backend: Backend): We
       for (const [info, panel] of made) {
         q8PanelPack(tensors.get(info.name)!, panel);
         panels.set(info.name, panel);
+        mapping.release(info.offset, info.nbytes); // the panel replaces it in memory
       }
     }
   } catch (err) {

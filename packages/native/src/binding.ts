@@ -53,6 +53,8 @@ export interface Mapping extends Disposable {
   toBuffer(offset: number, length: number): Buffer;
   /** A copy of bytes [offset, offset + length): headers and checks, not weights. */
   read(offset: number, length: number): Uint8Array;
+  /** Lets the kernel drop the resident pages of [offset, offset + length); they stay readable. */
+  release(offset: number, length: number): void;
   dispose(): void;
 }
 

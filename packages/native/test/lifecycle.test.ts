@@ -176,6 +176,21 @@ describe('memory', () => {
     expect(w.get(new Float32Array(64))[3]).toBe(values[3]);
   });
 
+  it('release() drops resident pages but the bytes stay readable from the file', () => {
+    const values = uniform(3 * 4096, 9); // 48 KiB: whole pages inside the released range
+    const file = join(tmp, 'release.bin');
+    writeFileSync(file, Buffer.from(values.buffer));
+    const mapping = mapFile(file);
+    const ctx = createContext(2);
+    const w = ctx.newTensor(F32, [4096, 3]);
+    w.bind(mapping.toBuffer(0, mapping.length), 0);
+    expect(Array.from(w.get(new Float32Array(values.length)))).toEqual(Array.from(values));
+    mapping.release(100, mapping.length - 200);
+    expect(Array.from(w.get(new Float32Array(values.length)))).toEqual(Array.from(values));
+    expect(() => mapping.release(0, mapping.length + 1)).toThrowError(expect.objectContaining({ code: 'OUT_OF_RANGE' }));
+    mapping.dispose();
+  });
+
   it('refuses out-of-file and out-of-buffer placements', () => {
     const file = join(tmp, 'small.bin');
     writeFileSync(file, Buffer.alloc(64));
