@@ -35,7 +35,7 @@ program
   .command('encoder')
   .description('encoder ms per item on real-size models with random weights (forged once into --dir)')
   .option('-m, --models <list>', `presets (${Object.keys(PRESETS).join(', ')}) or .gguf files`, list, ['vit-b16'])
-  .option('--dtype <list>', 'f32,f16', list, ['f32'])
+  .option('--dtype <list>', 'f32, f16, q8_0, q4_k, q4_0 (quantized: the f32 preset through jepa-quantize)', list, ['f32'])
   .option('-t, --threads <list>', 'thread counts', intList, [2])
   .option('-b, --batch <list>', 'image batch sizes (clips always run one per graph)', intList, [1])
   .option('--size <list>', 'input sizes in pixels (default: the preset\'s)', intList, [])

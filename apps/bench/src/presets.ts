@@ -1,6 +1,8 @@
 // Real-size model shapes with random weights, forged once into tmp/bench-models/ and reused.
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, renameSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { GgmlType, forgeModel, type Family, type ModelHparams } from '@jepa/gguf';
 
 export interface Preset {
@@ -24,16 +26,28 @@ export const PRESETS: Record<string, Preset> = {
   'vit-ti14': { family: 'hfvit', title: 'ViT-Ti/14 (the LeWM encoder shape)', dim: 192, layers: 12, heads: 3, ffn: 768, patch: 14, tubelet: 1, size: 224, frames: 1 },
 };
 
+const quantizeMain = resolve(fileURLToPath(import.meta.url), '../../../quantize/dist/main.js');
+
 const FILE_TYPES: Record<string, [number, number]> = { f32: [GgmlType.F32, 0], f16: [GgmlType.F16, 1] };
+
+/** Quantized presets are the f32 preset through jepa-quantize. */
+const QUANTIZED = ['q8_0', 'q4_k', 'q4_0'];
 
 export function presetModel(name: string, dtype: string, dir: string): string {
   const p = PRESETS[name];
   if (!p) throw new Error(`unknown model preset '${name}' (${Object.keys(PRESETS).join(', ')})`);
   const types = FILE_TYPES[dtype];
-  if (!types) throw new Error(`unknown dtype '${dtype}' (f32, f16)`);
+  if (!types && !QUANTIZED.includes(dtype.toLowerCase())) throw new Error(`unknown dtype '${dtype}' (f32, f16, ${QUANTIZED.join(', ')})`);
   mkdirSync(dir, { recursive: true });
   const path = join(dir, `${name}-${dtype}.gguf`);
   if (existsSync(path)) return path;
+  if (!types) {
+    const f32 = presetModel(name, 'f32', dir);
+    const r = spawnSync(process.execPath, [quantizeMain, f32, `${path}.partial`, dtype], { stdio: ['ignore', 'ignore', 'inherit'] });
+    if (r.status !== 0) throw new Error(`jepa-quantize ${dtype} of ${f32} failed`);
+    renameSync(`${path}.partial`, path);
+    return path;
+  }
   const grid = p.size / p.patch;
   forgeModel(p.family, {
     seed: 7,
