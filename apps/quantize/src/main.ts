@@ -9,6 +9,11 @@ const program = new Command('jepa-quantize')
   .argument('<out>', 'the output .gguf')
   .argument('<type>', TARGETS.join(' | '))
   .option('--keep <substr...>', 'keep tensors whose name contains any of these')
+  .addHelpText(
+    'after',
+    '\nOn x86 CPUs with VNNI (AVX-512 or AVX-VNNI) q8_0 is the fastest type and the closest to f32;\n' +
+      'the 4- to 6-bit types make smaller files and run on ggml\'s kernels. `jepa devices` says which.',
+  )
   .action(async (input: string, output: string, type: string, opts: { keep?: string[] }) => {
     const target = type.toLowerCase() as Target;
     if (!TARGETS.includes(target)) throw new Error(`unknown type '${type}' (use ${TARGETS.join(', ')})`);
