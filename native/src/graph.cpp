@@ -49,24 +49,22 @@ Napi::Value Graph::isBusy(const Napi::CallbackInfo& info) {
   return Napi::Boolean::New(info.Env(), res_ && res_->busy.load());
 }
 
-// nodes() -> one description per node: "'name' OP type [ne...]"
-Napi::Value Graph::nodes(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  ggml_cgraph* g = res(env)->graph;
+template <typename F>
+static Napi::Array perNode(Napi::Env env, ggml_cgraph* g, F text) {
   int n = ggml_graph_n_nodes(g);
   Napi::Array out = Napi::Array::New(env, n);
-  for (int i = 0; i < n; ++i) out.Set(static_cast<uint32_t>(i), describe(ggml_graph_node(g, i)));
+  for (int i = 0; i < n; ++i) out.Set(static_cast<uint32_t>(i), text(ggml_graph_node(g, i)));
   return out;
+}
+
+// nodes() -> one description per node: "'name' OP type [ne...]"
+Napi::Value Graph::nodes(const Napi::CallbackInfo& info) {
+  return perNode(info.Env(), res(info.Env())->graph, [](const ggml_tensor* t) { return describe(t); });
 }
 
 // ops() -> each node's op, as ggml names it ("MUL_MAT", "FLASH_ATTN_EXT", unary ops by their own name).
 Napi::Value Graph::ops(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  ggml_cgraph* g = res(env)->graph;
-  int n = ggml_graph_n_nodes(g);
-  Napi::Array out = Napi::Array::New(env, n);
-  for (int i = 0; i < n; ++i) out.Set(static_cast<uint32_t>(i), ggml_op_desc(ggml_graph_node(g, i)));
-  return out;
+  return perNode(info.Env(), res(info.Env())->graph, [](const ggml_tensor* t) { return std::string(ggml_op_desc(t)); });
 }
 
 // Nodes the backend cannot run, and leaf tensors whose memory it cannot read.
