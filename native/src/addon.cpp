@@ -1,6 +1,6 @@
 // Module entry: the classes, device listing, type traits, quantizers and build facts.
 #include "cpu/gelu_erf.h"
-#include "cpu/q8_panel.h"
+#include "cpu/panel.h"
 #include "wrappers.h"
 
 namespace jepa {
@@ -8,8 +8,8 @@ namespace jepa {
 Napi::Value typeTraits(const Napi::CallbackInfo& info);
 Napi::Value quantize(const Napi::CallbackInfo& info);
 Napi::Value dequantize(const Napi::CallbackInfo& info);
-Napi::Value packQ8Panel(const Napi::CallbackInfo& info);
-Napi::Value q8PanelBytesFor(const Napi::CallbackInfo& info);
+Napi::Value packPanel(const Napi::CallbackInfo& info);
+Napi::Value panelBytesFor(const Napi::CallbackInfo& info);
 Napi::Value ggufInfo(const Napi::CallbackInfo& info);
 
 static const char* deviceType(ggml_backend_dev_t dev) {
@@ -61,8 +61,8 @@ static Napi::Value buildInfo(const Napi::CallbackInfo& info) {
   cpu.Set("amx_int8", ggml_cpu_has_amx_int8() != 0);
   out.Set("cpu", cpu);
   out.Set("geluErfCpu", jepa::geluErfCpuKernel());
-  const char* q8 = jepa::q8PanelBestKernel();
-  out.Set("q8Panel", q8 ? Napi::Value(Napi::String::New(env, q8)) : env.Null());
+  const char* panel = jepa::panelBestKernel();
+  out.Set("panelKernel", panel ? Napi::Value(Napi::String::New(env, panel)) : env.Null());
   out.Set("typeCount", static_cast<double>(GGML_TYPE_COUNT));
   return out;
 }
@@ -100,8 +100,8 @@ static Napi::Object init(Napi::Env env, Napi::Object exports) {
   exports.Set("typeTraits", Napi::Function::New(env, typeTraits, "typeTraits"));
   exports.Set("quantize", Napi::Function::New(env, quantize, "quantize"));
   exports.Set("dequantize", Napi::Function::New(env, dequantize, "dequantize"));
-  exports.Set("q8PanelPack", Napi::Function::New(env, packQ8Panel, "q8PanelPack"));
-  exports.Set("q8PanelBytes", Napi::Function::New(env, q8PanelBytesFor, "q8PanelBytes"));
+  exports.Set("panelPack", Napi::Function::New(env, packPanel, "panelPack"));
+  exports.Set("panelBytes", Napi::Function::New(env, panelBytesFor, "panelBytes"));
   exports.Set("ggufInfo", Napi::Function::New(env, ggufInfo, "ggufInfo"));
   exports.Set("setErrorClass", Napi::Function::New(env, setErrorClass, "setErrorClass"));
   return exports;

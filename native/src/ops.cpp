@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "cpu/gelu_erf.h"
-#include "cpu/q8_panel.h"
+#include "cpu/panel.h"
 #include "wrappers.h"
 
 namespace jepa {
@@ -100,21 +100,23 @@ Napi::Value geluErfCpu(const Napi::CallbackInfo& info) {
   c.require(a->type == GGML_TYPE_F32 && ggml_is_contiguous(a), describe(a) + " is not a contiguous F32 tensor");
   return c.out(jepa::geluErfCpu(c.g(), a));
 }
-Napi::Value q8PanelMulMat(const Napi::CallbackInfo& info) {
-  OpCall c(info, "q8PanelMulMat");
+Napi::Value panelMulMat(const Napi::CallbackInfo& info) {
+  OpCall c(info, "panelMulMat");
   ggml_tensor* panel = c.in(0, "panel");
   ggml_tensor* x = c.in(1, "x");
   int64_t rows = argInt(info, 2, "rows");
+  ggml_type type = argType(info, 3);
   c.require(x->type == GGML_TYPE_F32 && ggml_is_contiguous(x), describe(x) + " is not a contiguous F32 tensor");
-  c.require(rows > 0 && rows % kQ8PanelRows == 0 && x->ne[0] % 32 == 0, "the q8_0 panel layout needs rows % 16 == 0 and k % 32 == 0");
-  c.require(panel->type == GGML_TYPE_I8 && ggml_nelements(panel) == q8PanelBytes(rows, x->ne[0]),
-            describe(panel) + " is not the panel of a " + std::to_string(rows) + " x " + std::to_string(x->ne[0]) + " q8_0 matrix");
-  const char* best = q8PanelBestKernel();
-  std::string kernel = info.Length() > 3 && !info[3].IsUndefined() ? argString(info, 3, "kernel") : std::string(best ? best : "");
-  if (!q8PanelKernelAvailable(kernel.c_str()))
-    fail(c.env, "UNSUPPORTED", kernel.empty() ? std::string("this CPU has no VNNI for the q8_0 panel kernel")
-                                              : "this CPU cannot run the q8_0 panel kernel '" + kernel + "'");
-  return c.out(jepa::q8PanelMulMat(c.g(), panel, x, rows, kernel.c_str()));
+  const int64_t bytes = panelBytes(type, rows, x->ne[0]);
+  c.require(bytes >= 0, std::string(ggml_type_name(type)) + " has no panel form of " + std::to_string(rows) + " rows of " + std::to_string(x->ne[0]));
+  c.require(panel->type == GGML_TYPE_I8 && ggml_nelements(panel) == bytes,
+            describe(panel) + " is not the panel of a " + std::to_string(rows) + " x " + std::to_string(x->ne[0]) + " " + ggml_type_name(type) + " matrix");
+  const char* best = panelBestKernel();
+  std::string kernel = info.Length() > 4 && !info[4].IsUndefined() ? argString(info, 4, "kernel") : std::string(best ? best : "");
+  if (!panelKernelAvailable(kernel.c_str()))
+    fail(c.env, "UNSUPPORTED", kernel.empty() ? std::string("this CPU has no VNNI for the panel kernels")
+                                              : "this CPU cannot run the panel kernel '" + kernel + "'");
+  return c.out(jepa::panelMulMat(c.g(), panel, x, rows, type, kernel.c_str()));
 }
 Napi::Value silu(const Napi::CallbackInfo& info) { return unary<ggml_silu>(info, "silu", true); }
 Napi::Value tanh_(const Napi::CallbackInfo& info) { return unary<ggml_tanh>(info, "tanh", true); }
@@ -318,7 +320,7 @@ void defineOps(Napi::Env env, Napi::Object proto) {
   const std::pair<const char*, Napi::Value (*)(const Napi::CallbackInfo&)> ops[] = {
       {"newTensor", newTensor}, {"mulMat", mulMat},   {"add", add},           {"sub", sub},
       {"mul", mul},             {"div", div},         {"scale", scale},       {"norm", norm},
-      {"gelu", gelu},           {"geluErf", geluErf}, {"geluErfCpu", geluErfCpu}, {"q8PanelMulMat", q8PanelMulMat}, {"silu", silu},         {"tanh", tanh_},
+      {"gelu", gelu},           {"geluErf", geluErf}, {"geluErfCpu", geluErfCpu}, {"panelMulMat", panelMulMat}, {"silu", silu},         {"tanh", tanh_},
       {"exp", exp_},            {"sqr", sqr},         {"sqrt", sqrt_},        {"mean", mean},
       {"sumRows", sumRows},     {"clamp", clamp},     {"softMaxExt", softMaxExt}, {"flashAttnExt", flashAttnExt},
       {"concat", concat},       {"getRows", getRows}, {"roll", roll},         {"cont", cont},

@@ -1,7 +1,7 @@
 // Type traits and the quantizers: ggml's own code, row blocks at a time.
 #include <cstring>
 
-#include "cpu/q8_panel.h"
+#include "cpu/panel.h"
 #include "wrappers.h"
 
 namespace jepa {
@@ -79,32 +79,30 @@ Napi::Value dequantize(const Napi::CallbackInfo& info) {
   return out;
 }
 
-// q8PanelPack(src: Tensor, dst: Tensor): repacks a q8_0 matrix held in host memory into the CPU
-// panel layout of Context.q8PanelMulMat; dst is an I8 tensor of q8PanelBytes(rows, k) elements.
-Napi::Value packQ8Panel(const Napi::CallbackInfo& info) {
+// panelPack(src: Tensor, dst: Tensor): repacks a q8_0 / q4_0 / q4_K matrix held in host memory into
+// the CPU panel layout of Context.panelMulMat; dst is an I8 tensor of panelBytes(type, rows, k).
+Napi::Value packPanel(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   ggml_tensor* src = argTensor(info, 0, "src")->tensor(env);
   ggml_tensor* dst = argTensor(info, 1, "dst")->tensor(env);
-  if (src->type != GGML_TYPE_Q8_0 || ggml_n_dims(src) != 2 || !ggml_is_contiguous(src))
-    fail(env, "BAD_SHAPE", describe(src) + " is not a contiguous 2-D q8_0 matrix");
-  if (src->ne[1] % kQ8PanelRows != 0)
-    fail(env, "BAD_SHAPE", describe(src) + " has " + std::to_string(src->ne[1]) + " rows, not a multiple of " + std::to_string(kQ8PanelRows));
-  if (dst->type != GGML_TYPE_I8 || ggml_nelements(dst) != q8PanelBytes(src->ne[1], src->ne[0]) || !ggml_is_contiguous(dst))
-    fail(env, "BAD_SHAPE", describe(dst) + " is not an I8 tensor of " + std::to_string(q8PanelBytes(src->ne[1], src->ne[0])) + " bytes");
+  if (ggml_n_dims(src) != 2 || !ggml_is_contiguous(src)) fail(env, "BAD_SHAPE", describe(src) + " is not a contiguous 2-D matrix");
+  const int64_t bytes = panelBytes(src->type, src->ne[1], src->ne[0]);
+  if (bytes < 0) fail(env, "BAD_SHAPE", describe(src) + " has no panel form (q8_0, q4_0 or q4_K with rows % 16 == 0)");
+  if (dst->type != GGML_TYPE_I8 || ggml_nelements(dst) != bytes || !ggml_is_contiguous(dst))
+    fail(env, "BAD_SHAPE", describe(dst) + " is not an I8 tensor of " + std::to_string(bytes) + " bytes");
   for (ggml_tensor* t : {src, dst})
     if (!t->data || !t->buffer || !ggml_backend_buffer_is_host(t->buffer))
       fail(env, "BAD_ARGUMENT", describe(t) + " is not in host memory");
-  q8PanelPack(src->data, src->ne[1], src->ne[0], dst->data);
+  panelPack(src->type, src->data, src->ne[1], src->ne[0], dst->data);
   return env.Undefined();
 }
 
-// q8PanelBytes(rows, k): bytes of the panel form of a q8_0 matrix.
-Napi::Value q8PanelBytesFor(const Napi::CallbackInfo& info) {
-  int64_t rows = argInt(info, 0, "rows");
-  int64_t k = argInt(info, 1, "k");
-  if (rows < 1 || k < 1 || rows % kQ8PanelRows != 0 || k % 32 != 0)
-    fail(info.Env(), "BAD_SHAPE", "the q8_0 panel layout needs rows % 16 == 0 and k % 32 == 0");
-  return Napi::Number::New(info.Env(), static_cast<double>(q8PanelBytes(rows, k)));
+// panelBytes(type, rows, k): bytes of the panel form of a matrix.
+Napi::Value panelBytesFor(const Napi::CallbackInfo& info) {
+  ggml_type type = argType(info, 0);
+  const int64_t bytes = panelBytes(type, argInt(info, 1, "rows"), argInt(info, 2, "k"));
+  if (bytes < 0) fail(info.Env(), "BAD_SHAPE", std::string(ggml_type_name(type)) + " has no panel form of that shape (q8_0, q4_0 or q4_K; rows % 16 == 0)");
+  return Napi::Number::New(info.Env(), static_cast<double>(bytes));
 }
 
 }  // namespace jepa

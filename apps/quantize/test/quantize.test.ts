@@ -71,20 +71,29 @@ describe('jepa-quantize', () => {
 });
 
 describe('repacked weights', () => {
+  // With the engine's own panel kernels off (JEPA_PANEL=0), q4_0 goes to ggml's repacking buffer.
   it('q4_0 matrices load into the CPU repacking buffer and compute as the mapped ones do', async () => {
     const src = forgeModel('vjepa2', { path: join(tmp, 'repack-src.gguf'), edit: (h) => ({ ...h, enc: { ...h.enc, ffnDim: 64 } }) });
     const out = join(tmp, 'repack-q4_0.gguf');
     await quantizeFile(src.path, out, 'q4_0');
-    const repacked = await Model.load(out, { threads: 2 });
+    process.env.JEPA_PANEL = '0';
+    let repacked: Model;
+    try {
+      repacked = await Model.load(out, { threads: 2 });
+    } finally {
+      delete process.env.JEPA_PANEL;
+    }
     expect(repacked.weights.get('enc.blk.0.attn.qkv.weight').bufferType).toBe('CPU_REPACK');
     expect(repacked.weights.get('enc.blk.0.attn.qkv.weight').repacked).toBe(true);
     expect(repacked.weights.get('enc.blk.0.ln1.weight').bufferType).toBe('CPU_Mapped');
     process.env.JEPA_REPACK = '0';
+    process.env.JEPA_PANEL = '0';
     let plain: Model;
     try {
       plain = await Model.load(out, { threads: 2 });
     } finally {
       delete process.env.JEPA_REPACK;
+      delete process.env.JEPA_PANEL;
     }
     expect(plain.weights.get('enc.blk.0.attn.qkv.weight').bufferType).toBe('CPU_Mapped');
     const data = Float32Array.from({ length: 3 * 4 * 8 * 8 }, (_, i) => Math.sin(i * 0.31));

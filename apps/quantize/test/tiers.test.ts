@@ -38,36 +38,36 @@ describe.each(FIXTURE_TABLE)('$folder', (f) => {
   });
 });
 
-describe.skipIf(!buildInfo().q8Panel)('q8_0 on the AVX-512 VNNI panel kernel', () => {
-  it('takes every q8_0 matrix it can hold, keeps batched = per item bit for bit, and JEPA_Q8_PANEL=0 turns it off', async () => {
+describe.skipIf(!buildInfo().panelKernel)('quantized matrices on the VNNI panel kernels', () => {
+  it.each(['q8_0', 'q4_0'] as const)('%s: every matrix it can hold, batched = per item bit for bit, JEPA_PANEL=0 turns it off', async (target) => {
     const f = FIXTURE_TABLE.find((x) => x.folder === 'hfvit')!;
-    const f32 = join(tmp, 'panel-f32.gguf');
-    const q8 = join(tmp, 'panel-q8_0.gguf');
+    const f32 = join(tmp, `panel-${target}-f32.gguf`);
+    const q8 = join(tmp, `panel-${target}.gguf`);
     await convertCheckpoint(f.src, f32, { ...f.options, dtype: 'f32' });
-    await quantizeFile(f32, q8, 'q8_0');
+    await quantizeFile(f32, q8, target);
     const one = npy(f.folder, f.cases[0]!.input);
     const batch = { data: new Float32Array(3 * one.data.length), shape: [3, ...one.shape.slice(1)] };
     for (let i = 0; i < 3; i++) batch.data.set(one.data.map((v, j) => v + 0.01 * i * Math.sin(j)), i * one.data.length);
 
     const model = await Model.load(q8, { threads: 2 });
-    const q8Names = [...model.spec.tensors.values()].filter((t) => t.type === 8).map((t) => t.name);
+    const q8Names = [...model.spec.tensors.values()].filter((t) => t.type === (target === 'q8_0' ? 8 : 2)).map((t) => t.name);
     expect(q8Names.length).toBeGreaterThan(0);
-    for (const name of q8Names) expect(model.weights.q8Panel(name), name).toBeDefined();
+    for (const name of q8Names) expect(model.weights.panel(name), name).toBeDefined();
     const batched = await model.createContext().encode(batch);
     const single = await model.createContext({ maxBatch: 1 }).encode(batch);
     expect(Buffer.from(batched.tokens.buffer).equals(Buffer.from(single.tokens.buffer))).toBe(true);
 
-    process.env.JEPA_Q8_PANEL = '0';
+    process.env.JEPA_PANEL = '0';
     try {
       const plain = await Model.load(q8, { threads: 2 });
-      expect(q8Names.every((name) => plain.weights.q8Panel(name) === undefined)).toBe(true);
+      expect(q8Names.every((name) => plain.weights.panel(name) === undefined)).toBe(true);
       const ggmlOut = await plain.createContext().encode(batch);
       const agree = compareTokens(batched.tokens, ggmlOut.tokens, batched.dim);
-      expect(agree.minCos).toBeGreaterThan(0.9999);
+      expect(agree.minCos).toBeGreaterThan(target === 'q8_0' ? 0.9999 : 0.999);
       expect(Buffer.from(ggmlOut.tokens.buffer).equals(Buffer.from(batched.tokens.buffer))).toBe(false);
       plain.dispose();
     } finally {
-      delete process.env.JEPA_Q8_PANEL;
+      delete process.env.JEPA_PANEL;
     }
     model.dispose();
   });

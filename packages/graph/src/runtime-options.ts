@@ -1,5 +1,5 @@
 // The engine's environment switches, read once per call site: JEPA_MAX_BATCH, JEPA_MAX_GRAPH_MIB,
-// JEPA_KV_F16 / JEPA_KV_F32, JEPA_VALIDATE_GRAPH, JEPA_Q8_PANEL.
+// JEPA_KV_F16 / JEPA_KV_F32, JEPA_VALIDATE_GRAPH, JEPA_PANEL.
 import { GraphError } from './errors.js';
 
 function positiveInt(name: string, fallback: number): number {
@@ -26,11 +26,11 @@ export function kvOverride(): 'f16' | 'f32' | undefined {
 export const gpuPrecF32 = () => process.env.JEPA_GPU_PREC !== 'f16';
 
 /**
- * JEPA_Q8_PANEL: unset = q8_0 matrices on the CPU use the fastest VNNI panel kernel the CPU has;
- * `0` = ggml's own q8_0 path; a kernel name (`avx512-vnni`, `avx-vnni`) = that kernel.
+ * JEPA_PANEL: unset = q8_0, q4_0 and q4_K matrices on the CPU use the fastest VNNI panel kernel the
+ * CPU has; `0` = ggml's own kernels; a kernel name (`avx512-vnni`, `avx-vnni`) = that kernel.
  */
-export function q8PanelSetting(): { enabled: boolean; kernel: string | undefined } {
-  const raw = process.env.JEPA_Q8_PANEL;
+export function panelSetting(): { enabled: boolean; kernel: string | undefined } {
+  const raw = process.env.JEPA_PANEL;
   if (raw === undefined || raw === '' || raw === '1') return { enabled: true, kernel: undefined };
   if (raw === '0') return { enabled: false, kernel: undefined };
   return { enabled: true, kernel: raw };

@@ -1,21 +1,21 @@
 // The model's tensors as ggml tensors: bound zero-copy to the mapped file on the CPU, uploaded
 // into one device buffer elsewhere.
-import { buildInfo, createContext, mapFile, q8PanelBytes, q8PanelPack, typeTraits, type Backend, type Buffer, type Context, type Mapping, type Tensor } from '@jepa/native';
+import { buildInfo, createContext, mapFile, panelBytes, panelPack, typeTraits, type Backend, type Buffer, type Context, type Mapping, type Tensor } from '@jepa/native';
 import type { GgufTensorInfo, ModelSpec } from '@jepa/gguf';
 import { GraphError } from './errors.js';
-import { q8PanelSetting } from './runtime-options.js';
+import { panelSetting } from './runtime-options.js';
 
-const GGML_Q8_0 = 8;
+const PANEL_TYPES = new Set([2, 8, 12]); // q4_0, q8_0, q4_K
 const GGML_I8 = 24;
 
 export interface Weights extends Disposable {
   /** The named tensor; a GraphError names a tensor the file does not have. */
   get(name: string): Tensor;
   has(name: string): boolean;
-  /** The CPU panel form of a q8_0 matrix, for Context.q8PanelMulMat; undefined where there is none. */
-  q8Panel(name: string): Tensor | undefined;
-  /** The panel kernel JEPA_Q8_PANEL names, or undefined for the CPU's fastest. */
-  readonly q8PanelKernel: string | undefined;
+  /** The CPU panel form of a quantized matrix, for Context.panelMulMat; undefined where there is none. */
+  panel(name: string): Tensor | undefined;
+  /** The panel kernel JEPA_PANEL names, or undefined for the CPU's fastest. */
+  readonly panelKernel: string | undefined;
   /** The tensors live on the CPU backend, so graphs over them run there. */
   readonly onCpu: boolean;
   dispose(): void;
@@ -32,14 +32,23 @@ function repackCandidates(spec: ModelSpec, backend: Backend, panels: ReadonlySet
 }
 
 /**
- * q8_0 matrices get this engine's AVX-512 VNNI panel layout on CPUs that have it (ggml has no x86
- * repacking for q8_0); the mapped original stays for every other use. JEPA_Q8_PANEL (runtime-options).
+ * q8_0, q4_0 and q4_K matrices get this engine's VNNI panel layout on CPUs that have it, in place of
+ * ggml's kernels (ggml has no x86 repacking for q8_0 at all); the mapped original stays readable for
+ * any other use. JEPA_PANEL (runtime-options).
  */
 function panelCandidates(spec: ModelSpec, backend: Backend): GgufTensorInfo[] {
-  if (!backend.isCpu || !q8PanelSetting().enabled || !buildInfo().q8Panel) return [];
+  if (!backend.isCpu || !panelSetting().enabled || !buildInfo().panelKernel) return [];
   return [...spec.tensors.values()].filter(
-    (t) => t.type === GGML_Q8_0 && t.shape.length === 2 && t.shape[0]! % 32 === 0 && t.shape[1]! % 16 === 0,
+    (t) => PANEL_TYPES.has(t.type) && t.shape.length === 2 && panelBytesOrNull(t.type, t.shape[1]!, t.shape[0]!) !== null,
   );
+}
+
+function panelBytesOrNull(type: number, rows: number, k: number): number | null {
+  try {
+    return panelBytes(type, rows, k);
+  } catch {
+    return null;
+  }
 }
 
 export function loadWeights(spec: ModelSpec, path: string, backend: Backend): Weights {
@@ -85,10 +94,10 @@ export function loadWeights(spec: ModelSpec, path: string, backend: Backend): We
     if (panelInfos.length > 0) {
       const ctx = createContext(panelInfos.length + 2);
       contexts.push(ctx);
-      const made = panelInfos.map((info) => [info, ctx.newTensor(GGML_I8, [q8PanelBytes(info.shape[1]!, info.shape[0]!)])] as const);
+      const made = panelInfos.map((info) => [info, ctx.newTensor(GGML_I8, [panelBytes(info.type, info.shape[1]!, info.shape[0]!)])] as const);
       buffers.push(ctx.allocate(backend));
       for (const [info, panel] of made) {
-        q8PanelPack(tensors.get(info.name)!, panel);
+        panelPack(tensors.get(info.name)!, panel);
         panels.set(info.name, panel);
         mapping.release(info.offset, info.nbytes); // the panel replaces it in memory
       }
@@ -111,8 +120,8 @@ export function loadWeights(spec: ModelSpec, path: string, backend: Backend): We
       return t;
     },
     has: (name) => tensors.has(name),
-    q8Panel: (name) => panels.get(name),
-    q8PanelKernel: q8PanelSetting().kernel,
+    panel: (name) => panels.get(name),
+    panelKernel: panelSetting().kernel,
     onCpu: backend.isCpu,
     dispose,
     [Symbol.dispose]: dispose,

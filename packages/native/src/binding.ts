@@ -121,12 +121,13 @@ export interface Context extends Disposable {
    */
   geluErfCpu(a: Tensor): Tensor;
   /**
-   * ggml_mul_mat(w, x) for a q8_0 matrix w of `rows` rows on the CPU backend, from w repacked by
-   * q8PanelPack into `panel`: x's rows are quantized to q8_0 blocks as ggml does, products are summed
-   * in int32 by VNNI. x: contiguous F32 with ne0 = w's row length. `kernel` picks one of the CPU's
-   * kernels (default: the fastest, BuildInfo.q8Panel); all give the same bits. A GPU refuses the node.
+   * ggml_mul_mat(w, x) for a q8_0, q4_0 or q4_K matrix w (ggml type `type`) of `rows` rows on the CPU
+   * backend, from w repacked by panelPack into `panel`: x's rows are quantized to 8 bits per 32-value
+   * block as ggml's q8_0 does, each block's products are summed exactly in int32 by VNNI. x: contiguous
+   * F32 with ne0 = w's row length. `kernel` picks one of the CPU's kernels (default: the fastest,
+   * BuildInfo.panelKernel); all give the same bits. A GPU refuses the node.
    */
-  q8PanelMulMat(panel: Tensor, x: Tensor, rows: number, kernel?: string): Tensor;
+  panelMulMat(panel: Tensor, x: Tensor, rows: number, type: number, kernel?: string): Tensor;
   silu(a: Tensor): Tensor;
   tanh(a: Tensor): Tensor;
   exp(a: Tensor): Tensor;
@@ -179,8 +180,8 @@ export interface BuildInfo {
   cpu: Record<string, boolean>;
   /** The erff behind Context.geluErfCpu: 'libmvec-avx512', 'libmvec-avx2' or 'scalar'. */
   geluErfCpu: string;
-  /** The fastest kernel of Context.q8PanelMulMat this CPU runs ('avx512-vnni', 'avx-vnni'), or null. */
-  q8Panel: string | null;
+  /** The fastest kernel of Context.panelMulMat this CPU runs ('avx512-vnni', 'avx-vnni'), or null. */
+  panelKernel: string | null;
   typeCount: number;
 }
 
@@ -219,8 +220,8 @@ export interface Addon {
   typeTraits(type: number): TypeTraits;
   quantize(type: number, src: Float32Array, nrows: number, nPerRow: number): Promise<Uint8Array>;
   dequantize(type: number, bytes: ArrayBufferView, n: number): Float32Array;
-  q8PanelPack(src: Tensor, dst: Tensor): void;
-  q8PanelBytes(rows: number, k: number): number;
+  panelPack(src: Tensor, dst: Tensor): void;
+  panelBytes(type: number, rows: number, k: number): number;
   ggufInfo(path: string): GgufInfo;
   setErrorClass(cls: new (message: string, code: string) => Error): void;
 }

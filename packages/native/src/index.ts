@@ -35,15 +35,16 @@ export function buildInfo(): BuildInfo {
 }
 
 /**
- * The CPU panel form of a q8_0 matrix for Context.q8PanelMulMat: bytes it needs (rows % 16 == 0,
- * row length % 32 == 0), and the repacking from a q8_0 tensor in host memory into an I8 tensor.
+ * The CPU panel form of a q8_0 / q4_0 / q4_K matrix for Context.panelMulMat: the bytes it needs
+ * (rows % 16 == 0, row length a whole number of blocks), and the repacking from a tensor in host
+ * memory into an I8 tensor of that size.
  */
-export function q8PanelBytes(rows: number, k: number): number {
-  return addon().q8PanelBytes(rows, k);
+export function panelBytes(type: number, rows: number, k: number): number {
+  return addon().panelBytes(type, rows, k);
 }
 
-export function q8PanelPack(src: Tensor, dst: Tensor): void {
-  addon().q8PanelPack(src, dst);
+export function panelPack(src: Tensor, dst: Tensor): void {
+  addon().panelPack(src, dst);
 }
 
 /** ggml's own GGUF reader (gguf.cpp), for interoperability checks. */

@@ -1,0 +1,191 @@
+#include "panel.h"
+
+#include <cstring>
+#include <vector>
+
+#include "panel_layout.h"
+
+namespace jepa {
+namespace {
+
+using panel::Kernel;
+using panel::kBlock;
+using panel::kRows;
+
+struct BlockQ8_0 {
+  ggml_fp16_t d;
+  int8_t qs[32];
+};
+struct BlockQ4_0 {
+  ggml_fp16_t d;
+  uint8_t qs[16];
+};
+struct BlockQ4_K {
+  ggml_fp16_t d;
+  ggml_fp16_t dmin;
+  uint8_t scales[12];
+  uint8_t qs[128];
+};
+static_assert(sizeof(BlockQ8_0) == 34 && sizeof(BlockQ4_0) == 18 && sizeof(BlockQ4_K) == 144, "ggml's block layouts");
+
+const Kernel* const kKernels[] = {&panel::kAvx512Vnni, &panel::kAvxVnni};  // fastest first
+
+const Kernel* findKernel(const char* name) {
+  for (const Kernel* k : kKernels)
+    if (std::strcmp(k->name, name) == 0 && k->supported()) return k;
+  return nullptr;
+}
+
+bool fourBit(ggml_type type) { return type == GGML_TYPE_Q4_0 || type == GGML_TYPE_Q4_K; }
+
+// What a node needs beyond its operands; one per kernel and width, alive for the process.
+struct OpChoice {
+  const Kernel* kernel;
+  bool four;
+};
+
+const OpChoice* choiceFor(const Kernel* kernel, bool four) {
+  static OpChoice choices[2][2];
+  for (size_t i = 0; i < 2; ++i)
+    if (kKernels[i] == kernel) {
+      choices[i][four] = {kernel, four};
+      return &choices[i][four];
+    }
+  return nullptr;
+}
+
+// Work split: whole tokens per thread when there are enough of them, else whole panels, so that
+// each output is still produced by one thread running the same code.
+void panelOp(ggml_tensor* dst, int ith, int nth, void* userdata) {
+  const auto* choice = static_cast<const OpChoice*>(userdata);
+  const ggml_tensor* panelT = dst->src[0];
+  const ggml_tensor* x = dst->src[1];
+  const int64_t k = x->ne[0];
+  const int64_t rows = dst->ne[0];
+  const int64_t tokens = ggml_nrows(x);
+  const int64_t nb = k / kBlock;
+  const int64_t panels = rows / kRows;
+  const int64_t blockBytes = choice->four ? panel::q4::kBlockBytes : panel::q8::kBlockBytes;
+
+  const bool byTokens = tokens >= 8 * nth;
+  const int64_t tok0 = byTokens ? tokens * ith / nth : 0;
+  const int64_t tok1 = byTokens ? tokens * (ith + 1) / nth : tokens;
+  const int64_t pan0 = byTokens ? 0 : panels * ith / nth;
+  const int64_t pan1 = byTokens ? panels : panels * (ith + 1) / nth;
+  if (tok0 >= tok1 || pan0 >= pan1) return;
+
+  const int64_t stride = panel::tokenBytes(k, choice->four);
+  thread_local std::vector<uint8_t> scratch;
+  scratch.resize(static_cast<size_t>((tok1 - tok0) * stride));
+  const auto* xs = static_cast<const float*>(x->data);
+  for (int64_t m = tok0; m < tok1; ++m) choice->kernel->quantize(xs + m * k, k, scratch.data() + (m - tok0) * stride, choice->four);
+  const auto* packed = static_cast<const uint8_t*>(panelT->data);
+  auto* out = static_cast<float*>(dst->data) + tok0 * rows;
+  auto run = choice->four ? choice->kernel->tokens4 : choice->kernel->tokens8;
+  for (int64_t p = pan0; p < pan1; ++p) run(packed + p * nb * blockBytes, nb, scratch.data(), k, tok1 - tok0, out + p * kRows, rows);
+}
+
+void put(uint8_t* at, float v) { std::memcpy(at, &v, 4); }
+void put(uint8_t* at, int32_t v) { std::memcpy(at, &v, 4); }
+
+// One 8-bit panel block: row r's 32 signed values and scale.
+void pack8(uint8_t* blk, int64_t r, const int8_t* q, float scale) {
+  using namespace panel::q8;
+  int32_t sum = 0;
+  for (int64_t j = 0; j < kBlock; ++j) {
+    blk[(j / 4) * kGroupBytes + r * 4 + (j % 4)] = static_cast<uint8_t>(q[j]);
+    sum += q[j];
+  }
+  put(blk + kScalesAt + r * 4, scale);
+  put(blk + kBiasAt + r * 4, 128 * sum);
+}
+
+// One 4-bit panel block: row r's 32 values in 0..15, scale and min (w = scale·q − min).
+void pack4(uint8_t* blk, int64_t r, const uint8_t* q, float scale, float min) {
+  using namespace panel::q4;
+  int32_t sum = 0;
+  for (int64_t j = 0; j < kBlock; ++j) {
+    const int64_t e = (r % 8) * 4 + (j % 4);  // byte within the group; rows 8-15 take the high nibble
+    uint8_t& byte = blk[(j / 4) * kGroupBytes + e];
+    byte = r < 8 ? static_cast<uint8_t>((byte & 0xF0) | q[j]) : static_cast<uint8_t>((byte & 0x0F) | (q[j] << 4));
+    sum += q[j];
+  }
+  put(blk + kScalesAt + r * 4, scale);
+  put(blk + kMinsAt + r * 4, min);
+  put(blk + kBiasAt + r * 4, 128 * sum);
+}
+
+// ggml's get_scale_min_k4: the 6-bit scale and min of sub-block j of a q4_K super-block.
+void scaleMinK4(int j, const uint8_t* s, uint8_t& sc, uint8_t& mn) {
+  if (j < 4) {
+    sc = s[j] & 63;
+    mn = s[j + 4] & 63;
+  } else {
+    sc = (s[j + 4] & 0xF) | ((s[j - 4] >> 6) << 4);
+    mn = (s[j + 4] >> 4) | ((s[j] >> 6) << 4);
+  }
+}
+
+}  // namespace
+
+const char* panelBestKernel() {
+  for (const Kernel* k : kKernels)
+    if (k->supported()) return k->name;
+  return nullptr;
+}
+
+bool panelKernelAvailable(const char* name) { return findKernel(name) != nullptr; }
+
+int64_t panelBytes(ggml_type type, int64_t rows, int64_t k) {
+  if (rows < 1 || k < 1 || rows % kRows != 0) return -1;
+  switch (type) {
+    case GGML_TYPE_Q8_0: return k % 32 ? -1 : rows / kRows * (k / kBlock) * panel::q8::kBlockBytes;
+    case GGML_TYPE_Q4_0: return k % 32 ? -1 : rows / kRows * (k / kBlock) * panel::q4::kBlockBytes;
+    case GGML_TYPE_Q4_K: return k % 256 ? -1 : rows / kRows * (k / kBlock) * panel::q4::kBlockBytes;
+    default: return -1;
+  }
+}
+
+void panelPack(ggml_type type, const void* src, int64_t nrows, int64_t k, void* dst) {
+  const int64_t nb = k / kBlock;
+  const int64_t blockBytes = fourBit(type) ? panel::q4::kBlockBytes : panel::q8::kBlockBytes;
+  auto* out = static_cast<uint8_t*>(dst);
+  std::memset(out, 0, static_cast<size_t>(panelBytes(type, nrows, k)));
+  for (int64_t row = 0; row < nrows; ++row) {
+    const int64_t r = row % kRows;
+    uint8_t* panelStart = out + (row / kRows) * nb * blockBytes;
+    for (int64_t b = 0; b < nb; ++b) {
+      uint8_t* blk = panelStart + b * blockBytes;
+      if (type == GGML_TYPE_Q8_0) {
+        const BlockQ8_0& q = static_cast<const BlockQ8_0*>(src)[row * nb + b];
+        pack8(blk, r, q.qs, ggml_fp16_to_fp32(q.d));
+      } else if (type == GGML_TYPE_Q4_0) {
+        const BlockQ4_0& q = static_cast<const BlockQ4_0*>(src)[row * nb + b];
+        uint8_t v[kBlock];
+        for (int j = 0; j < 16; ++j) {
+          v[j] = q.qs[j] & 0x0F;
+          v[j + 16] = q.qs[j] >> 4;
+        }
+        const float d = ggml_fp16_to_fp32(q.d);
+        pack4(blk, r, v, d, 8.0f * d);
+      } else {
+        const BlockQ4_K& q = static_cast<const BlockQ4_K*>(src)[row * (k / 256) + b / 8];
+        const int sub = static_cast<int>(b % 8);
+        uint8_t sc, mn;
+        scaleMinK4(sub, q.scales, sc, mn);
+        const uint8_t* bytes = q.qs + (sub / 2) * 32;
+        uint8_t v[kBlock];
+        for (int j = 0; j < 32; ++j) v[j] = sub % 2 ? bytes[j] >> 4 : bytes[j] & 0x0F;
+        pack4(blk, r, v, ggml_fp16_to_fp32(q.d) * sc, ggml_fp16_to_fp32(q.dmin) * mn);
+      }
+    }
+  }
+}
+
+ggml_tensor* panelMulMat(ggml_context* ctx, ggml_tensor* panel, ggml_tensor* x, int64_t rows, ggml_type type, const char* kernel) {
+  ggml_tensor* args[2] = {panel, x};
+  void* choice = const_cast<OpChoice*>(choiceFor(findKernel(kernel), fourBit(type)));
+  return ggml_custom_4d(ctx, GGML_TYPE_F32, rows, x->ne[1], x->ne[2], x->ne[3], args, 2, panelOp, GGML_N_TASKS_MAX, choice);
+}
+
+}  // namespace jepa

@@ -1,0 +1,33 @@
+// Quantized matrix products for the CPU backend on x86 with VNNI. The weights (q8_0, q4_0 or q4_K)
+// are repacked once into panels of 16 rows; the activations are quantized to 8 bits per 32-value
+// block as ggml's q8_0 does; each block's products are summed exactly in int32 by vpdpbusd before
+// its scales (and, for 4-bit, its mins) are applied in f32. ggml has no repacked q8_0 kernel for
+// x86, and its generic one runs slower than f32 there.
+#pragma once
+
+#include <cstdint>
+
+#include "ggml.h"
+
+namespace jepa {
+
+constexpr int64_t kPanelRows = 16;
+
+// The fastest panel kernel this CPU runs ("avx512-vnni", "avx-vnni"), or nullptr when it has none.
+const char* panelBestKernel();
+
+// Whether this CPU runs the named kernel.
+bool panelKernelAvailable(const char* name);
+
+// Bytes of the panel form of a `type` matrix of `rows` rows of `k` values, or -1 when the type has
+// no panel form or the shape does not fit it (rows % 16, k % the type's block).
+int64_t panelBytes(ggml_type type, int64_t rows, int64_t k);
+
+// Repacks a `type` matrix (ggml's block layout, rows contiguous) into `dst` of panelBytes bytes.
+void panelPack(ggml_type type, const void* rows, int64_t nrows, int64_t k, void* dst);
+
+// dst [rows, x->ne[1], x->ne[2], x->ne[3]] = ggml_mul_mat of the original `type` weight, from its
+// panel form, on the named kernel. x: contiguous F32 with x->ne[0] == k.
+ggml_tensor* panelMulMat(ggml_context* ctx, ggml_tensor* panel, ggml_tensor* x, int64_t rows, ggml_type type, const char* kernel);
+
+}  // namespace jepa

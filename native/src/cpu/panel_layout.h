@@ -1,0 +1,53 @@
+// The panel layouts shared by panel.cpp and its per-ISA kernels (not part of the addon's API).
+#pragma once
+
+#include <cstdint>
+
+namespace jepa::panel {
+
+constexpr int64_t kRows = 16;   // rows of a panel
+constexpr int64_t kBlock = 32;  // values per block: one scale (and, for 4-bit, one min) per row
+
+// 8-bit block (from q8_0): 8 groups of 4 values for 16 rows, rows interleaved by 4 bytes (the
+// operand order of vpdpbusd), then the rows' f32 scales and int32 128·Σq, which undoes the +128
+// that makes the activations unsigned. w = scale·q, q signed.
+namespace q8 {
+constexpr int64_t kGroupBytes = kRows * 4;
+constexpr int64_t kScalesAt = (kBlock / 4) * kGroupBytes;
+constexpr int64_t kBiasAt = kScalesAt + kRows * 4;
+constexpr int64_t kBlockBytes = kBiasAt + kRows * 4;
+}  // namespace q8
+
+// 4-bit block (from q4_0, q4_K): 8 groups of 32 bytes whose low nibbles hold rows 0-7 and high
+// nibbles rows 8-15 in the 8-bit order, then f32 scales, f32 mins and int32 128·Σq per row.
+// w = scale·q − min, q in 0..15.
+namespace q4 {
+constexpr int64_t kGroupBytes = kRows * 2;
+constexpr int64_t kScalesAt = (kBlock / 4) * kGroupBytes;
+constexpr int64_t kMinsAt = kScalesAt + kRows * 4;
+constexpr int64_t kBiasAt = kMinsAt + kRows * 4;
+constexpr int64_t kBlockBytes = kBiasAt + kRows * 4;
+}  // namespace q4
+
+// Activations of one token: k bytes (q + 128), k/32 f32 scales and, for 4-bit weights, k/32 f32
+// scale·Σq (what the weights' mins multiply).
+inline int64_t tokenBytes(int64_t k, bool sums) { return k + (k / kBlock) * (sums ? 8 : 4); }
+
+// A kernel for one instruction set. quantize: one token's activations as ggml's q8_0 quantizes them
+// (scale = max|x| / 127 per block, values rounded to nearest even), stored +128, with the sums when
+// `sums`. tokens8 / tokens4: n quantized tokens against one 8-bit / 4-bit panel; token t's 16
+// results go to out + t·ldo. Every kernel computes each output by the same arithmetic (exact int32
+// block dots, then f32 fma per block), so they agree bit for bit with each other and with
+// themselves however tokens are tiled.
+struct Kernel {
+  const char* name;
+  bool (*supported)();
+  void (*quantize)(const float* x, int64_t k, uint8_t* q, bool sums);
+  void (*tokens8)(const uint8_t* panel, int64_t nb, const uint8_t* scratch, int64_t k, int64_t n, float* out, int64_t ldo);
+  void (*tokens4)(const uint8_t* panel, int64_t nb, const uint8_t* scratch, int64_t k, int64_t n, float* out, int64_t ldo);
+};
+
+extern const Kernel kAvx512Vnni;
+extern const Kernel kAvxVnni;
+
+}  // namespace jepa::panel
