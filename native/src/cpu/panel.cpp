@@ -38,19 +38,18 @@ const Kernel* findKernel(const char* name) {
 
 bool fourBit(ggml_type type) { return type == GGML_TYPE_Q4_0 || type == GGML_TYPE_Q4_K; }
 
-// What a node needs beyond its operands; one per kernel and width, alive for the process.
+// What a node needs beyond its operands; constant, so nodes on any thread may read it.
 struct OpChoice {
   const Kernel* kernel;
   bool four;
 };
 
+const OpChoice kChoices[2][2] = {{{&panel::kAvx512Vnni, false}, {&panel::kAvx512Vnni, true}},
+                                 {{&panel::kAvxVnni, false}, {&panel::kAvxVnni, true}}};
+
 const OpChoice* choiceFor(const Kernel* kernel, bool four) {
-  static OpChoice choices[2][2];
   for (size_t i = 0; i < 2; ++i)
-    if (kKernels[i] == kernel) {
-      choices[i][four] = {kernel, four};
-      return &choices[i][four];
-    }
+    if (kKernels[i] == kernel) return &kChoices[i][four ? 1 : 0];
   return nullptr;
 }
 

@@ -67,7 +67,7 @@ export function layerNorm(ctx: Context, x: Tensor, w: Weights, prefix: string, e
 export function linear(ctx: Context, x: Tensor, w: Weights, prefix: string, precF32 = false): Tensor {
   const weight = w.get(`${prefix}.weight`);
   const panel = w.panel(`${prefix}.weight`);
-  // The panel kernel wants contiguous activations; a strided view keeps ggml's own q8_0 path.
+  // The panel kernels want contiguous activations; a strided view keeps ggml's own kernels.
   let y: Tensor;
   if (panel && x.isContiguous) y = ctx.panelMulMat(panel, x, weight.ne[1], weight.type, w.panelKernel);
   else {

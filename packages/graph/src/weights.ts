@@ -1,12 +1,12 @@
 // The model's tensors as ggml tensors: bound zero-copy to the mapped file on the CPU, uploaded
 // into one device buffer elsewhere.
-import { buildInfo, createContext, mapFile, panelBytes, panelPack, typeTraits, type Backend, type Buffer, type Context, type Mapping, type Tensor } from '@jepa/native';
+import { buildInfo, createContext, mapFile, panelBytes, panelPack, typeByName, typeTraits, type Backend, type Buffer, type Context, type Mapping, type Tensor } from '@jepa/native';
 import type { GgufTensorInfo, ModelSpec } from '@jepa/gguf';
 import { GraphError } from './errors.js';
 import { panelSetting } from './runtime-options.js';
 
-const PANEL_TYPES = new Set([2, 8, 12]); // q4_0, q8_0, q4_K
-const GGML_I8 = 24;
+const PANEL_TYPES = new Set(['q8_0', 'q4_0', 'q4_K'].map(typeByName));
+const GGML_I8 = typeByName('i8');
 
 export interface Weights extends Disposable {
   /** The named tensor; a GraphError names a tensor the file does not have. */
