@@ -40,6 +40,8 @@ interface Opts {
   iterations: number;
   topk: number;
   dir: string;
+  /** A LeWM .gguf to run instead of the forged f32 one (a jepa-quantize output, say). */
+  model?: string;
   flash: boolean;
   json?: boolean;
 }
@@ -63,7 +65,7 @@ function report(rows: Row[], o: Opts): void {
 }
 
 async function open(o: Opts): Promise<WorldModel> {
-  return WorldModel.load(lewmModel(o.dir), { threads: o.threads, noFlash: !o.flash });
+  return WorldModel.load(o.model ?? lewmModel(o.dir), { threads: o.threads, noFlash: !o.flash });
 }
 
 async function step(o: Opts): Promise<Row[]> {
@@ -120,6 +122,7 @@ export function registerLewmBenches(program: Command): void {
       .option('-w, --warmup <n>', 'untimed runs first', count, 1)
       .option('--no-flash', 'naive attention')
       .option('--dir <path>', 'where the forged model lives', 'tmp/bench-models')
+      .option('-m, --model <file>', 'a LeWM .gguf instead of the forged f32 one')
       .option('--md', 'print a markdown table (the default)')
       .option('--json', 'print every sample as JSON')
       .action(async (o: Opts) => report(await run(o), o));
