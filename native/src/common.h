@@ -91,8 +91,17 @@ struct GraphRes {
   std::shared_ptr<BackendRes> allocatedFor;
   std::vector<ggml_tensor*> tensors;  // everything the outputs depend on
   std::vector<ggml_tensor*> owned;    // the subset whose memory the graph allocator places
+  std::vector<ggml_backend_buffer_t> placedIn;  // the allocator's buffers, as the owned tensors point into them
   std::atomic<bool> busy{false};
   ~GraphRes() {
+    // The context (kept alive by `ctx`) outlives this graph: its tensors must not keep pointing
+    // into memory freed here, or a later read would touch freed memory instead of failing.
+    for (ggml_tensor* t : owned)
+      for (ggml_backend_buffer_t b : placedIn)
+        if (t->buffer == b) {
+          t->data = nullptr;
+          t->buffer = nullptr;
+        }
     if (allocr) ggml_gallocr_free(allocr);
     if (graphCtx) ggml_free(graphCtx);
   }

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <chrono>
 
 #include "wrappers.h"
@@ -123,6 +124,9 @@ Napi::Value Graph::allocate(const Napi::CallbackInfo& info) {
     fail(env, "OUT_OF_MEMORY", "could not allocate the compute buffer of a " +
                                    std::to_string(ggml_graph_n_nodes(g->graph)) + "-node graph");
   g->allocatedFor = b;
+  g->placedIn.clear();
+  for (ggml_tensor* t : g->owned)
+    if (t->buffer && std::find(g->placedIn.begin(), g->placedIn.end(), t->buffer) == g->placedIn.end()) g->placedIn.push_back(t->buffer);
   return Napi::Number::New(env, static_cast<double>(ggml_gallocr_get_buffer_size(g->allocr, 0)));
 }
 
