@@ -75,14 +75,6 @@ JEPA_TARGET void tile(const uint8_t* panel, int64_t nb, const uint8_t* scratch, 
   for (int t = 0; t < T; ++t) _mm512_storeu_ps(out + t * ldo, acc[t]);
 }
 
-template <bool Four>
-void tokens(const uint8_t* panel, int64_t nb, const uint8_t* scratch, int64_t k, int64_t n, float* out, int64_t ldo) {
-  const int64_t stride = tokenBytes(k, Four);
-  int64_t t = 0;
-  for (; t + 8 <= n; t += 8) tile<Four, 8>(panel, nb, scratch + t * stride, k, out + t * ldo, ldo);
-  for (; t < n; ++t) tile<Four, 1>(panel, nb, scratch + t * stride, k, out + t * ldo, ldo);
-}
-
 bool supported() {
   __builtin_cpu_init();
   return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vnni");
@@ -90,7 +82,8 @@ bool supported() {
 
 }  // namespace
 
-const Kernel kAvx512Vnni{"avx512-vnni", supported, quantize, tokens<false>, tokens<true>};
+const Kernel kAvx512Vnni{"avx512-vnni", supported, quantize, runTokens<false, 8, tile<false, 8>, tile<false, 1>>,
+                       runTokens<true, 8, tile<true, 8>, tile<true, 1>>};
 
 }  // namespace jepa::panel
 

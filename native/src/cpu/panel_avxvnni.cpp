@@ -100,14 +100,6 @@ JEPA_TARGET void tile(const uint8_t* panel, int64_t nb, const uint8_t* scratch, 
   }
 }
 
-template <bool Four>
-void tokens(const uint8_t* panel, int64_t nb, const uint8_t* scratch, int64_t k, int64_t n, float* out, int64_t ldo) {
-  const int64_t stride = tokenBytes(k, Four);
-  int64_t t = 0;
-  for (; t + 2 <= n; t += 2) tile<Four, 2>(panel, nb, scratch + t * stride, k, out + t * ldo, ldo);
-  for (; t < n; ++t) tile<Four, 1>(panel, nb, scratch + t * stride, k, out + t * ldo, ldo);
-}
-
 bool supported() {
   __builtin_cpu_init();
   return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("avxvnni");
@@ -115,7 +107,8 @@ bool supported() {
 
 }  // namespace
 
-const Kernel kAvxVnni{"avx-vnni", supported, quantize, tokens<false>, tokens<true>};
+const Kernel kAvxVnni{"avx-vnni", supported, quantize, runTokens<false, 2, tile<false, 2>, tile<false, 1>>,
+                       runTokens<true, 2, tile<true, 2>, tile<true, 1>>};
 
 }  // namespace jepa::panel
 

@@ -47,6 +47,18 @@ struct Kernel {
   void (*tokens4)(const uint8_t* panel, int64_t nb, const uint8_t* scratch, int64_t k, int64_t n, float* out, int64_t ldo);
 };
 
+// A kernel's tile: `T` tokens (scratch rows) against one panel, results to out + t·ldo.
+using TileFn = void (*)(const uint8_t* panel, int64_t nb, const uint8_t* scratch, int64_t k, float* out, int64_t ldo);
+
+// Kernel::tokens8 / tokens4 from a kernel's tiles: tiles of Wide tokens, then single ones.
+template <bool Four, int Wide, TileFn Full, TileFn One>
+void runTokens(const uint8_t* panel, int64_t nb, const uint8_t* scratch, int64_t k, int64_t n, float* out, int64_t ldo) {
+  const int64_t stride = tokenBytes(k, Four);
+  int64_t t = 0;
+  for (; t + Wide <= n; t += Wide) Full(panel, nb, scratch + t * stride, k, out + t * ldo, ldo);
+  for (; t < n; ++t) One(panel, nb, scratch + t * stride, k, out + t * ldo, ldo);
+}
+
 extern const Kernel kAvx512Vnni;
 extern const Kernel kAvxVnni;
 
