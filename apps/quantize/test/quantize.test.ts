@@ -5,6 +5,7 @@ import { forgeModel, ggmlTypeInfo, loadModelSpec } from '@jepa/gguf';
 import { Model } from '@jepa/graph';
 import { describe, expect, it } from 'vitest';
 import { quantizeFile } from '../src/quantize-file.js';
+import { withEnv } from './with-env.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'jepa-quantize-'));
 
@@ -76,25 +77,11 @@ describe('repacked weights', () => {
     const src = forgeModel('vjepa2', { path: join(tmp, 'repack-src.gguf'), edit: (h) => ({ ...h, enc: { ...h.enc, ffnDim: 64 } }) });
     const out = join(tmp, 'repack-q4_0.gguf');
     await quantizeFile(src.path, out, 'q4_0');
-    process.env.JEPA_PANEL = '0';
-    let repacked: Model;
-    try {
-      repacked = await Model.load(out, { threads: 2 });
-    } finally {
-      delete process.env.JEPA_PANEL;
-    }
+    const repacked = await withEnv({ JEPA_PANEL: '0' }, () => Model.load(out, { threads: 2 }));
     expect(repacked.weights.get('enc.blk.0.attn.qkv.weight').bufferType).toBe('CPU_REPACK');
     expect(repacked.weights.get('enc.blk.0.attn.qkv.weight').repacked).toBe(true);
     expect(repacked.weights.get('enc.blk.0.ln1.weight').bufferType).toBe('CPU_Mapped');
-    process.env.JEPA_REPACK = '0';
-    process.env.JEPA_PANEL = '0';
-    let plain: Model;
-    try {
-      plain = await Model.load(out, { threads: 2 });
-    } finally {
-      delete process.env.JEPA_REPACK;
-      delete process.env.JEPA_PANEL;
-    }
+    const plain = await withEnv({ JEPA_REPACK: '0', JEPA_PANEL: '0' }, () => Model.load(out, { threads: 2 }));
     expect(plain.weights.get('enc.blk.0.attn.qkv.weight').bufferType).toBe('CPU_Mapped');
     const data = Float32Array.from({ length: 3 * 4 * 8 * 8 }, (_, i) => Math.sin(i * 0.31));
     const a = await repacked.createContext().encode({ data, shape: [1, 3, 4, 8, 8] });

@@ -5,12 +5,28 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { convertCheckpoint } from '@jepa/convert';
 import { compareTokens, cosine, judge, Model, policyRow } from '@jepa/graph';
-import { buildInfo } from '@jepa/native';
+import { buildInfo, typeByName } from '@jepa/native';
 import { describe, expect, it } from 'vitest';
 import { FIXTURE_TABLE, npy } from '../../../packages/convert/test/reference-cases.js';
 import { quantizeFile } from '../src/quantize-file.js';
+import { withEnv } from './with-env.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'jepa-quantize-tiers-'));
+
+/** The fixture's first case through the model at `path`, judged by the CPU row of `tier` and printed. */
+async function judgeFixture(path: string, f: (typeof FIXTURE_TABLE)[number], tier: 'q8' | 'low-bit', label: string) {
+  const c = f.cases[0]!;
+  const model = await Model.load(path, { threads: 2 });
+  const out = await model.createContext().encode(npy(f.folder, c.input));
+  const v = judge(
+    policyRow('cpu', f.familyClass, tier),
+    compareTokens(out.tokens, npy(f.folder, c.lastHiddenState).data, out.dim),
+    cosine(out.pool(f.pool), npy(f.folder, c.pooled).data),
+  );
+  console.log(`${f.folder} ${label}: ${v.summary}`);
+  model.dispose();
+  return v;
+}
 
 describe.each(FIXTURE_TABLE)('$folder', (f) => {
   it('q8_0 meets the q8 tier; f16 is byte-identical to the converter', async () => {
@@ -23,18 +39,7 @@ describe.each(FIXTURE_TABLE)('$folder', (f) => {
     await quantizeFile(f32, q8, 'q8_0');
     await quantizeFile(f32, f16q, 'f16');
     expect(readFileSync(f16q).equals(readFileSync(f16))).toBe(true);
-
-    const c = f.cases[0]!;
-    const model = await Model.load(q8, { threads: 2 });
-    const out = await model.createContext().encode(npy(f.folder, c.input));
-    const v = judge(
-      policyRow('cpu', f.familyClass, 'q8'),
-      compareTokens(out.tokens, npy(f.folder, c.lastHiddenState).data, out.dim),
-      cosine(out.pool(f.pool), npy(f.folder, c.pooled).data),
-    );
-    console.log(`${f.folder} q8_0: ${v.summary}`);
-    expect(v.failures).toEqual([]);
-    model.dispose();
+    expect((await judgeFixture(q8, f, 'q8', 'q8_0')).failures).toEqual([]);
   });
 });
 
@@ -46,27 +51,8 @@ describe.each(FIXTURE_TABLE)('$folder low-bit', (f) => {
     const q4 = join(tmp, `${f.folder}-q4_k.gguf`);
     await convertCheckpoint(f.src, f32, { ...f.options, dtype: 'f32' });
     await quantizeFile(f32, q4, 'q4_k');
-    const c = f.cases[0]!;
-    const verdict = async (label: string) => {
-      const model = await Model.load(q4, { threads: 2 });
-      const out = await model.createContext().encode(npy(f.folder, c.input));
-      const v = judge(
-        policyRow('cpu', f.familyClass, 'low-bit'),
-        compareTokens(out.tokens, npy(f.folder, c.lastHiddenState).data, out.dim),
-        cosine(out.pool(f.pool), npy(f.folder, c.pooled).data),
-      );
-      console.log(`${f.folder} q4_k (${label}): ${v.summary}`);
-      model.dispose();
-      return v;
-    };
-    const mine = await verdict(buildInfo().panelKernel ? 'panels' : "ggml's kernels");
-    process.env.JEPA_PANEL = '0';
-    let ggml: Awaited<ReturnType<typeof verdict>>;
-    try {
-      ggml = await verdict("ggml's kernels");
-    } finally {
-      delete process.env.JEPA_PANEL;
-    }
+    const mine = await judgeFixture(q4, f, 'low-bit', `q4_k (${buildInfo().panelKernel ? 'panels' : "ggml's kernels"})`);
+    const ggml = await withEnv({ JEPA_PANEL: '0' }, () => judgeFixture(q4, f, 'low-bit', "q4_k (ggml's kernels)"));
     expect(mine.pooledCos!).toBeGreaterThan(ggml.pooledCos! - 0.01);
     expect(mine.metrics.medianCos).toBeGreaterThan(ggml.metrics.medianCos - 0.005);
   });
@@ -84,25 +70,20 @@ describe.skipIf(!buildInfo().panelKernel)('quantized matrices on the VNNI panel 
     for (let i = 0; i < 3; i++) batch.data.set(one.data.map((v, j) => v + 0.01 * i * Math.sin(j)), i * one.data.length);
 
     const model = await Model.load(q8, { threads: 2 });
-    const q8Names = [...model.spec.tensors.values()].filter((t) => t.type === (target === 'q8_0' ? 8 : 2)).map((t) => t.name);
+    const q8Names = [...model.spec.tensors.values()].filter((t) => t.type === typeByName(target)).map((t) => t.name);
     expect(q8Names.length).toBeGreaterThan(0);
     for (const name of q8Names) expect(model.weights.panel(name), name).toBeDefined();
     const batched = await model.createContext().encode(batch);
     const single = await model.createContext({ maxBatch: 1 }).encode(batch);
     expect(Buffer.from(batched.tokens.buffer).equals(Buffer.from(single.tokens.buffer))).toBe(true);
 
-    process.env.JEPA_PANEL = '0';
-    try {
-      const plain = await Model.load(q8, { threads: 2 });
-      expect(q8Names.every((name) => plain.weights.panel(name) === undefined)).toBe(true);
-      const ggmlOut = await plain.createContext().encode(batch);
-      const agree = compareTokens(batched.tokens, ggmlOut.tokens, batched.dim);
-      expect(agree.minCos).toBeGreaterThan(target === 'q8_0' ? 0.9999 : 0.999);
-      expect(Buffer.from(ggmlOut.tokens.buffer).equals(Buffer.from(batched.tokens.buffer))).toBe(false);
-      plain.dispose();
-    } finally {
-      delete process.env.JEPA_PANEL;
-    }
+    const plain = await withEnv({ JEPA_PANEL: '0' }, () => Model.load(q8, { threads: 2 }));
+    expect(q8Names.every((name) => plain.weights.panel(name) === undefined)).toBe(true);
+    const ggmlOut = await plain.createContext().encode(batch);
+    const agree = compareTokens(batched.tokens, ggmlOut.tokens, batched.dim);
+    expect(agree.minCos).toBeGreaterThan(target === 'q8_0' ? 0.9999 : 0.999);
+    expect(Buffer.from(ggmlOut.tokens.buffer).equals(Buffer.from(batched.tokens.buffer))).toBe(false);
+    plain.dispose();
     model.dispose();
   });
 });
