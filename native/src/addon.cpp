@@ -61,8 +61,10 @@ static Napi::Value buildInfo(const Napi::CallbackInfo& info) {
   cpu.Set("amx_int8", ggml_cpu_has_amx_int8() != 0);
   out.Set("cpu", cpu);
   out.Set("geluErfCpu", jepa::geluErfCpuKernel());
-  const char* panel = jepa::panelBestKernel();
+  const char* panel = jepa::panelBestKernel(GGML_TYPE_Q8_0);
   out.Set("panelKernel", panel ? Napi::Value(Napi::String::New(env, panel)) : env.Null());
+  const char* panelF32 = jepa::panelBestKernel(GGML_TYPE_F32);
+  out.Set("panelKernelF32", panelF32 ? Napi::Value(Napi::String::New(env, panelF32)) : env.Null());
   out.Set("typeCount", static_cast<double>(GGML_TYPE_COUNT));
   return out;
 }

@@ -63,9 +63,13 @@ Napi::Value Graph::nodes(const Napi::CallbackInfo& info) {
   return perNode(info.Env(), res(info.Env())->graph, [](const ggml_tensor* t) { return describe(t); });
 }
 
-// ops() -> each node's op, as ggml names it ("MUL_MAT", "FLASH_ATTN_EXT", unary ops by their own name).
+// ops() -> each node's op, as ggml names it ("MUL_MAT", "FLASH_ATTN_EXT", unary ops by their own name);
+// this engine's custom CPU ops by the name they were given ("PANEL_MUL_MAT f32", "GELU_ERF_CPU").
 Napi::Value Graph::ops(const Napi::CallbackInfo& info) {
-  return perNode(info.Env(), res(info.Env())->graph, [](const ggml_tensor* t) { return std::string(ggml_op_desc(t)); });
+  return perNode(info.Env(), res(info.Env())->graph, [](const ggml_tensor* t) {
+    const bool custom = t->op == GGML_OP_CUSTOM || t->op == GGML_OP_MAP_CUSTOM1 || t->op == GGML_OP_MAP_CUSTOM2 || t->op == GGML_OP_MAP_CUSTOM3;
+    return std::string(custom && t->name[0] ? t->name : ggml_op_desc(t));
+  });
 }
 
 // Nodes the backend cannot run, and leaf tensors whose memory it cannot read.

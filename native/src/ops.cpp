@@ -111,11 +111,11 @@ Napi::Value panelMulMat(const Napi::CallbackInfo& info) {
   c.require(bytes >= 0, std::string(ggml_type_name(type)) + " has no panel form of " + std::to_string(rows) + " rows of " + std::to_string(x->ne[0]));
   c.require(panel->type == GGML_TYPE_I8 && ggml_nelements(panel) == bytes,
             describe(panel) + " is not the panel of a " + std::to_string(rows) + " x " + std::to_string(x->ne[0]) + " " + ggml_type_name(type) + " matrix");
-  const char* best = panelBestKernel();
+  const char* best = panelBestKernel(type);
   std::string kernel = info.Length() > 4 && !info[4].IsUndefined() ? argString(info, 4, "kernel") : std::string(best ? best : "");
-  if (!panelKernelAvailable(kernel.c_str()))
-    fail(c.env, "UNSUPPORTED", kernel.empty() ? std::string("this CPU has no VNNI for the panel kernels")
-                                              : "this CPU cannot run the panel kernel '" + kernel + "'");
+  if (!panelKernelAvailable(type, kernel.c_str()))
+    fail(c.env, "UNSUPPORTED", kernel.empty() ? std::string("this CPU has no panel kernel for ") + ggml_type_name(type)
+                                              : "this CPU has no panel kernel '" + kernel + "' for " + ggml_type_name(type));
   return c.out(jepa::panelMulMat(c.g(), panel, x, rows, type, kernel.c_str()));
 }
 Napi::Value silu(const Napi::CallbackInfo& info) { return unary<ggml_silu>(info, "silu", true); }

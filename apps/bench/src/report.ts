@@ -51,7 +51,7 @@ export async function writeReport(o: ReportOptions, log: (s: string) => void): P
     'The profiles run one after the other, not interleaved: on a shared machine compare their shares, not their milliseconds.',
     '',
     'This engine, node by node (`pnpm -s jepa-bench encoder -m tmp/peers/vit_b16-f32.gguf,tmp/peers/vit_b16-q8_0.gguf --profile`;',
-    'CUSTOM is the q8_0 panel kernel, MAP_CUSTOM1 the vectorised GELU(erf)):',
+    "PANEL_MUL_MAT is this engine's matmul on repacked weights, GELU_ERF_CPU the vectorised GELU(erf)):",
     '',
     opsMarkdown(ours),
     '',

@@ -78,7 +78,7 @@ void geluErfOp(ggml_tensor* dst, const ggml_tensor* a, int ith, int nth, void*) 
 }  // namespace
 
 ggml_tensor* geluErfCpu(ggml_context* ctx, ggml_tensor* a) {
-  return ggml_map_custom1(ctx, a, geluErfOp, GGML_N_TASKS_MAX, nullptr);
+  return ggml_set_name(ggml_map_custom1(ctx, a, geluErfOp, GGML_N_TASKS_MAX, nullptr), "GELU_ERF_CPU");  // what Graph.ops() reports
 }
 
 const char* geluErfCpuKernel() { return chosen().name; }

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <vector>
 
+#include "panel_f32.h"
 #include "panel_layout.h"
 
 namespace jepa {
@@ -127,17 +128,22 @@ void scaleMinK4(int j, const uint8_t* s, uint8_t& sc, uint8_t& mn) {
 
 }  // namespace
 
-const char* panelBestKernel() {
+const char* panelBestKernel(ggml_type type) {
+  if (type == GGML_TYPE_F32) return panel::f32::supported() ? panel::f32::kKernelName : nullptr;
   for (const Kernel* k : kKernels)
     if (k->supported()) return k->name;
   return nullptr;
 }
 
-bool panelKernelAvailable(const char* name) { return findKernel(name) != nullptr; }
+bool panelKernelAvailable(ggml_type type, const char* name) {
+  if (type == GGML_TYPE_F32) return std::strcmp(name, panel::f32::kKernelName) == 0 && panel::f32::supported();
+  return findKernel(name) != nullptr;
+}
 
 int64_t panelBytes(ggml_type type, int64_t rows, int64_t k) {
   if (rows < 1 || k < 1 || rows % kRows != 0) return -1;
   switch (type) {
+    case GGML_TYPE_F32: return rows * k * 4;
     case GGML_TYPE_Q8_0: return k % 32 ? -1 : rows / kRows * (k / kBlock) * panel::q8::kBlockBytes;
     case GGML_TYPE_Q4_0: return k % 32 ? -1 : rows / kRows * (k / kBlock) * panel::q4::kBlockBytes;
     case GGML_TYPE_Q4_K: return k % 256 ? -1 : rows / kRows * (k / kBlock) * panel::q4::kBlockBytes;
@@ -146,6 +152,7 @@ int64_t panelBytes(ggml_type type, int64_t rows, int64_t k) {
 }
 
 void panelPack(ggml_type type, const void* src, int64_t nrows, int64_t k, void* dst) {
+  if (type == GGML_TYPE_F32) return panel::f32::pack(static_cast<const float*>(src), nrows, k, static_cast<float*>(dst));
   const int64_t nb = k / kBlock;
   const int64_t blockBytes = fourBit(type) ? panel::q4::kBlockBytes : panel::q8::kBlockBytes;
   auto* out = static_cast<uint8_t*>(dst);
@@ -183,8 +190,14 @@ void panelPack(ggml_type type, const void* src, int64_t nrows, int64_t k, void* 
 
 ggml_tensor* panelMulMat(ggml_context* ctx, ggml_tensor* panel, ggml_tensor* x, int64_t rows, ggml_type type, const char* kernel) {
   ggml_tensor* args[2] = {panel, x};
-  void* choice = const_cast<OpChoice*>(choiceFor(findKernel(kernel), fourBit(type)));
-  return ggml_custom_4d(ctx, GGML_TYPE_F32, rows, x->ne[1], x->ne[2], x->ne[3], args, 2, panelOp, GGML_N_TASKS_MAX, choice);
+  ggml_tensor* out;
+  if (type == GGML_TYPE_F32) {
+    out = ggml_custom_4d(ctx, GGML_TYPE_F32, rows, x->ne[1], x->ne[2], x->ne[3], args, 2, panel::f32::op, GGML_N_TASKS_MAX, nullptr);
+  } else {
+    void* choice = const_cast<OpChoice*>(choiceFor(findKernel(kernel), fourBit(type)));
+    out = ggml_custom_4d(ctx, GGML_TYPE_F32, rows, x->ne[1], x->ne[2], x->ne[3], args, 2, panelOp, GGML_N_TASKS_MAX, choice);
+  }
+  return ggml_format_name(out, "PANEL_MUL_MAT %s", ggml_type_name(type));  // what Graph.ops() reports
 }
 
 }  // namespace jepa

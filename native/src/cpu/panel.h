@@ -1,8 +1,9 @@
-// Quantized matrix products for the CPU backend on x86 with VNNI. The weights (q8_0, q4_0 or q4_K)
-// are repacked once into panels of 16 rows; the activations are quantized to 8 bits per 32-value
-// block as ggml's q8_0 does; each block's products are summed exactly in int32 by vpdpbusd before
-// its scales (and, for 4-bit, its mins) are applied in f32. ggml has no repacked q8_0 kernel for
-// x86, and its generic one runs slower than f32 there.
+// Matrix products for the CPU backend on x86, from weights repacked once into panels of 16 rows.
+// Quantized weights (q8_0, q4_0, q4_K) need VNNI: the activations are quantized to 8 bits per
+// 32-value block as ggml's q8_0 does; each block's products are summed exactly in int32 by vpdpbusd
+// before its scales (and, for 4-bit, its mins) are applied in f32. ggml has no repacked q8_0 kernel
+// for x86, and its generic one runs slower than f32 there. f32 weights need AVX-512: plain fma
+// chains, with the panels and the repacked activations making every load a sequential one.
 #pragma once
 
 #include <cstdint>
@@ -13,17 +14,18 @@ namespace jepa {
 
 constexpr int64_t kPanelRows = 16;
 
-// The fastest panel kernel this CPU runs ("avx512-vnni", "avx-vnni"), or nullptr when it has none.
-const char* panelBestKernel();
+// The fastest panel kernel this CPU runs for `type` ("avx512-vnni", "avx-vnni" for the quantized
+// types, "avx512" for f32), or nullptr when it has none.
+const char* panelBestKernel(ggml_type type);
 
-// Whether this CPU runs the named kernel.
-bool panelKernelAvailable(const char* name);
+// Whether this CPU runs the named kernel, and it is one for `type`.
+bool panelKernelAvailable(ggml_type type, const char* name);
 
 // Bytes of the panel form of a `type` matrix of `rows` rows of `k` values, or -1 when the type has
-// no panel form or the shape does not fit it (rows % 16, k % the type's block).
+// no panel form or the shape does not fit it (rows % 16, k % the type's block). f32: rows·k·4.
 int64_t panelBytes(ggml_type type, int64_t rows, int64_t k);
 
-// Repacks a `type` matrix (ggml's block layout, rows contiguous) into `dst` of panelBytes bytes.
+// Repacks a `type` matrix (ggml's layout, rows contiguous) into `dst` of panelBytes bytes.
 void panelPack(ggml_type type, const void* rows, int64_t nrows, int64_t k, void* dst);
 
 // dst [rows, x->ne[1], x->ne[2], x->ne[3]] = ggml_mul_mat of the original `type` weight, from its

@@ -69,7 +69,7 @@ export function linear(ctx: Context, x: Tensor, w: Weights, prefix: string, prec
   const panel = w.panel(`${prefix}.weight`);
   // The panel kernels want contiguous activations; a strided view keeps ggml's own kernels.
   let y: Tensor;
-  if (panel && x.isContiguous) y = ctx.panelMulMat(panel, x, weight.ne[1], weight.type, w.panelKernel);
+  if (panel && x.isContiguous) y = ctx.panelMulMat(panel, x, weight.ne[1], weight.type, weight.type === GGML_F32 ? undefined : w.panelKernel);
   else {
     y = ctx.mulMat(weight, x);
     if (precF32) y.setPrecF32();

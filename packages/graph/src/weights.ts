@@ -1,20 +1,21 @@
 // The model's tensors as ggml tensors: bound zero-copy to the mapped file on the CPU, uploaded
 // into one device buffer elsewhere.
 import { buildInfo, createContext, mapFile, panelBytes, panelPack, typeByName, typeTraits, type Backend, type Buffer, type Context, type Mapping, type Tensor } from '@jepa/native';
-import type { GgufTensorInfo, ModelSpec } from '@jepa/gguf';
+import { expectedTensors, type GgufTensorInfo, type ModelSpec } from '@jepa/gguf';
 import { GraphError } from './errors.js';
 import { panelSetting } from './runtime-options.js';
 
 const PANEL_TYPES = new Set(['q8_0', 'q4_0', 'q4_K'].map(typeByName));
+const GGML_F32 = typeByName('f32');
 const GGML_I8 = typeByName('i8');
 
 export interface Weights extends Disposable {
   /** The named tensor; a GraphError names a tensor the file does not have. */
   get(name: string): Tensor;
   has(name: string): boolean;
-  /** The CPU panel form of a quantized matrix, for Context.panelMulMat; undefined where there is none. */
+  /** The CPU panel form of a matmul weight, for Context.panelMulMat; undefined where there is none. */
   panel(name: string): Tensor | undefined;
-  /** The panel kernel JEPA_PANEL names, or undefined for the CPU's fastest. */
+  /** The quantized panel kernel JEPA_PANEL names, or undefined for the CPU's fastest. */
   readonly panelKernel: string | undefined;
   /** The tensors live on the CPU backend, so graphs over them run there. */
   readonly onCpu: boolean;
@@ -33,13 +34,19 @@ function repackCandidates(spec: ModelSpec, backend: Backend, panels: ReadonlySet
 
 /**
  * q8_0, q4_0 and q4_K matrices get this engine's VNNI panel layout on CPUs that have it, in place of
- * ggml's kernels (ggml has no x86 repacking for q8_0 at all); the mapped original stays readable for
- * any other use. JEPA_PANEL (runtime-options).
+ * ggml's kernels (ggml has no x86 repacking for q8_0 at all), and f32 matmul weights its AVX-512
+ * one, unless JEPA_PANEL forces a quantized kernel; the mapped original stays readable for any
+ * other use. JEPA_PANEL (runtime-options).
  */
 function panelCandidates(spec: ModelSpec, backend: Backend): GgufTensorInfo[] {
-  if (!backend.isCpu || !panelSetting().enabled || !buildInfo().panelKernel) return [];
+  const setting = panelSetting();
+  if (!backend.isCpu || !setting.enabled) return [];
+  const info = buildInfo();
+  const matmul = new Set(expectedTensors(spec).filter((t) => t.role === 'matmul').map((t) => t.name));
+  const wanted = (t: GgufTensorInfo) =>
+    t.type === GGML_F32 ? !!info.panelKernelF32 && setting.kernel === undefined && matmul.has(t.name) : !!info.panelKernel && PANEL_TYPES.has(t.type);
   return [...spec.tensors.values()].filter(
-    (t) => PANEL_TYPES.has(t.type) && t.shape.length === 2 && panelBytesOrNull(t.type, t.shape[1]!, t.shape[0]!) !== null,
+    (t) => wanted(t) && t.shape.length === 2 && panelBytesOrNull(t.type, t.shape[1]!, t.shape[0]!) !== null,
   );
 }
 

@@ -121,11 +121,12 @@ export interface Context extends Disposable {
    */
   geluErfCpu(a: Tensor): Tensor;
   /**
-   * ggml_mul_mat(w, x) for a q8_0, q4_0 or q4_K matrix w (ggml type `type`) of `rows` rows on the CPU
-   * backend, from w repacked by panelPack into `panel`: x's rows are quantized to 8 bits per 32-value
-   * block as ggml's q8_0 does, each block's products are summed exactly in int32 by VNNI. x: contiguous
-   * F32 with ne0 = w's row length. `kernel` picks one of the CPU's kernels (default: the fastest,
-   * BuildInfo.panelKernel); all give the same bits. A GPU refuses the node.
+   * ggml_mul_mat(w, x) for an f32, q8_0, q4_0 or q4_K matrix w (ggml type `type`) of `rows` rows on
+   * the CPU backend, from w repacked by panelPack into `panel`. Quantized w: x's rows are quantized to
+   * 8 bits per 32-value block as ggml's q8_0 does, each block's products are summed exactly in int32
+   * by VNNI; `kernel` picks one of the CPU's kernels (default: the fastest, BuildInfo.panelKernel),
+   * all giving the same bits. f32 w: one fma chain over k per output (kernel 'avx512',
+   * BuildInfo.panelKernelF32). x: contiguous F32 with ne0 = w's row length. A GPU refuses the node.
    */
   panelMulMat(panel: Tensor, x: Tensor, rows: number, type: number, kernel?: string): Tensor;
   silu(a: Tensor): Tensor;
@@ -182,6 +183,8 @@ export interface BuildInfo {
   geluErfCpu: string;
   /** The fastest kernel of Context.panelMulMat this CPU runs ('avx512-vnni', 'avx-vnni'), or null. */
   panelKernel: string | null;
+  /** The kernel of Context.panelMulMat for f32 weights on this CPU ('avx512'), or null. */
+  panelKernelF32: string | null;
   typeCount: number;
 }
 

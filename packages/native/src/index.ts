@@ -35,8 +35,8 @@ export function buildInfo(): BuildInfo {
 }
 
 /**
- * The CPU panel form of a q8_0 / q4_0 / q4_K matrix for Context.panelMulMat: the bytes it needs
- * (rows % 16 == 0, row length a whole number of blocks), and the repacking from a tensor in host
+ * The CPU panel form of an f32 / q8_0 / q4_0 / q4_K matrix for Context.panelMulMat: the bytes it
+ * needs (rows % 16 == 0, row length a whole number of blocks), and the repacking from a tensor in host
  * memory into an I8 tensor of that size.
  */
 export function panelBytes(type: number, rows: number, k: number): number {

@@ -18,7 +18,9 @@ export function devicesCommand(program: Command): void {
         const mem = d.memoryTotal ? `, ${(d.memoryTotal / 2 ** 30).toFixed(1)} GiB` : '';
         process.stdout.write(`${i}: ${d.name} (${d.type}) ${d.description}${mem}\n`);
       });
-      const quantized = info.panelKernel ? `${info.panelKernel} panels` : "ggml's own";
-      process.stdout.write(`CPU kernels: GELU(erf) ${info.geluErfCpu}; q8_0 / q4_0 / q4_K matmul ${quantized}\n`);
+      const panels = (kernel: string | null) => (kernel ? `${kernel} panels` : "ggml's own");
+      process.stdout.write(
+        `CPU kernels: GELU(erf) ${info.geluErfCpu}; f32 matmul ${panels(info.panelKernelF32)}; q8_0 / q4_0 / q4_K matmul ${panels(info.panelKernel)}\n`,
+      );
     });
 }
