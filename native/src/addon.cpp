@@ -1,5 +1,6 @@
 // Module entry: the classes, device listing, type traits, quantizers and build facts.
 #include "cpu/gelu_erf.h"
+#include "cpu/flash_attn.h"
 #include "cpu/panel.h"
 #include "wrappers.h"
 
@@ -63,6 +64,8 @@ static Napi::Value buildInfo(const Napi::CallbackInfo& info) {
   out.Set("geluErfCpu", jepa::geluErfCpuKernel());
   const char* panel = jepa::panelBestKernel(GGML_TYPE_Q8_0);
   out.Set("panelKernel", panel ? Napi::Value(Napi::String::New(env, panel)) : env.Null());
+  const char* flash = jepa::flashAttnCpuKernel();
+  out.Set("flashAttnCpu", flash ? Napi::Value(Napi::String::New(env, flash)) : env.Null());
   const char* panelF32 = jepa::panelBestKernel(GGML_TYPE_F32);
   out.Set("panelKernelF32", panelF32 ? Napi::Value(Napi::String::New(env, panelF32)) : env.Null());
   out.Set("typeCount", static_cast<double>(GGML_TYPE_COUNT));

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "cpu/gelu_erf.h"
+#include "cpu/flash_attn.h"
 #include "cpu/panel.h"
 #include "wrappers.h"
 
@@ -177,6 +178,20 @@ Napi::Value softMaxExt(const Napi::CallbackInfo& info) {
   return c.out(ggml_soft_max_ext(c.g(), a, mask, s, maxBias));
 }
 
+// What ggml_flash_attn_ext and this engine's CPU kernel both require of their operands.
+void requireAttention(OpCall& c, ggml_tensor* q, ggml_tensor* k, ggml_tensor* v, ggml_tensor* mask) {
+  c.require(canMulMat(k, q), "q " + describe(q) + " and k " + describe(k) + " do not match");
+  c.require(q->ne[3] == k->ne[3] && q->ne[3] == v->ne[3], "q, k and v batch sizes differ");
+  c.require(v->ne[1] == k->ne[1] && v->ne[2] == k->ne[2], "k " + describe(k) + " and v " + describe(v) + " differ");
+  if (mask) {
+    c.require(mask->type == GGML_TYPE_F16, "the flash-attention mask must be f16");
+    c.require(ggml_is_contiguous(mask), "mask is not contiguous");
+    c.require(mask->ne[0] == k->ne[1] && mask->ne[1] >= q->ne[1] && q->ne[2] % mask->ne[2] == 0 &&
+                  q->ne[3] % mask->ne[3] == 0,
+              "mask " + describe(mask) + " does not cover q " + describe(q) + " x k " + describe(k));
+  }
+}
+
 // q [d, n_q, heads, B], k [d, n_kv, heads_kv, B], v [dv, n_kv, heads_kv, B], mask f16 [n_kv, >=n_q, *, *]
 // -> [dv, heads, n_q, B]
 Napi::Value flashAttnExt(const Napi::CallbackInfo& info) {
@@ -188,18 +203,28 @@ Napi::Value flashAttnExt(const Napi::CallbackInfo& info) {
   float s = static_cast<float>(argNumber(info, 4, "scale"));
   float maxBias = info.Length() > 5 ? static_cast<float>(argNumber(info, 5, "maxBias")) : 0.0f;
   float softcap = info.Length() > 6 ? static_cast<float>(argNumber(info, 6, "logitSoftcap")) : 0.0f;
-  c.require(canMulMat(k, q), "q " + describe(q) + " and k " + describe(k) + " do not match");
-  c.require(q->ne[3] == k->ne[3] && q->ne[3] == v->ne[3], "q, k and v batch sizes differ");
-  c.require(v->ne[1] == k->ne[1] && v->ne[2] == k->ne[2], "k " + describe(k) + " and v " + describe(v) + " differ");
-  if (mask) {
-    c.require(mask->type == GGML_TYPE_F16, "the flash-attention mask must be f16");
-    c.require(ggml_is_contiguous(mask), "mask is not contiguous");
-    c.require(mask->ne[0] == k->ne[1] && mask->ne[1] >= q->ne[1] && q->ne[2] % mask->ne[2] == 0 &&
-                  q->ne[3] % mask->ne[3] == 0,
-              "mask " + describe(mask) + " does not cover q " + describe(q) + " x k " + describe(k));
-  }
+  requireAttention(c, q, k, v, mask);
   c.require(maxBias <= 0.0f || mask, "maxBias needs a mask");
   return c.out(ggml_flash_attn_ext(c.g(), q, k, v, mask, s, maxBias, softcap));
+}
+
+// flashAttnExt's operands and result, on this engine's CPU kernel: q, k and v F32 with contiguous
+// rows; dv a multiple of 16.
+Napi::Value flashAttnCpu(const Napi::CallbackInfo& info) {
+  OpCall c(info, "flashAttnCpu");
+  ggml_tensor* q = c.in(0, "q");
+  ggml_tensor* k = c.in(1, "k");
+  ggml_tensor* v = c.in(2, "v");
+  ggml_tensor* mask = c.optIn(3, "mask");
+  float s = static_cast<float>(argNumber(info, 4, "scale"));
+  requireAttention(c, q, k, v, mask);
+  for (ggml_tensor* t : {q, k, v}) {
+    c.require(t->type == GGML_TYPE_F32, "q, k and v must be f32: " + describe(t));
+    c.require(t->nb[0] == sizeof(float), describe(t) + " does not have contiguous rows");
+  }
+  c.require(v->ne[0] % 16 == 0, "v's row length must be a multiple of 16: " + describe(v));
+  if (!flashAttnCpuKernel()) fail(c.env, "UNSUPPORTED", "this build or CPU has no CPU flash-attention kernel (AVX-512 and libmvec)");
+  return c.out(jepa::flashAttnCpu(c.g(), q, k, v, mask, s));
 }
 
 Napi::Value concat(const Napi::CallbackInfo& info) {
@@ -322,7 +347,7 @@ void defineOps(Napi::Env env, Napi::Object proto) {
       {"mul", mul},             {"div", div},         {"scale", scale},       {"norm", norm},
       {"gelu", gelu},           {"geluErf", geluErf}, {"geluErfCpu", geluErfCpu}, {"panelMulMat", panelMulMat}, {"silu", silu},         {"tanh", tanh_},
       {"exp", exp_},            {"sqr", sqr},         {"sqrt", sqrt_},        {"mean", mean},
-      {"sumRows", sumRows},     {"clamp", clamp},     {"softMaxExt", softMaxExt}, {"flashAttnExt", flashAttnExt},
+      {"sumRows", sumRows},     {"clamp", clamp},     {"softMaxExt", softMaxExt}, {"flashAttnExt", flashAttnExt}, {"flashAttnCpu", flashAttnCpu},
       {"concat", concat},       {"getRows", getRows}, {"roll", roll},         {"cont", cont},
       {"reshape", reshape},     {"view", view},       {"permute", permute},   {"transpose", transpose},
       {"cpy", cpy},             {"cast", cast},       {"repeat", repeat},

@@ -1,6 +1,9 @@
-// Multi-head attention over q, k, v laid out [headDim, tokens, heads, batch]: ggml's flash
-// attention by default, or the naive mul_mat + soft_max_ext path (fully F32; scores are N² per head).
-import type { Context, Tensor } from '@jepa/native';
+// Multi-head attention over q, k, v laid out [headDim, tokens, heads, batch]: flash attention by
+// default, or the naive mul_mat + soft_max_ext path (fully F32; scores are N² per head). Flash is
+// ggml_flash_attn_ext, except with F32 K/V in a graph on the CPU, where this engine's kernel does
+// the same arithmetic in f32 at twice the speed (JEPA_FLASH_CPU=0 keeps ggml's).
+import { buildInfo, type Context, type Tensor } from '@jepa/native';
+import { flashCpuEnabled } from './runtime-options.js';
 
 export const GGML_F32 = 0;
 export const GGML_F16 = 1;
@@ -14,6 +17,8 @@ export interface AttentionOptions {
   kvType: number;
   /** F32 accumulation for the naive path's products (GPU). */
   precF32?: boolean;
+  /** The graph runs on the CPU backend (Weights.onCpu). */
+  cpu?: boolean;
 }
 
 /** Returns the attention output as [headDim · heads, tokens, batch], contiguous. */
@@ -22,7 +27,8 @@ export function attention(ctx: Context, q: Tensor, k: Tensor, v: Tensor, o: Atte
   if (o.flash) {
     const kk = o.kvType === GGML_F32 ? k : ctx.cast(k, o.kvType);
     const vv = o.kvType === GGML_F32 ? v : ctx.cast(v, o.kvType);
-    const out = ctx.flashAttnExt(q, kk, vv, o.mask, o.scale); // [hd, heads, nQ, batch]
+    const own = o.cpu && o.kvType === GGML_F32 && v.ne[0] % 16 === 0 && flashCpuEnabled() && buildInfo().flashAttnCpu !== null;
+    const out = own ? ctx.flashAttnCpu(q, kk, vv, o.mask, o.scale) : ctx.flashAttnExt(q, kk, vv, o.mask, o.scale); // [hd, heads, nQ, batch]
     return ctx.reshape(out, [hd * heads, nQ, batch]);
   }
   const scores = ctx.mulMat(k, q); // [nKV, nQ, heads, batch]

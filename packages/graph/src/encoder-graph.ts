@@ -150,7 +150,7 @@ export function buildEncoderGraph(e: EncoderHparams, w: Weights, shape: EncoderG
     mask.setInput();
   }
 
-  const attnOptions = { scale: 1 / Math.sqrt(hd), mask, flash: o.flash, kvType: o.kvType, precF32: o.precF32 };
+  const attnOptions = { scale: 1 / Math.sqrt(hd), mask, flash: o.flash, kvType: o.kvType, precF32: o.precF32, cpu: w.onCpu };
   for (let l = 0; l < e.nLayer; l++) {
     const blk = tensorNames.encBlock(l);
     const h = layerNorm(ctx, x, w, `${blk}.ln1`, e.lnEps);

@@ -1,5 +1,5 @@
 // The engine's environment switches, read once per call site: JEPA_MAX_BATCH, JEPA_MAX_GRAPH_MIB,
-// JEPA_KV_F16 / JEPA_KV_F32, JEPA_VALIDATE_GRAPH, JEPA_PANEL.
+// JEPA_KV_F16 / JEPA_KV_F32, JEPA_VALIDATE_GRAPH, JEPA_PANEL, JEPA_FLASH_CPU.
 import { GraphError } from './errors.js';
 
 function positiveInt(name: string, fallback: number): number {
@@ -36,3 +36,6 @@ export function panelSetting(): { enabled: boolean; kernel: string | undefined }
   if (raw === '0') return { enabled: false, kernel: undefined };
   return { enabled: true, kernel: raw };
 }
+
+/** JEPA_FLASH_CPU=0: graphs on the CPU use ggml_flash_attn_ext instead of this engine's kernel. */
+export const flashCpuEnabled = () => process.env.JEPA_FLASH_CPU !== '0';

@@ -145,6 +145,12 @@ export interface Context extends Disposable {
    * -> [dv, heads, nQ, B] (note the permuted result).
    */
   flashAttnExt(q: Tensor, k: Tensor, v: Tensor, mask: Tensor | null, scale: number, maxBias?: number, logitSoftcap?: number): Tensor;
+  /**
+   * flashAttnExt's operands and result on this engine's CPU kernel (BuildInfo.flashAttnCpu): per
+   * head, tiles of 8 queries get an exact softmax over all keys and P·V as fma chains. q, k, v f32
+   * with contiguous rows; dv % 16 == 0. A GPU refuses the node.
+   */
+  flashAttnCpu(q: Tensor, k: Tensor, v: Tensor, mask: Tensor | null, scale: number): Tensor;
   concat(a: Tensor, b: Tensor, dim: number): Tensor;
   /** Rows of a picked by i32 ids b [n, a.ne[2], a.ne[3]]. */
   getRows(a: Tensor, rows: Tensor): Tensor;
@@ -183,6 +189,8 @@ export interface BuildInfo {
   geluErfCpu: string;
   /** The fastest kernel of Context.panelMulMat this CPU runs ('avx512-vnni', 'avx-vnni'), or null. */
   panelKernel: string | null;
+  /** The kernel of Context.flashAttnCpu on this CPU and build ('avx512'), or null. */
+  flashAttnCpu: string | null;
   /** The kernel of Context.panelMulMat for f32 weights on this CPU ('avx512'), or null. */
   panelKernelF32: string | null;
   typeCount: number;

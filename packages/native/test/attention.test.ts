@@ -1,28 +1,39 @@
-// flash_attn_ext against a float64 softmax(QK^T * s + mask) V, and against the naive ggml path.
+// flash_attn_ext and this engine's CPU kernel against a float64 softmax(QK^T * s + mask) V, and
+// against the naive ggml path.
 import { describe, expect, it } from 'vitest';
-import { createContext, type Tensor } from '../src/index.js';
+import { buildInfo, createContext, type Tensor } from '../src/index.js';
 import { F16, F32, count, run, toF16, uniform, worstError } from './helpers.js';
 import * as R from './reference.js';
 
-const d = 40;
-const nQ = 23;
-const nKV = 23;
-const H = 3;
-const B = 2;
-const scale = 1 / Math.sqrt(d);
+interface Shape {
+  d: number;
+  nQ: number;
+  nKV: number;
+  H: number;
+  B: number;
+}
+const SHAPE: Shape = { d: 40, nQ: 23, nKV: 23, H: 3, B: 2 };
 
 /** Additive block-causal style mask: -inf where key block > query block, 0 elsewhere. */
-function blockMask(): Float32Array {
+function blockMask({ nQ, nKV }: Shape): Float32Array {
   const m = new Float32Array(nKV * nQ);
   for (let i = 0; i < nQ; i++) for (let j = 0; j < nKV; j++) m[i * nKV + j] = Math.floor(j / 5) > Math.floor(i / 5) ? -Infinity : 0;
   return m;
 }
 
-async function attend(kvType: number, withMask: boolean, naive = false) {
-  const q = uniform(d * nQ * H * B, 1, -2, 2);
-  const k = uniform(d * nKV * H * B, 2, -2, 2);
-  const v = uniform(d * nKV * H * B, 3);
-  const maskVals = blockMask();
+type Path = 'flash' | 'naive' | 'cpu';
+
+async function attend(kvType: number, withMask: boolean, path: Path = 'flash', shape: Shape = SHAPE, items?: number[]) {
+  const { d, nQ, nKV, H } = shape;
+  const scale = 1 / Math.sqrt(d);
+  const all = { q: uniform(d * nQ * H * shape.B, 1, -2, 2), k: uniform(d * nKV * H * shape.B, 2, -2, 2), v: uniform(d * nKV * H * shape.B, 3) };
+  // `items`: run only these batch items of the same data
+  const pick = (x: Float32Array, per: number) => (items ? Float32Array.from(items.flatMap((b) => [...x.subarray(b * per, (b + 1) * per)])) : x);
+  const B = items ? items.length : shape.B;
+  const q = pick(all.q, d * nQ * H);
+  const k = pick(all.k, d * nKV * H);
+  const v = pick(all.v, d * nKV * H);
+  const maskVals = blockMask(shape);
   const ctx = createContext(64);
   const tq = ctx.newTensor(F32, [d, nQ, H, B]);
   const tk = ctx.newTensor(kvType, [d, nKV, H, B]);
@@ -32,7 +43,7 @@ async function attend(kvType: number, withMask: boolean, naive = false) {
   const v16 = await toF16(v);
   const m16 = await toF16(maskVals);
   let out: Tensor;
-  if (naive) {
+  if (path === 'naive') {
     // scores [nKV, nQ, H, B] = k^T q; softmax over keys; out = v^T-weighted sum -> [d, nQ, H, B]
     const kq = ctx.mulMat(tk, tq);
     const p = ctx.softMaxExt(kq, tm, scale);
@@ -40,7 +51,7 @@ async function attend(kvType: number, withMask: boolean, naive = false) {
     const o = ctx.mulMat(vt, p); // [d, nQ, H, B]
     out = ctx.cont(ctx.permute(o, 0, 2, 1, 3)); // -> [d, H, nQ, B] like flash
   } else {
-    out = ctx.flashAttnExt(tq, tk, tv, tm, scale);
+    out = path === 'cpu' ? ctx.flashAttnCpu(tq, tk, tv, tm, scale) : ctx.flashAttnExt(tq, tk, tv, tm, scale);
   }
   const inputs = [
     { tensor: tq, data: q },
@@ -81,8 +92,48 @@ describe('flash_attn_ext', () => {
 
   it('the naive mul_mat + soft_max_ext path agrees with the same reference', async () => {
     for (const withMask of [false, true]) {
-      const { got, expected } = await attend(F32, withMask, true);
+      const { got, expected } = await attend(F32, withMask, 'naive');
       expect(worstError(got, expected.data, 2e-6, 0)).toBeLessThanOrEqual(1);
     }
+  });
+});
+
+describe.skipIf(!buildInfo().flashAttnCpu)("this engine's CPU flash kernel (F32 K/V)", () => {
+  // head_dim 32, 64, 80; keys not a multiple of 16; 70 queries: two chunks of tiles per head
+  const shapes: Shape[] = [
+    { d: 32, nQ: 23, nKV: 23, H: 3, B: 2 },
+    { d: 64, nQ: 70, nKV: 70, H: 2, B: 2 },
+    { d: 80, nQ: 9, nKV: 37, H: 3, B: 1 },
+  ];
+  for (const shape of shapes)
+    for (const withMask of [false, true])
+      it(`head_dim ${shape.d}, ${shape.nQ} queries x ${shape.nKV} keys, ${withMask ? 'with' : 'without'} a mask: the float64 reference`, async () => {
+        const { got, expected } = await attend(F32, withMask, 'cpu', shape);
+        expect(got.length).toBe(count(expected.ne));
+        expect(worstError(got, expected.data, 2e-6, 0)).toBeLessThanOrEqual(1);
+      });
+
+  it('the mask matters here too', async () => {
+    const shape = shapes[1]!;
+    const { got } = await attend(F32, false, 'cpu', shape);
+    const { expected } = await attend(F32, true, 'cpu', shape);
+    expect(worstError(got, expected.data, 2e-6, 0)).toBeGreaterThan(1);
+  });
+
+  it('gives an item the same bits alone as in a batch', async () => {
+    const shape = shapes[1]!;
+    const both = (await attend(F32, true, 'cpu', shape)).got;
+    const second = (await attend(F32, true, 'cpu', shape, [1])).got;
+    expect(Buffer.from(second.buffer).equals(Buffer.from(both.buffer, both.byteLength / 2))).toBe(true);
+  });
+
+  it('refuses F16 K/V and value rows that are not a multiple of 16, naming them', () => {
+    const ctx = createContext(16);
+    const q = ctx.newTensor(F32, [32, 5, 2, 1]);
+    const k32 = ctx.newTensor(F32, [32, 7, 2, 1]);
+    expect(() => ctx.flashAttnCpu(q, ctx.newTensor(F16, [32, 7, 2, 1]), k32, null, 1)).toThrowError(expect.objectContaining({ message: expect.stringContaining('f32') }));
+    const q40 = ctx.newTensor(F32, [40, 5, 2, 1]);
+    const k40 = ctx.newTensor(F32, [40, 7, 2, 1]);
+    expect(() => ctx.flashAttnCpu(q40, k40, k40, null, 1)).toThrowError(expect.objectContaining({ message: expect.stringContaining('multiple of 16') }));
   });
 });

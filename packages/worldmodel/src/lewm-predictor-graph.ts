@@ -71,7 +71,7 @@ export function buildLewmPredictorGraph(
     const split = (which: number) =>
       ctx.permute(ctx.view(qkv, [hd, H, T, K], [hd * 4, qkv.nb[1], qkv.nb[1] * T], which * inner * 4), 0, 2, 1, 3);
     // short sequences: F32 K/V, as for every one-row-per-query attention here
-    const att = attention(ctx, split(0), split(1), split(2), { scale: 1 / Math.sqrt(hd), mask, flash: o.flash, kvType: GGML_F32, precF32: o.precF32 });
+    const att = attention(ctx, split(0), split(1), split(2), { scale: 1 / Math.sqrt(hd), mask, flash: o.flash, kvType: GGML_F32, precF32: o.precF32, cpu: w.onCpu });
     x = ctx.add(x, ctx.mul(linear(ctx, ctx.reshape(att, [inner, rows]), w, `${blk}.attn.proj`, o.precF32), chunk(2)));
 
     const hm = layerNorm(ctx, modulate(ctx.norm(x, p.adalnEps), chunk(3), chunk(4)), w, `${blk}.ffn_norm`, p.lnEps);

@@ -52,7 +52,7 @@ export function buildAttentiveHeadGraph(
   const heads = (t: Tensor) => ctx.permute(t, 0, 2, 1, 3);
   // one query row: ggml's per-row kernel would round q and the accumulator to F16 with F16 K/V
   const o1 = attention(ctx, heads(q), heads(split(0)), heads(split(1)), {
-    scale: 1 / Math.sqrt(hd), mask: null, flash: o.crossFlash, kvType: GGML_F32, precF32: o.precF32,
+    scale: 1 / Math.sqrt(hd), mask: null, flash: o.crossFlash, kvType: GGML_F32, precF32: o.precF32, cpu: w.onCpu,
   });
   let y = ctx.add(query, o1);
   const m = layerNorm(ctx, y, w, 'head.xattn.ln2', h.lnEps);

@@ -33,7 +33,7 @@ export function vitBlock(ctx: Context, x: Tensor, w: Weights, prefix: string, o:
     k = applyRope(ctx, k, o.rope.cos, o.rope.sin);
   }
   const heads = (t: Tensor) => ctx.permute(t, 0, 2, 1, 3);
-  const a = attention(ctx, heads(q), heads(k), heads(split(2)), { ...o.attn, scale: 1 / Math.sqrt(hd) });
+  const a = attention(ctx, heads(q), heads(k), heads(split(2)), { ...o.attn, scale: 1 / Math.sqrt(hd), cpu: w.onCpu });
   x = ctx.add(x, linear(ctx, a, w, `${prefix}.attn.proj`, o.precF32));
   const m = layerNorm(ctx, x, w, `${prefix}.ln2`, o.lnEps);
   const f = linear(ctx, activation(ctx, linear(ctx, m, w, `${prefix}.ffn.fc1`, o.precF32), o.act, w.onCpu), w, `${prefix}.ffn.fc2`, o.precF32);
