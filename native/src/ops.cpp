@@ -209,20 +209,26 @@ Napi::Value flashAttnExt(const Napi::CallbackInfo& info) {
 }
 
 // flashAttnExt's operands and result, on this engine's CPU kernel: q, k and v F32 with contiguous
-// rows; dv a multiple of 16.
+// rows, dv a multiple of 16; the mask key-major (F16 [>= n_q, n_kv, *, *]: key j's row holds every
+// query's entry), i.e. cont(transpose(flashAttnExt's mask)).
 Napi::Value flashAttnCpu(const Napi::CallbackInfo& info) {
   OpCall c(info, "flashAttnCpu");
   ggml_tensor* q = c.in(0, "q");
   ggml_tensor* k = c.in(1, "k");
   ggml_tensor* v = c.in(2, "v");
-  ggml_tensor* mask = c.optIn(3, "mask");
+  ggml_tensor* mask = c.optIn(3, "maskByKey");
   float s = static_cast<float>(argNumber(info, 4, "scale"));
-  requireAttention(c, q, k, v, mask);
+  requireAttention(c, q, k, v, nullptr);
   for (ggml_tensor* t : {q, k, v}) {
     c.require(t->type == GGML_TYPE_F32, "q, k and v must be f32: " + describe(t));
     c.require(t->nb[0] == sizeof(float), describe(t) + " does not have contiguous rows");
   }
   c.require(v->ne[0] % 16 == 0, "v's row length must be a multiple of 16: " + describe(v));
+  if (mask) {
+    c.require(mask->type == GGML_TYPE_F16 && ggml_is_contiguous(mask), "the key-major mask must be contiguous f16: " + describe(mask));
+    c.require(mask->ne[1] == k->ne[1] && mask->ne[0] >= q->ne[1] && q->ne[2] % mask->ne[2] == 0 && q->ne[3] % mask->ne[3] == 0,
+              "key-major mask " + describe(mask) + " does not cover q " + describe(q) + " x k " + describe(k));
+  }
   if (!flashAttnCpuKernel()) fail(c.env, "UNSUPPORTED", "this build or CPU has no CPU flash-attention kernel (AVX-512 and libmvec)");
   return c.out(jepa::flashAttnCpu(c.g(), q, k, v, mask, s));
 }

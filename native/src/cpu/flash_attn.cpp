@@ -19,46 +19,84 @@ namespace {
 
 using cpu::kTileRows;
 
-constexpr int64_t kChunkRows = 64;  // queries per task: tasks are (item, head, chunk)
+constexpr int64_t kQueries = 16 * cpu::kTileGroups;  // queries per block: the scores' row width
 
 struct Scratch {
-  std::vector<float> keys;    // [NK/16][D][16]: the head's keys, 16 per panel, zero-padded
-  std::vector<float> values;  // [NK][DV]
-  std::vector<float> queries; // [D][8]
-  std::vector<float> scores;  // [8][NK rounded to 16]
-  std::vector<float> probs;   // [NK][8]
+  std::vector<float> keys;     // [NK/8][D][8]: the head's keys, 8 per tile, as the broadcast operand
+  std::vector<float> queries;  // [3][D][16]: a block's queries, 16 per group, zero-padded
+  std::vector<float> probs;    // [NK][48]: scores, then probabilities, of every key for the block's queries
 };
 
-// 16 scores from j (fewer at the row's end, the rest -inf), ·scale + mask.
-__attribute__((target("avx512f,avx512bw,avx512vl"))) inline __m512 scaledScores(const float* s, const ggml_fp16_t* mask, int64_t j, int64_t nk, __m512 scale) {
-  const __mmask16 m = j + 16 <= nk ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << (nk - j)) - 1);
-  __m512 x = _mm512_mask_loadu_ps(_mm512_set1_ps(-INFINITY), m, s + j);
-  x = _mm512_mask_mul_ps(x, m, x, scale);
-  if (mask) x = _mm512_mask_add_ps(x, m, x, _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(m, mask + j)));
-  return x;
+// dst[c·dstStride + r] = src[r][c] for 8 rows (a null row reads as zeros) and 16 columns.
+__attribute__((target("avx512f"))) void transpose8x16(const float* const rows[8], float* dst, int64_t dstStride) {
+  __m512 r[8];
+  for (int i = 0; i < 8; ++i) r[i] = rows[i] ? _mm512_loadu_ps(rows[i]) : _mm512_setzero_ps();
+  // within each 128-bit lane: columns 0..3 of that lane for rows 0-3 (u[0..3]) and rows 4-7 (u[4..7])
+  __m512 u[8];
+  for (int h = 0; h < 2; ++h) {
+    const __m512 lo01 = _mm512_unpacklo_ps(r[4 * h], r[4 * h + 1]), hi01 = _mm512_unpackhi_ps(r[4 * h], r[4 * h + 1]);
+    const __m512 lo23 = _mm512_unpacklo_ps(r[4 * h + 2], r[4 * h + 3]), hi23 = _mm512_unpackhi_ps(r[4 * h + 2], r[4 * h + 3]);
+    u[4 * h + 0] = _mm512_shuffle_ps(lo01, lo23, 0x44);
+    u[4 * h + 1] = _mm512_shuffle_ps(lo01, lo23, 0xEE);
+    u[4 * h + 2] = _mm512_shuffle_ps(hi01, hi23, 0x44);
+    u[4 * h + 3] = _mm512_shuffle_ps(hi01, hi23, 0xEE);
+  }
+  alignas(64) float lanes[8][16];
+  for (int i = 0; i < 8; ++i) _mm512_store_ps(lanes[i], u[i]);
+  for (int lane = 0; lane < 4; ++lane)
+    for (int c = 0; c < 4; ++c) {
+      float* out = dst + (4 * lane + c) * dstStride;
+      std::memcpy(out, &lanes[c][4 * lane], 4 * sizeof(float));
+      std::memcpy(out + 4, &lanes[4 + c][4 * lane], 4 * sizeof(float));
+    }
 }
 
-// Softmax of one row of scores (·scale + mask) into column t of probs; returns the row's sum.
-__attribute__((target("avx512f,avx512bw,avx512vl"))) float softmaxRow(const float* s, const ggml_fp16_t* mask, int64_t nk, float scale, float* probs, int t) {
+// dst[c·dstStride + r] = rows[r][c] for n rows (≤ 8; the rest zeros) and d columns.
+void transposeRows(const float* const rows[8], int64_t d, float* dst, int64_t dstStride) {
+  int64_t c = 0;
+  for (; c + 16 <= d; c += 16) {
+    const float* at[8];
+    for (int i = 0; i < 8; ++i) at[i] = rows[i] ? rows[i] + c : nullptr;
+    transpose8x16(at, dst + c * dstStride, dstStride);
+  }
+  for (; c < d; ++c)
+    for (int i = 0; i < 8; ++i) dst[c * dstStride + i] = rows[i] ? rows[i][c] : 0.0f;
+}
+
+// For each of a block's 16-query groups: softmax down the columns of probs (scores ·scale + mask),
+// in place; returns the column sums in sums. mask: the block's first query in row 0 of a key-major
+// F16 mask (key j's row at j·maskStride), valid for `rows` queries.
+__attribute__((target("avx512f,avx512bw,avx512vl"))) void softmaxColumns(float* probs, const ggml_fp16_t* mask, int64_t maskStride, int64_t rows,
+                                                                          int64_t nk, int groups, float scale, float* sums) {
   const __m512 vscale = _mm512_set1_ps(scale);
-  __m512 vmax = _mm512_set1_ps(-INFINITY);
-  for (int64_t j = 0; j < nk; j += 16) vmax = _mm512_max_ps(vmax, scaledScores(s, mask, j, nk, vscale));
-  const float max = _mm512_reduce_max_ps(vmax);
-  if (max == -INFINITY) {  // every key masked: the row gets zeros, as in ggml
-    for (int64_t j = 0; j < nk; ++j) probs[j * kTileRows + t] = 0.0f;
-    return 0.0f;
+  for (int g = 0; g < groups; ++g) {
+    float* col = probs + g * 16;
+    const int64_t valid = std::min<int64_t>(16, rows - g * 16);
+    const __mmask16 lanes = static_cast<__mmask16>((1u << valid) - 1);
+    __m512 vmax = _mm512_set1_ps(-INFINITY);
+    for (int64_t j = 0; j < nk; ++j) {
+      __m512 x = _mm512_mul_ps(_mm512_loadu_ps(col + j * kQueries), vscale);
+      if (mask) x = _mm512_add_ps(x, _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(lanes, mask + j * maskStride + g * 16)));
+      _mm512_storeu_ps(col + j * kQueries, x);
+      vmax = _mm512_max_ps(vmax, x);
+    }
+    // a column masked everywhere gets zeros, as in ggml: subtract 0 instead of -inf
+    const __mmask16 dead = _mm512_cmp_ps_mask(vmax, _mm512_set1_ps(-INFINITY), _CMP_EQ_OQ);
+    vmax = _mm512_mask_mov_ps(vmax, dead, _mm512_setzero_ps());
+    __m512 vsum = _mm512_setzero_ps();
+    for (int64_t j = 0; j < nk; ++j) {
+      const __m512 p = _ZGVeN16v_expf(_mm512_sub_ps(_mm512_loadu_ps(col + j * kQueries), vmax));
+      _mm512_storeu_ps(col + j * kQueries, p);
+      vsum = _mm512_add_ps(vsum, p);
+    }
+    const __m512 inv = _mm512_maskz_div_ps(_mm512_cmp_ps_mask(vsum, _mm512_setzero_ps(), _CMP_NEQ_OQ), _mm512_set1_ps(1.0f), vsum);
+    _mm512_storeu_ps(sums + g * 16, inv);
   }
-  const __m512 vm = _mm512_set1_ps(max);
-  __m512 vsum = _mm512_setzero_ps();
-  alignas(64) float e[16];
-  for (int64_t j = 0; j < nk; j += 16) {
-    const __m512 p = _ZGVeN16v_expf(_mm512_sub_ps(scaledScores(s, mask, j, nk, vscale), vm));
-    vsum = _mm512_add_ps(vsum, p);
-    _mm512_store_ps(e, p);
-    const int64_t n = std::min<int64_t>(16, nk - j);
-    for (int64_t i = 0; i < n; ++i) probs[(j + i) * kTileRows + t] = e[i];
-  }
-  return _mm512_reduce_add_ps(vsum);
+}
+
+__attribute__((target("avx512f"))) void scaleRow(float* row, int64_t n, float by) {
+  const __m512 v = _mm512_set1_ps(by);
+  for (int64_t c = 0; c < n; c += 16) _mm512_storeu_ps(row + c, _mm512_mul_ps(_mm512_loadu_ps(row + c), v));
 }
 
 void attendTask(ggml_tensor* dst, int64_t item, int64_t head, int64_t q0, int64_t q1, float scale, Scratch& sc) {
@@ -68,47 +106,57 @@ void attendTask(ggml_tensor* dst, int64_t item, int64_t head, int64_t q0, int64_
   const ggml_tensor* mask = dst->src[3];
   const int64_t d = q->ne[0], nq = q->ne[1], heads = q->ne[2];
   const int64_t nk = k->ne[1], dv = v->ne[0];
-  const int64_t panels = (nk + 15) / 16;
   // k/v heads and items broadcast over q's as in ggml_flash_attn_ext (grouped-query style)
   const int64_t kh = head / (heads / k->ne[2]), ki = item / (q->ne[3] / k->ne[3]);
   const int64_t vh = head / (heads / v->ne[2]), vi = item / (q->ne[3] / v->ne[3]);
+  const char* keyRows = static_cast<const char*>(k->data) + kh * k->nb[2] + ki * k->nb[3];
+  const char* queryRows = static_cast<const char*>(q->data) + head * q->nb[2] + item * q->nb[3];
+  const auto* values = reinterpret_cast<const float*>(static_cast<const char*>(v->data) + vh * v->nb[2] + vi * v->nb[3]);
+  const int64_t valueStep = v->nb[1] / sizeof(float);
+  const ggml_fp16_t* maskAt = nullptr;
+  if (mask)
+    maskAt = reinterpret_cast<const ggml_fp16_t*>(static_cast<const char*>(mask->data) + (head % mask->ne[2]) * mask->nb[2] + (item % mask->ne[3]) * mask->nb[3]);
+  const int64_t maskStride = mask ? mask->nb[1] / sizeof(ggml_fp16_t) : 0;
 
-  sc.keys.assign(static_cast<size_t>(panels * d * 16), 0.0f);
-  sc.values.resize(static_cast<size_t>(nk * dv));
-  for (int64_t j = 0; j < nk; ++j) {
-    const auto* key = reinterpret_cast<const float*>(static_cast<const char*>(k->data) + j * k->nb[1] + kh * k->nb[2] + ki * k->nb[3]);
-    float* panel = sc.keys.data() + (j / 16) * d * 16 + j % 16;
-    for (int64_t c = 0; c < d; ++c) panel[c * 16] = key[c];
-    std::memcpy(sc.values.data() + j * dv, static_cast<const char*>(v->data) + j * v->nb[1] + vh * v->nb[2] + vi * v->nb[3],
-                static_cast<size_t>(dv) * sizeof(float));
+  const int64_t keyTiles = (nk + kTileRows - 1) / kTileRows;
+  sc.keys.resize(static_cast<size_t>(keyTiles * d * kTileRows));
+  for (int64_t i = 0; i < keyTiles; ++i) {
+    const float* rows[8];
+    for (int r = 0; r < 8; ++r) {
+      const int64_t j = i * kTileRows + r;
+      rows[r] = j < nk ? reinterpret_cast<const float*>(keyRows + j * k->nb[1]) : nullptr;
+    }
+    transposeRows(rows, d, sc.keys.data() + i * d * kTileRows, kTileRows);
   }
-  sc.queries.resize(static_cast<size_t>(d * kTileRows));
-  sc.scores.resize(static_cast<size_t>(kTileRows * panels * 16));
-  sc.probs.resize(static_cast<size_t>(nk * kTileRows));
+  sc.queries.resize(static_cast<size_t>(kQueries * d));
+  sc.probs.resize(static_cast<size_t>(nk * kQueries));
 
-  const int64_t tiles = (q1 - q0 + kTileRows - 1) / kTileRows;
-  for (int64_t i = 0; i < tiles; ++i) {
-    const int64_t t0 = q0 + (q1 - q0) * i / tiles, t1 = q0 + (q1 - q0) * (i + 1) / tiles;
-    const int rows = static_cast<int>(t1 - t0);
-    for (int t = 0; t < rows; ++t) {
-      const auto* row = reinterpret_cast<const float*>(static_cast<const char*>(q->data) + (t0 + t) * q->nb[1] + head * q->nb[2] + item * q->nb[3]);
-      for (int64_t c = 0; c < d; ++c) sc.queries[c * kTileRows + t] = row[c];
+  for (int64_t b0 = q0; b0 < q1; b0 += kQueries) {
+    const int64_t rows = std::min(kQueries, q1 - b0);
+    const int groups = static_cast<int>((rows + 15) / 16);
+    for (int64_t h = 0; h < groups * 2; ++h) {  // 8 queries at a time into columns (h%2)·8.. of group h/2
+      const float* at[8];
+      for (int r = 0; r < 8; ++r) {
+        const int64_t t = h * 8 + r;
+        at[r] = t < rows ? reinterpret_cast<const float*>(queryRows + (b0 + t) * q->nb[1]) : nullptr;
+      }
+      transposeRows(at, d, sc.queries.data() + (h / 2) * d * 16 + (h % 2) * 8, 16);
     }
-    cpu::fmaRow(sc.queries.data(), rows, sc.keys.data(), panels, d * 16, 16, d, sc.scores.data(), panels * 16, true);
-    float sums[kTileRows];
-    for (int t = 0; t < rows; ++t) {
-      const ggml_fp16_t* m = nullptr;
-      if (mask)
-        m = reinterpret_cast<const ggml_fp16_t*>(static_cast<const char*>(mask->data) + (t0 + t) * mask->nb[1] + (head % mask->ne[2]) * mask->nb[2] +
-                                                 (item % mask->ne[3]) * mask->nb[3]);
-      sums[t] = softmaxRow(sc.scores.data() + t * panels * 16, m, nk, scale, sc.probs.data(), t);
+    // scores [key][query]: keys are the broadcast operand, 16 queries per vector
+    for (int64_t i = 0; i < keyTiles; ++i) {
+      const int r = static_cast<int>(std::min<int64_t>(kTileRows, nk - i * kTileRows));
+      cpu::kFmaTiles[groups][r](sc.keys.data() + i * d * kTileRows, kTileRows, sc.queries.data(), d * 16, 16, d,
+                                sc.probs.data() + i * kTileRows * kQueries, kQueries, true);
     }
-    float* out = static_cast<float*>(dst->data) + ((item * nq + t0) * heads + head) * dv;
+    alignas(64) float inv[kQueries];
+    softmaxColumns(sc.probs.data(), mask ? maskAt + b0 : nullptr, maskStride, rows, nk, groups, scale, inv);
+    // out [query][dv] = Σ_keys probs[key][query] · v[key]: queries are the broadcast operand
     const int64_t ldo = heads * dv;
-    cpu::fmaRow(sc.probs.data(), rows, sc.values.data(), dv / 16, 16, dv, nk, out, ldo, true);
-    for (int t = 0; t < rows; ++t) {
-      const float inv = sums[t] == 0.0f ? 0.0f : 1.0f / sums[t];
-      for (int64_t c = 0; c < dv; ++c) out[t * ldo + c] *= inv;
+    for (int64_t t0 = 0; t0 < rows; t0 += kTileRows) {
+      const int r = static_cast<int>(std::min<int64_t>(kTileRows, rows - t0));
+      float* out = static_cast<float*>(dst->data) + ((item * nq + b0 + t0) * heads + head) * dv;
+      cpu::fmaRow(sc.probs.data() + t0, kQueries, r, values, dv / 16, 16, valueStep, nk, out, ldo, true);
+      for (int t = 0; t < r; ++t) scaleRow(out + t * ldo, dv, inv[t0 + t]);
     }
   }
 }
@@ -119,7 +167,8 @@ void flashOp(ggml_tensor* dst, int ith, int nth, void* userdata) {
   std::memcpy(&scale, &bits, sizeof scale);
   const ggml_tensor* q = dst->src[0];
   const int64_t nq = q->ne[1], heads = q->ne[2], items = q->ne[3];
-  const int64_t chunks = (nq + kChunkRows - 1) / kChunkRows;
+  // A task packs its head's keys, so split heads into chunks of queries only to give every thread work.
+  const int64_t chunks = std::min((nq + kQueries - 1) / kQueries, (2 * nth + heads * items - 1) / (heads * items));
   thread_local Scratch sc;
   for (int64_t task = ith; task < items * heads * chunks; task += nth) {
     const int64_t c = task % chunks, head = (task / chunks) % heads, item = task / (chunks * heads);

@@ -59,7 +59,7 @@ void run(const float* x, int64_t k, int64_t m0, int64_t m1, const float* packed,
         for (int64_t i = 0; i < tiles; ++i) {
           const int64_t t0 = tileStart(i);
           const int r = static_cast<int>(tileStart(i + 1) - t0);
-          cpu::kFmaTiles[w][r](scratch.data() + i * kStep * kTokens, b, panelStride, kRows, n, out + t0 * rows + p * kRows, rows, j0 == 0);
+          cpu::kFmaTiles[w][r](scratch.data() + i * kStep * kTokens, kTokens, b, panelStride, kRows, n, out + t0 * rows + p * kRows, rows, j0 == 0);
         }
       }
     }

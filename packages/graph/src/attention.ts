@@ -21,6 +21,14 @@ export interface AttentionOptions {
   cpu?: boolean;
 }
 
+/** The CPU kernel reads the mask key-major; one transposed copy per mask serves every layer of a graph. */
+const maskByKey = new WeakMap<Tensor, Tensor>();
+function keyMajor(ctx: Context, mask: Tensor): Tensor {
+  let t = maskByKey.get(mask);
+  if (!t) maskByKey.set(mask, (t = ctx.cont(ctx.transpose(mask))));
+  return t;
+}
+
 /** Returns the attention output as [headDim · heads, tokens, batch], contiguous. */
 export function attention(ctx: Context, q: Tensor, k: Tensor, v: Tensor, o: AttentionOptions): Tensor {
   const [hd, nQ, heads, batch] = q.ne;
@@ -28,7 +36,9 @@ export function attention(ctx: Context, q: Tensor, k: Tensor, v: Tensor, o: Atte
     const kk = o.kvType === GGML_F32 ? k : ctx.cast(k, o.kvType);
     const vv = o.kvType === GGML_F32 ? v : ctx.cast(v, o.kvType);
     const own = o.cpu && o.kvType === GGML_F32 && v.ne[0] % 16 === 0 && flashCpuEnabled() && buildInfo().flashAttnCpu !== null;
-    const out = own ? ctx.flashAttnCpu(q, kk, vv, o.mask, o.scale) : ctx.flashAttnExt(q, kk, vv, o.mask, o.scale); // [hd, heads, nQ, batch]
+    const out = own
+      ? ctx.flashAttnCpu(q, kk, vv, o.mask && keyMajor(ctx, o.mask), o.scale)
+      : ctx.flashAttnExt(q, kk, vv, o.mask, o.scale); // [hd, heads, nQ, batch]
     return ctx.reshape(out, [hd * heads, nQ, batch]);
   }
   const scores = ctx.mulMat(k, q); // [nKV, nQ, heads, batch]

@@ -51,7 +51,7 @@ async function attend(kvType: number, withMask: boolean, path: Path = 'flash', s
     const o = ctx.mulMat(vt, p); // [d, nQ, H, B]
     out = ctx.cont(ctx.permute(o, 0, 2, 1, 3)); // -> [d, H, nQ, B] like flash
   } else {
-    out = path === 'cpu' ? ctx.flashAttnCpu(tq, tk, tv, tm, scale) : ctx.flashAttnExt(tq, tk, tv, tm, scale);
+    out = path === 'cpu' ? ctx.flashAttnCpu(tq, tk, tv, tm && ctx.cont(ctx.transpose(tm)), scale) : ctx.flashAttnExt(tq, tk, tv, tm, scale);
   }
   const inputs = [
     { tensor: tq, data: q },
