@@ -27,42 +27,6 @@ struct Scratch {
   std::vector<float> probs;    // [NK][48]: scores, then probabilities, of every key for the block's queries
 };
 
-// dst[c·dstStride + r] = src[r][c] for 8 rows (a null row reads as zeros) and 16 columns.
-__attribute__((target("avx512f"))) void transpose8x16(const float* const rows[8], float* dst, int64_t dstStride) {
-  __m512 r[8];
-  for (int i = 0; i < 8; ++i) r[i] = rows[i] ? _mm512_loadu_ps(rows[i]) : _mm512_setzero_ps();
-  // within each 128-bit lane: columns 0..3 of that lane for rows 0-3 (u[0..3]) and rows 4-7 (u[4..7])
-  __m512 u[8];
-  for (int h = 0; h < 2; ++h) {
-    const __m512 lo01 = _mm512_unpacklo_ps(r[4 * h], r[4 * h + 1]), hi01 = _mm512_unpackhi_ps(r[4 * h], r[4 * h + 1]);
-    const __m512 lo23 = _mm512_unpacklo_ps(r[4 * h + 2], r[4 * h + 3]), hi23 = _mm512_unpackhi_ps(r[4 * h + 2], r[4 * h + 3]);
-    u[4 * h + 0] = _mm512_shuffle_ps(lo01, lo23, 0x44);
-    u[4 * h + 1] = _mm512_shuffle_ps(lo01, lo23, 0xEE);
-    u[4 * h + 2] = _mm512_shuffle_ps(hi01, hi23, 0x44);
-    u[4 * h + 3] = _mm512_shuffle_ps(hi01, hi23, 0xEE);
-  }
-  alignas(64) float lanes[8][16];
-  for (int i = 0; i < 8; ++i) _mm512_store_ps(lanes[i], u[i]);
-  for (int lane = 0; lane < 4; ++lane)
-    for (int c = 0; c < 4; ++c) {
-      float* out = dst + (4 * lane + c) * dstStride;
-      std::memcpy(out, &lanes[c][4 * lane], 4 * sizeof(float));
-      std::memcpy(out + 4, &lanes[4 + c][4 * lane], 4 * sizeof(float));
-    }
-}
-
-// dst[c·dstStride + r] = rows[r][c] for n rows (≤ 8; the rest zeros) and d columns.
-void transposeRows(const float* const rows[8], int64_t d, float* dst, int64_t dstStride) {
-  int64_t c = 0;
-  for (; c + 16 <= d; c += 16) {
-    const float* at[8];
-    for (int i = 0; i < 8; ++i) at[i] = rows[i] ? rows[i] + c : nullptr;
-    transpose8x16(at, dst + c * dstStride, dstStride);
-  }
-  for (; c < d; ++c)
-    for (int i = 0; i < 8; ++i) dst[c * dstStride + i] = rows[i] ? rows[i][c] : 0.0f;
-}
-
 // For each of a block's 16-query groups: softmax down the columns of probs (scores ·scale + mask),
 // in place; returns the column sums in sums. mask: the block's first query in row 0 of a key-major
 // F16 mask (key j's row at j·maskStride), valid for `rows` queries.
@@ -126,7 +90,7 @@ void attendTask(ggml_tensor* dst, int64_t item, int64_t head, int64_t q0, int64_
       const int64_t j = i * kTileRows + r;
       rows[r] = j < nk ? reinterpret_cast<const float*>(keyRows + j * k->nb[1]) : nullptr;
     }
-    transposeRows(rows, d, sc.keys.data() + i * d * kTileRows, kTileRows);
+    cpu::transposeRows(rows, d, sc.keys.data() + i * d * kTileRows, kTileRows);
   }
   sc.queries.resize(static_cast<size_t>(kQueries * d));
   sc.probs.resize(static_cast<size_t>(nk * kQueries));
@@ -140,7 +104,7 @@ void attendTask(ggml_tensor* dst, int64_t item, int64_t head, int64_t q0, int64_
         const int64_t t = h * 8 + r;
         at[r] = t < rows ? reinterpret_cast<const float*>(queryRows + (b0 + t) * q->nb[1]) : nullptr;
       }
-      transposeRows(at, d, sc.queries.data() + (h / 2) * d * 16 + (h % 2) * 8, 16);
+      cpu::transposeRows(at, d, sc.queries.data() + (h / 2) * d * 16 + (h % 2) * 8, 16);
     }
     // scores [key][query]: keys are the broadcast operand, 16 queries per vector
     for (int64_t i = 0; i < keyTiles; ++i) {

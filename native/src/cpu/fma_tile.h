@@ -1,11 +1,13 @@
 // The f32 micro-kernel shared by the panel matmul and the CPU attention (AVX-512 translation units
-// only): up to 8 rows of activations against up to 3 groups of 16 outputs, 24 zmm accumulators.
+// only): up to 8 rows of activations against up to 3 groups of 16 outputs, 24 zmm accumulators;
+// and the transposes that put operands in its broadcast layout.
 #pragma once
 
 #include <immintrin.h>
 
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <utility>
 
 namespace jepa::cpu {
@@ -53,6 +55,42 @@ inline void fmaRow(const float* a, int64_t lda, int rows, const float* b, int64_
     const int w = static_cast<int>(groups - g < kTileGroups ? groups - g : kTileGroups);
     kFmaTiles[w][rows](a, lda, b + g * group, group, step, n, c + g * 16, ldc, first);
   }
+}
+
+// dst[c·dstStride + r] = src[r][c] for 8 rows (a null row reads as zeros) and 16 columns.
+__attribute__((target("avx512f"))) inline void transpose8x16(const float* const rows[8], float* dst, int64_t dstStride) {
+  __m512 r[8];
+  for (int i = 0; i < 8; ++i) r[i] = rows[i] ? _mm512_loadu_ps(rows[i]) : _mm512_setzero_ps();
+  // within each 128-bit lane: columns 0..3 of that lane for rows 0-3 (u[0..3]) and rows 4-7 (u[4..7])
+  __m512 u[8];
+  for (int h = 0; h < 2; ++h) {
+    const __m512 lo01 = _mm512_unpacklo_ps(r[4 * h], r[4 * h + 1]), hi01 = _mm512_unpackhi_ps(r[4 * h], r[4 * h + 1]);
+    const __m512 lo23 = _mm512_unpacklo_ps(r[4 * h + 2], r[4 * h + 3]), hi23 = _mm512_unpackhi_ps(r[4 * h + 2], r[4 * h + 3]);
+    u[4 * h + 0] = _mm512_shuffle_ps(lo01, lo23, 0x44);
+    u[4 * h + 1] = _mm512_shuffle_ps(lo01, lo23, 0xEE);
+    u[4 * h + 2] = _mm512_shuffle_ps(hi01, hi23, 0x44);
+    u[4 * h + 3] = _mm512_shuffle_ps(hi01, hi23, 0xEE);
+  }
+  alignas(64) float lanes[8][16];
+  for (int i = 0; i < 8; ++i) _mm512_store_ps(lanes[i], u[i]);
+  for (int lane = 0; lane < 4; ++lane)
+    for (int c = 0; c < 4; ++c) {
+      float* out = dst + (4 * lane + c) * dstStride;
+      std::memcpy(out, &lanes[c][4 * lane], 4 * sizeof(float));
+      std::memcpy(out + 4, &lanes[4 + c][4 * lane], 4 * sizeof(float));
+    }
+}
+
+// dst[c·dstStride + r] = rows[r][c] for n rows (≤ 8; the rest zeros) and d columns.
+inline void transposeRows(const float* const rows[8], int64_t d, float* dst, int64_t dstStride) {
+  int64_t c = 0;
+  for (; c + 16 <= d; c += 16) {
+    const float* at[8];
+    for (int i = 0; i < 8; ++i) at[i] = rows[i] ? rows[i] + c : nullptr;
+    transpose8x16(at, dst + c * dstStride, dstStride);
+  }
+  for (; c < d; ++c)
+    for (int i = 0; i < 8; ++i) dst[c * dstStride + i] = rows[i] ? rows[i][c] : 0.0f;
 }
 
 }  // namespace jepa::cpu

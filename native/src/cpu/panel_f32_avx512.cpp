@@ -46,12 +46,9 @@ void run(const float* x, int64_t k, int64_t m0, int64_t m1, const float* packed,
     for (int64_t j0 = 0; j0 < k; j0 += kStep) {
       const int64_t n = std::min(k - j0, kStep);
       for (int64_t i = 0; i < tiles; ++i) {
-        float* a = scratch.data() + i * kStep * kTokens;
-        for (int64_t m = tileStart(i); m < tileStart(i + 1); ++m) {
-          const float* src = x + m * k + j0;
-          const int64_t t = m - tileStart(i);
-          for (int64_t j = 0; j < n; ++j) a[j * kTokens + t] = src[j];
-        }
+        const float* rows[kTokens];
+        for (int64_t t = 0; t < kTokens; ++t) rows[t] = tileStart(i) + t < tileStart(i + 1) ? x + (tileStart(i) + t) * k + j0 : nullptr;
+        cpu::transposeRows(rows, n, scratch.data() + i * kStep * kTokens, kTokens);
       }
       for (int64_t p = p0; p < p1; p += cpu::kTileGroups) {  // a group's block of weights stays in L1 across the tiles
         const int w = static_cast<int>(std::min<int64_t>(cpu::kTileGroups, p1 - p));
