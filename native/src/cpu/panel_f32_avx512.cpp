@@ -22,16 +22,19 @@ constexpr int64_t kChunk = 512; // tokens whose block of activations is repacked
 
 }  // namespace
 
+#if JEPA_F32_KERNEL
+// Each panel is two 8-row transposes into its 16-wide steps; panels in parallel (a ViT-H file holds
+// 2.4 GB of them).
 void pack(const float* src, int64_t rows, int64_t k, float* dst) {
+#pragma omp parallel for schedule(static)
   for (int64_t p = 0; p < rows / kRows; ++p)
-    for (int64_t r = 0; r < kRows; ++r) {
-      const float* row = src + (p * kRows + r) * k;
-      float* out = dst + p * kRows * k + r;
-      for (int64_t j = 0; j < k; ++j) out[j * kRows] = row[j];
+    for (int64_t half = 0; half < 2; ++half) {
+      const float* at[8];
+      for (int64_t r = 0; r < 8; ++r) at[r] = src + (p * kRows + half * 8 + r) * k;
+      cpu::transposeRows(at, k, dst + p * kRows * k + half * 8, kRows);
     }
 }
 
-#if JEPA_F32_KERNEL
 namespace {
 
 // Tokens [m0, m1) against panels [p0, p1): every output is one fma chain over k in order.
@@ -89,6 +92,11 @@ void op(ggml_tensor* dst, int ith, int nth, void*) {
 
 #else
 bool supported() { return false; }
+void pack(const float* src, int64_t rows, int64_t k, float* dst) {
+  for (int64_t p = 0; p < rows / kRows; ++p)
+    for (int64_t r = 0; r < kRows; ++r)
+      for (int64_t j = 0; j < k; ++j) dst[(p * k + j) * kRows + r] = src[(p * kRows + r) * k + j];
+}
 void op(ggml_tensor*, int, int, void*) {}
 #endif
 
