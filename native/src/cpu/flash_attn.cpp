@@ -25,6 +25,7 @@ struct Scratch {
   std::vector<float> keys;     // [NK/8][D][8]: the head's keys, 8 per tile, as the broadcast operand
   std::vector<float> queries;  // [3][D][16]: a block's queries, 16 per group, zero-padded
   std::vector<float> probs;    // [NK][48]: scores, then probabilities, of every key for the block's queries
+  std::vector<float> values;   // [NK][DV]: the head's values, contiguous (in a fused qkv tensor rows are far apart)
 };
 
 // For each of a block's 16-query groups: softmax down the columns of probs (scores ·scale + mask),
@@ -75,8 +76,7 @@ void attendTask(ggml_tensor* dst, int64_t item, int64_t head, int64_t q0, int64_
   const int64_t vh = head / (heads / v->ne[2]), vi = item / (q->ne[3] / v->ne[3]);
   const char* keyRows = static_cast<const char*>(k->data) + kh * k->nb[2] + ki * k->nb[3];
   const char* queryRows = static_cast<const char*>(q->data) + head * q->nb[2] + item * q->nb[3];
-  const auto* values = reinterpret_cast<const float*>(static_cast<const char*>(v->data) + vh * v->nb[2] + vi * v->nb[3]);
-  const int64_t valueStep = v->nb[1] / sizeof(float);
+  const char* valueRows = static_cast<const char*>(v->data) + vh * v->nb[2] + vi * v->nb[3];
   const ggml_fp16_t* maskAt = nullptr;
   if (mask)
     maskAt = reinterpret_cast<const ggml_fp16_t*>(static_cast<const char*>(mask->data) + (head % mask->ne[2]) * mask->nb[2] + (item % mask->ne[3]) * mask->nb[3]);
@@ -92,6 +92,8 @@ void attendTask(ggml_tensor* dst, int64_t item, int64_t head, int64_t q0, int64_
     }
     cpu::transposeRows(rows, d, sc.keys.data() + i * d * kTileRows, kTileRows);
   }
+  sc.values.resize(static_cast<size_t>(nk * dv));
+  for (int64_t j = 0; j < nk; ++j) std::memcpy(sc.values.data() + j * dv, valueRows + j * v->nb[1], static_cast<size_t>(dv) * sizeof(float));
   sc.queries.resize(static_cast<size_t>(kQueries * d));
   sc.probs.resize(static_cast<size_t>(nk * kQueries));
 
@@ -119,7 +121,7 @@ void attendTask(ggml_tensor* dst, int64_t item, int64_t head, int64_t q0, int64_
     for (int64_t t0 = 0; t0 < rows; t0 += kTileRows) {
       const int r = static_cast<int>(std::min<int64_t>(kTileRows, rows - t0));
       float* out = static_cast<float*>(dst->data) + ((item * nq + b0 + t0) * heads + head) * dv;
-      cpu::fmaRow(sc.probs.data() + t0, kQueries, r, values, dv / 16, 16, valueStep, nk, out, ldo, true);
+      cpu::fmaRow(sc.probs.data() + t0, kQueries, r, sc.values.data(), dv / 16, 16, dv, nk, out, ldo, true);
       for (int t = 0; t < r; ++t) scaleRow(out + t * ldo, dv, inv[t0 + t]);
     }
   }

@@ -48,12 +48,15 @@ inline const std::array<FmaTileFn, kTileRows + 1> kFmaTiles[kTileGroups + 1] = {
     {}, fmaTilesOf<1>(std::make_integer_sequence<int, kTileRows>{}), fmaTilesOf<2>(std::make_integer_sequence<int, kTileRows>{}),
     fmaTilesOf<3>(std::make_integer_sequence<int, kTileRows>{})};
 
-// c (ldc) (+)= a (rows ≤ kTileRows) × `groups` groups of 16 outputs, kTileGroups at a time.
+// c (ldc) (+)= a (rows ≤ kTileRows) × `groups` groups of 16 outputs, kTileGroups at a time; a last
+// 4 goes as 2 + 2, since one group alone leaves the fma units waiting on its 8 chains.
 inline void fmaRow(const float* a, int64_t lda, int rows, const float* b, int64_t groups, int64_t group, int64_t step, int64_t n, float* c,
                    int64_t ldc, bool first) {
-  for (int64_t g = 0; g < groups; g += kTileGroups) {
-    const int w = static_cast<int>(groups - g < kTileGroups ? groups - g : kTileGroups);
+  for (int64_t g = 0; g < groups;) {
+    const int64_t left = groups - g;
+    const int w = static_cast<int>(left == 4 ? 2 : left < kTileGroups ? left : kTileGroups);
     kFmaTiles[w][rows](a, lda, b + g * group, group, step, n, c + g * 16, ldc, first);
+    g += w;
   }
 }
 
