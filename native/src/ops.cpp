@@ -117,7 +117,11 @@ Napi::Value panelMulMat(const Napi::CallbackInfo& info) {
   if (!panelKernelAvailable(type, kernel.c_str()))
     fail(c.env, "UNSUPPORTED", kernel.empty() ? std::string("this CPU has no panel kernel for ") + ggml_type_name(type)
                                               : "this CPU has no panel kernel '" + kernel + "' for " + ggml_type_name(type));
-  return c.out(jepa::panelMulMat(c.g(), panel, x, rows, type, kernel.c_str()));
+  ggml_tensor* bias = c.optIn(5, "bias");
+  if (bias)
+    c.require(bias->type == GGML_TYPE_F32 && ggml_is_contiguous(bias) && ggml_nelements(bias) == rows,
+              "bias " + describe(bias) + " is not a contiguous F32 vector of " + std::to_string(rows));
+  return c.out(jepa::panelMulMat(c.g(), panel, x, rows, type, kernel.c_str(), bias));
 }
 Napi::Value silu(const Napi::CallbackInfo& info) { return unary<ggml_silu>(info, "silu", true); }
 Napi::Value tanh_(const Napi::CallbackInfo& info) { return unary<ggml_tanh>(info, "tanh", true); }

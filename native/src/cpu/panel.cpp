@@ -83,6 +83,7 @@ void panelOp(ggml_tensor* dst, int ith, int nth, void* userdata) {
   auto* out = static_cast<float*>(dst->data) + tok0 * rows;
   auto run = choice->four ? choice->kernel->tokens4 : choice->kernel->tokens8;
   for (int64_t p = pan0; p < pan1; ++p) run(packed + p * nb * blockBytes, nb, scratch.data(), k, tok1 - tok0, out + p * kRows, rows);
+  if (const ggml_tensor* bias = dst->src[2]) panel::addBias(out, rows, tok1 - tok0, static_cast<const float*>(bias->data), pan0 * kRows, pan1 * kRows);
 }
 
 void put(uint8_t* at, float v) { std::memcpy(at, &v, 4); }
@@ -188,14 +189,15 @@ void panelPack(ggml_type type, const void* src, int64_t nrows, int64_t k, void* 
   }
 }
 
-ggml_tensor* panelMulMat(ggml_context* ctx, ggml_tensor* panel, ggml_tensor* x, int64_t rows, ggml_type type, const char* kernel) {
-  ggml_tensor* args[2] = {panel, x};
+ggml_tensor* panelMulMat(ggml_context* ctx, ggml_tensor* panel, ggml_tensor* x, int64_t rows, ggml_type type, const char* kernel, ggml_tensor* bias) {
+  ggml_tensor* args[3] = {panel, x, bias};
+  const int nargs = bias ? 3 : 2;
   ggml_tensor* out;
   if (type == GGML_TYPE_F32) {
-    out = ggml_custom_4d(ctx, GGML_TYPE_F32, rows, x->ne[1], x->ne[2], x->ne[3], args, 2, panel::f32::op, GGML_N_TASKS_MAX, nullptr);
+    out = ggml_custom_4d(ctx, GGML_TYPE_F32, rows, x->ne[1], x->ne[2], x->ne[3], args, nargs, panel::f32::op, GGML_N_TASKS_MAX, nullptr);
   } else {
     void* choice = const_cast<OpChoice*>(choiceFor(findKernel(kernel), fourBit(type)));
-    out = ggml_custom_4d(ctx, GGML_TYPE_F32, rows, x->ne[1], x->ne[2], x->ne[3], args, 2, panelOp, GGML_N_TASKS_MAX, choice);
+    out = ggml_custom_4d(ctx, GGML_TYPE_F32, rows, x->ne[1], x->ne[2], x->ne[3], args, nargs, panelOp, GGML_N_TASKS_MAX, choice);
   }
   return ggml_format_name(out, "PANEL_MUL_MAT %s", ggml_type_name(type));  // what Graph.ops() reports
 }

@@ -29,7 +29,8 @@ int64_t panelBytes(ggml_type type, int64_t rows, int64_t k);
 void panelPack(ggml_type type, const void* rows, int64_t nrows, int64_t k, void* dst);
 
 // dst [rows, x->ne[1], x->ne[2], x->ne[3]] = ggml_mul_mat of the original `type` weight, from its
-// panel form, on the named kernel. x: contiguous F32 with x->ne[0] == k.
-ggml_tensor* panelMulMat(ggml_context* ctx, ggml_tensor* panel, ggml_tensor* x, int64_t rows, ggml_type type, const char* kernel);
+// panel form, on the named kernel, plus `bias` (F32 [rows], or null) on every token. x: contiguous
+// F32 with x->ne[0] == k.
+ggml_tensor* panelMulMat(ggml_context* ctx, ggml_tensor* panel, ggml_tensor* x, int64_t rows, ggml_type type, const char* kernel, ggml_tensor* bias);
 
 }  // namespace jepa

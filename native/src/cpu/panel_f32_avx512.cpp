@@ -87,7 +87,9 @@ void op(ggml_tensor* dst, int ith, int nth, void*) {
   const int64_t p0 = byTokens ? 0 : panels * ith / nth;
   const int64_t p1 = byTokens ? panels : panels * (ith + 1) / nth;
   if (m0 >= m1 || p0 >= p1) return;
-  run(static_cast<const float*>(x->data), k, m0, m1, static_cast<const float*>(packed->data), p0, p1, static_cast<float*>(dst->data), rows);
+  auto* out = static_cast<float*>(dst->data);
+  run(static_cast<const float*>(x->data), k, m0, m1, static_cast<const float*>(packed->data), p0, p1, out, rows);
+  if (const ggml_tensor* bias = dst->src[2]) addBias(out + m0 * rows, rows, m1 - m0, static_cast<const float*>(bias->data), p0 * kRows, p1 * kRows);
 }
 
 #else

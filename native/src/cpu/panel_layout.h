@@ -59,6 +59,13 @@ void runTokens(const uint8_t* panel, int64_t nb, const uint8_t* scratch, int64_t
   for (; t < n; ++t) One(panel, nb, scratch + t * stride, k, out + t * ldo, ldo);
 }
 
+// out[t·ldo + r] += bias[r] for tokens [0, n) and rows [r0, r1): the bias an op fuses, added once its
+// outputs are final, so the sum is the one a separate ggml add would make.
+inline void addBias(float* out, int64_t ldo, int64_t n, const float* bias, int64_t r0, int64_t r1) {
+  for (int64_t t = 0; t < n; ++t)
+    for (int64_t r = r0; r < r1; ++r) out[t * ldo + r] += bias[r];
+}
+
 extern const Kernel kAvx512Vnni;
 extern const Kernel kAvxVnni;
 

@@ -67,14 +67,12 @@ export function layerNorm(ctx: Context, x: Tensor, w: Weights, prefix: string, e
 export function linear(ctx: Context, x: Tensor, w: Weights, prefix: string, precF32 = false): Tensor {
   const weight = w.get(`${prefix}.weight`);
   const panel = w.panel(`${prefix}.weight`);
-  // The panel kernels want contiguous activations; a strided view keeps ggml's own kernels.
-  let y: Tensor;
-  if (panel && x.isContiguous) y = ctx.panelMulMat(panel, x, weight.ne[1], weight.type, weight.type === GGML_F32 ? undefined : w.panelKernel);
-  else {
-    y = ctx.mulMat(weight, x);
-    if (precF32) y.setPrecF32();
-  }
-  return w.has(`${prefix}.bias`) ? ctx.add(y, w.get(`${prefix}.bias`)) : y;
+  const bias = w.has(`${prefix}.bias`) ? w.get(`${prefix}.bias`) : null;
+  // The panel kernels want contiguous activations (a strided view keeps ggml's own) and add the bias themselves.
+  if (panel && x.isContiguous) return ctx.panelMulMat(panel, x, weight.ne[1], weight.type, weight.type === GGML_F32 ? undefined : w.panelKernel, bias);
+  const y = ctx.mulMat(weight, x);
+  if (precF32) y.setPrecF32();
+  return bias ? ctx.add(y, bias) : y;
 }
 
 /** Broadcasts a [D, n] table over the batch: [D, n, batch]. */

@@ -126,9 +126,10 @@ export interface Context extends Disposable {
    * 8 bits per 32-value block as ggml's q8_0 does, each block's products are summed exactly in int32
    * by VNNI; `kernel` picks one of the CPU's kernels (default: the fastest, BuildInfo.panelKernel),
    * all giving the same bits. f32 w: one fma chain over k per output (kernel 'avx512',
-   * BuildInfo.panelKernelF32). x: contiguous F32 with ne0 = w's row length. A GPU refuses the node.
+   * BuildInfo.panelKernelF32). x: contiguous F32 with ne0 = w's row length. `bias` (F32 [rows]) is
+   * added to every token, as a following add would. A GPU refuses the node.
    */
-  panelMulMat(panel: Tensor, x: Tensor, rows: number, type: number, kernel?: string): Tensor;
+  panelMulMat(panel: Tensor, x: Tensor, rows: number, type: number, kernel?: string, bias?: Tensor | null): Tensor;
   silu(a: Tensor): Tensor;
   tanh(a: Tensor): Tensor;
   exp(a: Tensor): Tensor;

@@ -2,7 +2,7 @@
 // independence from how tokens are tiled, chunked and split between threads.
 import { describe, expect, it } from 'vitest';
 import { buildInfo, createContext, openBackend, panelBytes, panelPack, type Backend, type Tensor } from '../src/index.js';
-import { F32, cpu, uniform } from './helpers.js';
+import { F32, cpu, run, uniform } from './helpers.js';
 
 const I8 = 24;
 
@@ -103,6 +103,26 @@ describe.skipIf(!buildInfo().panelKernelF32)('f32 panel kernel (AVX-512)', () =>
     panel.set(bytes);
     const { mine, ggml } = await multiply(panel, w, rows, k, x, 10);
     expect(relMax(mine, ggml)).toBeGreaterThan(1e-3);
+  });
+
+  it('adds a bias with the bits of a following add, and refuses one of the wrong length', async () => {
+    const rows = 48;
+    const k = 96;
+    const { panel } = packed(rows, k, 8);
+    const x = uniform(k * 20, 9, -2, 2);
+    const biasValues = uniform(rows, 10);
+    const ctx = createContext(12);
+    const xt = ctx.newTensor(F32, [k, 20]);
+    const bias = ctx.newTensor(F32, [rows]);
+    const [fused, separate] = await run(ctx, [ctx.panelMulMat(panel, xt, rows, F32, undefined, bias), ctx.add(ctx.panelMulMat(panel, xt, rows, F32), bias)], [
+      { tensor: xt, data: x },
+      { tensor: bias, data: biasValues },
+    ]);
+    expect(Buffer.from(fused!.buffer).equals(Buffer.from(separate!.buffer))).toBe(true);
+    const bad = createContext(4);
+    expect(() => bad.panelMulMat(panel, bad.newTensor(F32, [k, 3]), rows, F32, undefined, bad.newTensor(F32, [rows - 16]))).toThrowError(
+      expect.objectContaining({ code: 'BAD_SHAPE' }),
+    );
   });
 
   it('refuses shapes the layout cannot hold and kernels that are not for f32', () => {

@@ -114,6 +114,19 @@ describe.skipIf(!buildInfo().panelKernel)('panel kernels (VNNI)', () => {
     });
   }
 
+  it('adds a bias with the bits of a following add', async () => {
+    const type = typeByName('q8_0');
+    const { panel } = await weight(type, rows, 96, 13);
+    const ctx = createContext(12);
+    const x = ctx.newTensor(F32, shape(96));
+    const bias = ctx.newTensor(F32, [rows]);
+    const [fused, separate] = await run(ctx, [ctx.panelMulMat(panel, x, rows, type, undefined, bias), ctx.add(ctx.panelMulMat(panel, x, rows, type), bias)], [
+      { tensor: x, data: uniform(96 * 26, 14, -2, 2) },
+      { tensor: bias, data: uniform(rows, 15) },
+    ]);
+    expect(Buffer.from(fused!.buffer).equals(Buffer.from(separate!.buffer))).toBe(true);
+  });
+
   it('gives the same bits whether tokens come 26 at a time or one at a time', async () => {
     const type = typeByName('q4_K');
     const k = 256;
