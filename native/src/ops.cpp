@@ -4,6 +4,7 @@
 
 #include "cpu/gelu_erf.h"
 #include "cpu/flash_attn.h"
+#include "cpu/layer_norm.h"
 #include "cpu/panel.h"
 #include "wrappers.h"
 
@@ -95,6 +96,21 @@ Napi::Value unary(const Napi::CallbackInfo& info, const char* name, bool rowsCon
 
 Napi::Value gelu(const Napi::CallbackInfo& info) { return unary<ggml_gelu>(info, "gelu", true); }
 Napi::Value geluErf(const Napi::CallbackInfo& info) { return unary<ggml_gelu_erf>(info, "geluErf", true); }
+// layerNormCpu(x, w, b, eps): norm(x)·w + b per row in one CPU node; x contiguous F32, w and b F32 [ne0].
+Napi::Value layerNormCpu(const Napi::CallbackInfo& info) {
+  OpCall c(info, "layerNormCpu");
+  ggml_tensor* x = c.in(0, "x");
+  ggml_tensor* w = c.in(1, "w");
+  ggml_tensor* b = c.in(2, "b");
+  const float eps = static_cast<float>(argNumber(info, 3, "eps"));
+  c.require(x->type == GGML_TYPE_F32 && ggml_is_contiguous(x), describe(x) + " is not a contiguous F32 tensor");
+  for (ggml_tensor* t : {w, b})
+    c.require(t->type == GGML_TYPE_F32 && ggml_is_contiguous(t) && ggml_nelements(t) == x->ne[0],
+              describe(t) + " is not a contiguous F32 vector of " + std::to_string(x->ne[0]));
+  c.require(eps >= 0.0f, "eps must be >= 0");
+  return c.out(jepa::layerNormCpu(c.g(), x, w, b, eps));
+}
+
 Napi::Value geluErfCpu(const Napi::CallbackInfo& info) {
   OpCall c(info, "geluErfCpu");
   ggml_tensor* a = c.in(0, "a");
@@ -355,7 +371,7 @@ void defineOps(Napi::Env env, Napi::Object proto) {
   const std::pair<const char*, Napi::Value (*)(const Napi::CallbackInfo&)> ops[] = {
       {"newTensor", newTensor}, {"mulMat", mulMat},   {"add", add},           {"sub", sub},
       {"mul", mul},             {"div", div},         {"scale", scale},       {"norm", norm},
-      {"gelu", gelu},           {"geluErf", geluErf}, {"geluErfCpu", geluErfCpu}, {"panelMulMat", panelMulMat}, {"silu", silu},         {"tanh", tanh_},
+      {"gelu", gelu},           {"geluErf", geluErf}, {"geluErfCpu", geluErfCpu}, {"layerNormCpu", layerNormCpu}, {"panelMulMat", panelMulMat}, {"silu", silu},         {"tanh", tanh_},
       {"exp", exp_},            {"sqr", sqr},         {"sqrt", sqrt_},        {"mean", mean},
       {"sumRows", sumRows},     {"clamp", clamp},     {"softMaxExt", softMaxExt}, {"flashAttnExt", flashAttnExt}, {"flashAttnCpu", flashAttnCpu},
       {"concat", concat},       {"getRows", getRows}, {"roll", roll},         {"cont", cont},

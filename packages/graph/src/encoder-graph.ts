@@ -61,7 +61,9 @@ export function activation(ctx: Context, x: Tensor, act: Activation, onCpu: bool
 }
 
 export function layerNorm(ctx: Context, x: Tensor, w: Weights, prefix: string, eps: number): Tensor {
-  return ctx.add(ctx.mul(ctx.norm(x, eps), w.get(`${prefix}.weight`)), w.get(`${prefix}.bias`));
+  const [weight, bias] = [w.get(`${prefix}.weight`), w.get(`${prefix}.bias`)];
+  if (w.onCpu && x.isContiguous) return ctx.layerNormCpu(x, weight, bias, eps);
+  return ctx.add(ctx.mul(ctx.norm(x, eps), weight), bias);
 }
 
 export function linear(ctx: Context, x: Tensor, w: Weights, prefix: string, precF32 = false): Tensor {

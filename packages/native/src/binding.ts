@@ -121,6 +121,11 @@ export interface Context extends Disposable {
    */
   geluErfCpu(a: Tensor): Tensor;
   /**
+   * norm(x, eps)·w + b per row, as norm, mul and add compute it, in one CPU node (mean and variance in
+   * double). x contiguous F32; w, b F32 [x.ne[0]]. A GPU refuses the node.
+   */
+  layerNormCpu(x: Tensor, w: Tensor, b: Tensor, eps: number): Tensor;
+  /**
    * ggml_mul_mat(w, x) for an f32, q8_0, q4_0 or q4_K matrix w (ggml type `type`) of `rows` rows on
    * the CPU backend, from w repacked by panelPack into `panel`. Quantized w: x's rows are quantized to
    * 8 bits per 32-value block as ggml's q8_0 does, each block's products are summed exactly in int32

@@ -69,6 +69,31 @@ describe('elementwise and broadcasting', () => {
     expect(['libmvec-avx512', 'libmvec-avx2', 'scalar']).toContain(buildInfo().geluErfCpu);
   });
 
+  it('layerNormCpu is norm, mul and add in one node: float64 and ggml agree, rows with a tail and an offset', async () => {
+    // rows of 70: a 64-value SIMD body and a 6-value tail; an offset of 100 tests the two-pass variance
+    const shape = [70, 5, 3];
+    const ctx = createContext(16);
+    const x = ctx.newTensor(F32, shape);
+    const w = ctx.newTensor(F32, [70]);
+    const b = ctx.newTensor(F32, [70]);
+    const data = uniform(count(shape), 21, 99, 101);
+    const wv = uniform(70, 22, 0.5, 1.5);
+    const bv = uniform(70, 23);
+    const [fused, ggml] = await run(ctx, [ctx.layerNormCpu(x, w, b, 1e-6), ctx.add(ctx.mul(ctx.norm(x, 1e-6), w), b)], [
+      { tensor: x, data },
+      { tensor: w, data: wv },
+      { tensor: b, data: bv },
+    ]);
+    const normed = R.norm(R.ref(shape, data), 1e-6);
+    const expected = normed.data.map((v, i) => v * wv[i % 70]! + bv[i % 70]!);
+    expect(worstError(fused!, expected, 2e-5, 1e-5)).toBeLessThanOrEqual(1);
+    expect(worstError(fused!, ggml!, 2e-5, 1e-5)).toBeLessThanOrEqual(1);
+    const bad = createContext(8);
+    expect(() => bad.layerNormCpu(bad.newTensor(F32, [70, 2]), bad.newTensor(F32, [69]), bad.newTensor(F32, [70]), 1e-6)).toThrowError(
+      expect.objectContaining({ code: 'BAD_SHAPE' }),
+    );
+  });
+
   it('geluErfCpu refuses a view that is not contiguous', () => {
     const ctx = createContext(8);
     const x = ctx.newTensor(F32, [8, 4]);
