@@ -133,11 +133,30 @@ Napi::Value panelMulMat(const Napi::CallbackInfo& info) {
   if (!panelKernelAvailable(type, kernel.c_str()))
     fail(c.env, "UNSUPPORTED", kernel.empty() ? std::string("this CPU has no panel kernel for ") + ggml_type_name(type)
                                               : "this CPU has no panel kernel '" + kernel + "' for " + ggml_type_name(type));
-  ggml_tensor* bias = c.optIn(5, "bias");
-  if (bias)
-    c.require(bias->type == GGML_TYPE_F32 && ggml_is_contiguous(bias) && ggml_nelements(bias) == rows,
-              "bias " + describe(bias) + " is not a contiguous F32 vector of " + std::to_string(rows));
-  return c.out(jepa::panelMulMat(c.g(), panel, x, rows, type, kernel.c_str(), bias));
+  PanelEpilogue then;
+  if (info.Length() > 5 && info[5].IsObject()) {
+    Napi::Object o = info[5].As<Napi::Object>();
+    const auto operand = [&](const char* key) -> ggml_tensor* {
+      Napi::Value v = o.Get(key);
+      if (v.IsUndefined() || v.IsNull()) return nullptr;
+      Tensor* t = valueTensor(c.env, v, key);
+      c.ctx->addInput(t->owner());
+      return t->tensor(c.env);
+    };
+    then.bias = operand("bias");
+    then.scale = operand("scale");
+    then.add = operand("add");
+    then.gelu = o.Get("gelu").ToBoolean();
+  }
+  for (ggml_tensor* v : {then.bias, then.scale})
+    if (v)
+      c.require(v->type == GGML_TYPE_F32 && ggml_is_contiguous(v) && ggml_nelements(v) == rows,
+                describe(v) + " is not a contiguous F32 vector of " + std::to_string(rows));
+  if (then.add)
+    c.require(then.add->type == GGML_TYPE_F32 && ggml_is_contiguous(then.add) && then.add->ne[0] == rows && then.add->ne[1] == x->ne[1] &&
+                  then.add->ne[2] == x->ne[2] && then.add->ne[3] == x->ne[3],
+              "add " + describe(then.add) + " is not a contiguous F32 tensor of the product's shape");
+  return c.out(jepa::panelMulMat(c.g(), panel, x, rows, type, kernel.c_str(), then));
 }
 Napi::Value silu(const Napi::CallbackInfo& info) { return unary<ggml_silu>(info, "silu", true); }
 Napi::Value tanh_(const Napi::CallbackInfo& info) { return unary<ggml_tanh>(info, "tanh", true); }

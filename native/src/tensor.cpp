@@ -57,11 +57,14 @@ Tensor* argOptionalTensor(const Napi::CallbackInfo& info, size_t i, const char* 
 }
 
 Tensor* argTensor(const Napi::CallbackInfo& info, size_t i, const char* what) {
-  Napi::Env env = info.Env();
-  if (info.Length() <= i || !info[i].IsObject() ||
-      !info[i].As<Napi::Object>().InstanceOf(addonData(env).tensorCtor.Value()))
+  if (info.Length() <= i) fail(info.Env(), "BAD_ARGUMENT", std::string(what) + " must be a Tensor");
+  return valueTensor(info.Env(), info[i], what);
+}
+
+Tensor* valueTensor(Napi::Env env, Napi::Value v, const char* what) {
+  if (!v.IsObject() || !v.As<Napi::Object>().InstanceOf(addonData(env).tensorCtor.Value()))
     fail(env, "BAD_ARGUMENT", std::string(what) + " must be a Tensor");
-  Tensor* t = Tensor::Unwrap(info[i].As<Napi::Object>());
+  Tensor* t = Tensor::Unwrap(v.As<Napi::Object>());
   t->tensor(env);
   return t;
 }

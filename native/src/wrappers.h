@@ -95,6 +95,7 @@ class Tensor : public Napi::ObjectWrap<Tensor> {
 Tensor* argTensor(const Napi::CallbackInfo& info, size_t i, const char* what);
 // As argTensor, but null/undefined gives nullptr.
 Tensor* argOptionalTensor(const Napi::CallbackInfo& info, size_t i, const char* what);
+Tensor* valueTensor(Napi::Env env, Napi::Value v, const char* what);
 
 class Context : public Napi::ObjectWrap<Context> {
  public:

@@ -83,4 +83,6 @@ ggml_tensor* geluErfCpu(ggml_context* ctx, ggml_tensor* a) {
 
 const char* geluErfCpuKernel() { return chosen().name; }
 
+void geluErfRows(float* y, const float* x, int64_t n) { chosen().fn(y, x, n); }
+
 }  // namespace jepa

@@ -1,6 +1,8 @@
 // GELU(erf) as a ggml custom op for the CPU backend, vectorised through glibc's libmvec erff.
 #pragma once
 
+#include <cstdint>
+
 #include "ggml.h"
 
 namespace jepa {
@@ -13,5 +15,8 @@ ggml_tensor* geluErfCpu(ggml_context* ctx, ggml_tensor* a);
 
 // Which erff the CPU op uses: "libmvec-avx512", "libmvec-avx2" or "scalar".
 const char* geluErfCpuKernel();
+
+// The op's arithmetic on n values, for nodes that apply it to their own outputs (y may be x).
+void geluErfRows(float* y, const float* x, int64_t n);
 
 }  // namespace jepa

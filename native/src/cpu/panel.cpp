@@ -1,8 +1,11 @@
 #include "panel.h"
 
+#include <array>
 #include <cstring>
+#include <utility>
 #include <vector>
 
+#include "gelu_erf.h"
 #include "panel_f32.h"
 #include "panel_layout.h"
 
@@ -43,16 +46,29 @@ bool fourBit(ggml_type type) { return type == GGML_TYPE_Q4_0 || type == GGML_TYP
 struct OpChoice {
   const Kernel* kernel;
   bool four;
+  panel::Epilogue epilogue;
 };
 
-const OpChoice kChoices[2][2] = {{{&panel::kAvx512Vnni, false}, {&panel::kAvx512Vnni, true}},
-                                 {{&panel::kAvxVnni, false}, {&panel::kAvxVnni, true}}};
+// [kernel][four][epilogue], in the order of kKernels.
+template <size_t... I>
+constexpr std::array<OpChoice, sizeof...(I)> makeChoices(std::index_sequence<I...>) {
+  return {OpChoice{I / (2 * panel::kEpilogues) == 0 ? &panel::kAvx512Vnni : &panel::kAvxVnni, (I / panel::kEpilogues) % 2 != 0,
+                   panel::epilogueAt(static_cast<int>(I % panel::kEpilogues))}...};
+}
+constexpr std::array<OpChoice, 4 * panel::kEpilogues> kChoices = makeChoices(std::make_index_sequence<4 * panel::kEpilogues>{});
 
-const OpChoice* choiceFor(const Kernel* kernel, bool four) {
+const OpChoice* choiceFor(const Kernel* kernel, bool four, panel::Epilogue e) {
   for (size_t i = 0; i < 2; ++i)
-    if (kKernels[i] == kernel) return &kChoices[i][four ? 1 : 0];
+    if (kKernels[i] == kernel) return &kChoices[(i * 2 + (four ? 1 : 0)) * panel::kEpilogues + panel::epilogueIndex(e)];
   return nullptr;
 }
+
+// The f32 op's userdata: its epilogue.
+constexpr std::array<panel::Epilogue, panel::kEpilogues> kF32Epilogues = [] {
+  std::array<panel::Epilogue, panel::kEpilogues> all{};
+  for (int i = 0; i < panel::kEpilogues; ++i) all[i] = panel::epilogueAt(i);
+  return all;
+}();
 
 // Work split: whole tokens per thread when there are enough of them, else whole panels, so that
 // each output is still produced by one thread running the same code.
@@ -83,7 +99,7 @@ void panelOp(ggml_tensor* dst, int ith, int nth, void* userdata) {
   auto* out = static_cast<float*>(dst->data) + tok0 * rows;
   auto run = choice->four ? choice->kernel->tokens4 : choice->kernel->tokens8;
   for (int64_t p = pan0; p < pan1; ++p) run(packed + p * nb * blockBytes, nb, scratch.data(), k, tok1 - tok0, out + p * kRows, rows);
-  if (const ggml_tensor* bias = dst->src[2]) panel::addBias(out, rows, tok1 - tok0, static_cast<const float*>(bias->data), pan0 * kRows, pan1 * kRows);
+  panel::finish(choice->epilogue, dst, tok0, tok1, pan0 * kRows, pan1 * kRows);
 }
 
 void put(uint8_t* at, float v) { std::memcpy(at, &v, 4); }
@@ -128,6 +144,27 @@ void scaleMinK4(int j, const uint8_t* s, uint8_t& sc, uint8_t& mn) {
 }
 
 }  // namespace
+
+namespace panel {
+void finish(const Epilogue& e, const ggml_tensor* dst, int64_t t0, int64_t t1, int64_t r0, int64_t r1) {
+  int s = 2;
+  const float* bias = e.bias ? static_cast<const float*>(dst->src[s++]->data) : nullptr;
+  const float* scale = e.scale ? static_cast<const float*>(dst->src[s++]->data) : nullptr;
+  const float* add = e.add ? static_cast<const float*>(dst->src[s++]->data) : nullptr;
+  if (!bias && !e.gelu && !scale && !add) return;
+  const int64_t ld = dst->ne[0];
+  for (int64_t t = t0; t < t1; ++t) {
+    float* o = static_cast<float*>(dst->data) + t * ld;
+    if (bias)
+      for (int64_t r = r0; r < r1; ++r) o[r] += bias[r];
+    if (e.gelu) geluErfRows(o + r0, o + r0, r1 - r0);
+    if (scale)
+      for (int64_t r = r0; r < r1; ++r) o[r] *= scale[r];
+    if (add)
+      for (int64_t r = r0; r < r1; ++r) o[r] = add[t * ld + r] + o[r];
+  }
+}
+}  // namespace panel
 
 const char* panelBestKernel(ggml_type type) {
   if (type == GGML_TYPE_F32) return panel::f32::supported() ? panel::f32::kKernelName : nullptr;
@@ -189,14 +226,19 @@ void panelPack(ggml_type type, const void* src, int64_t nrows, int64_t k, void* 
   }
 }
 
-ggml_tensor* panelMulMat(ggml_context* ctx, ggml_tensor* panel, ggml_tensor* x, int64_t rows, ggml_type type, const char* kernel, ggml_tensor* bias) {
-  ggml_tensor* args[3] = {panel, x, bias};
-  const int nargs = bias ? 3 : 2;
+ggml_tensor* panelMulMat(ggml_context* ctx, ggml_tensor* panel, ggml_tensor* x, int64_t rows, ggml_type type, const char* kernel,
+                         const PanelEpilogue& then) {
+  ggml_tensor* args[5] = {panel, x};
+  int nargs = 2;
+  for (ggml_tensor* t : {then.bias, then.scale, then.add})
+    if (t) args[nargs++] = t;
+  const panel::Epilogue e{then.bias != nullptr, then.gelu, then.scale != nullptr, then.add != nullptr};
   ggml_tensor* out;
   if (type == GGML_TYPE_F32) {
-    out = ggml_custom_4d(ctx, GGML_TYPE_F32, rows, x->ne[1], x->ne[2], x->ne[3], args, nargs, panel::f32::op, GGML_N_TASKS_MAX, nullptr);
+    void* epilogue = const_cast<panel::Epilogue*>(&kF32Epilogues[panel::epilogueIndex(e)]);
+    out = ggml_custom_4d(ctx, GGML_TYPE_F32, rows, x->ne[1], x->ne[2], x->ne[3], args, nargs, panel::f32::op, GGML_N_TASKS_MAX, epilogue);
   } else {
-    void* choice = const_cast<OpChoice*>(choiceFor(findKernel(kernel), fourBit(type)));
+    void* choice = const_cast<OpChoice*>(choiceFor(findKernel(kernel), fourBit(type), e));
     out = ggml_custom_4d(ctx, GGML_TYPE_F32, rows, x->ne[1], x->ne[2], x->ne[3], args, nargs, panelOp, GGML_N_TASKS_MAX, choice);
   }
   return ggml_format_name(out, "PANEL_MUL_MAT %s", ggml_type_name(type));  // what Graph.ops() reports

@@ -28,9 +28,19 @@ int64_t panelBytes(ggml_type type, int64_t rows, int64_t k);
 // Repacks a `type` matrix (ggml's layout, rows contiguous) into `dst` of panelBytes bytes.
 void panelPack(ggml_type type, const void* rows, int64_t nrows, int64_t k, void* dst);
 
+// What follows the product in the graph a panel node replaces, applied to each output in this order:
+// + bias (F32 [rows]), GELU(erf), · scale (F32 [rows]), then add + output (F32, the output's shape,
+// contiguous). Null / false: not there.
+struct PanelEpilogue {
+  ggml_tensor* bias = nullptr;
+  bool gelu = false;
+  ggml_tensor* scale = nullptr;
+  ggml_tensor* add = nullptr;
+};
+
 // dst [rows, x->ne[1], x->ne[2], x->ne[3]] = ggml_mul_mat of the original `type` weight, from its
-// panel form, on the named kernel, plus `bias` (F32 [rows], or null) on every token. x: contiguous
-// F32 with x->ne[0] == k.
-ggml_tensor* panelMulMat(ggml_context* ctx, ggml_tensor* panel, ggml_tensor* x, int64_t rows, ggml_type type, const char* kernel, ggml_tensor* bias);
+// panel form, on the named kernel, then `then`. x: contiguous F32 with x->ne[0] == k.
+ggml_tensor* panelMulMat(ggml_context* ctx, ggml_tensor* panel, ggml_tensor* x, int64_t rows, ggml_type type, const char* kernel,
+                         const PanelEpilogue& then);
 
 }  // namespace jepa

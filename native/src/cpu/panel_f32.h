@@ -16,7 +16,8 @@ bool supported();
 
 void pack(const float* src, int64_t rows, int64_t k, float* dst);
 
-// The ggml custom op: dst = mul_mat of the packed weight dst->src[0] and dst->src[1].
+// The ggml custom op: dst = mul_mat of the packed weight dst->src[0] and dst->src[1], then the
+// panel::Epilogue userdata points to.
 void op(ggml_tensor* dst, int ith, int nth, void* userdata);
 
 }  // namespace jepa::panel::f32

@@ -74,7 +74,7 @@ bool supported() {
 }
 
 // Whole tokens per thread when there are enough of them, else whole panels.
-void op(ggml_tensor* dst, int ith, int nth, void*) {
+void op(ggml_tensor* dst, int ith, int nth, void* userdata) {
   const ggml_tensor* packed = dst->src[0];
   const ggml_tensor* x = dst->src[1];
   const int64_t k = x->ne[0];
@@ -89,7 +89,7 @@ void op(ggml_tensor* dst, int ith, int nth, void*) {
   if (m0 >= m1 || p0 >= p1) return;
   auto* out = static_cast<float*>(dst->data);
   run(static_cast<const float*>(x->data), k, m0, m1, static_cast<const float*>(packed->data), p0, p1, out, rows);
-  if (const ggml_tensor* bias = dst->src[2]) addBias(out + m0 * rows, rows, m1 - m0, static_cast<const float*>(bias->data), p0 * kRows, p1 * kRows);
+  finish(*static_cast<const Epilogue*>(userdata), dst, m0, m1, p0 * kRows, p1 * kRows);
 }
 
 #else

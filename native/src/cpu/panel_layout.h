@@ -3,6 +3,8 @@
 
 #include <cstdint>
 
+#include "ggml.h"
+
 namespace jepa::panel {
 
 constexpr int64_t kRows = 16;   // rows of a panel
@@ -59,12 +61,19 @@ void runTokens(const uint8_t* panel, int64_t nb, const uint8_t* scratch, int64_t
   for (; t < n; ++t) One(panel, nb, scratch + t * stride, k, out + t * ldo, ldo);
 }
 
-// out[t·ldo + r] += bias[r] for tokens [0, n) and rows [r0, r1): the bias an op fuses, added once its
-// outputs are final, so the sum is the one a separate ggml add would make.
-inline void addBias(float* out, int64_t ldo, int64_t n, const float* bias, int64_t r0, int64_t r1) {
-  for (int64_t t = 0; t < n; ++t)
-    for (int64_t r = r0; r < r1; ++r) out[t * ldo + r] += bias[r];
-}
+// What a panel op does to its outputs once their sums are final, in the order of the nodes it
+// replaces, so each value is the one they would make: + bias, GELU(erf), · scale (a layer scale),
+// then added to `add` (the residual). The operands follow the panel and x in dst->src, in that
+// order, those present only.
+struct Epilogue {
+  bool bias, gelu, scale, add;
+};
+constexpr int kEpilogues = 16;
+constexpr Epilogue epilogueAt(int i) { return {(i & 1) != 0, (i & 2) != 0, (i & 4) != 0, (i & 8) != 0}; }
+constexpr int epilogueIndex(Epilogue e) { return (e.bias ? 1 : 0) | (e.gelu ? 2 : 0) | (e.scale ? 4 : 0) | (e.add ? 8 : 0); }
+
+// Applies e to dst's outputs of tokens [t0, t1), rows [r0, r1) (panel.cpp).
+void finish(const Epilogue& e, const ggml_tensor* dst, int64_t t0, int64_t t1, int64_t r0, int64_t r1);
 
 extern const Kernel kAvx512Vnni;
 extern const Kernel kAvxVnni;

@@ -66,15 +66,33 @@ export function layerNorm(ctx: Context, x: Tensor, w: Weights, prefix: string, e
   return ctx.add(ctx.mul(ctx.norm(x, eps), weight), bias);
 }
 
-export function linear(ctx: Context, x: Tensor, w: Weights, prefix: string, precF32 = false): Tensor {
+/** What follows a linear layer: an activation, a layer scale, a residual (added last: residual + y). */
+export interface LinearThen {
+  act?: Activation;
+  scale?: Tensor | null;
+  residual?: Tensor | null;
+}
+
+export function linear(ctx: Context, x: Tensor, w: Weights, prefix: string, precF32 = false, then: LinearThen = {}): Tensor {
   const weight = w.get(`${prefix}.weight`);
   const panel = w.panel(`${prefix}.weight`);
   const bias = w.has(`${prefix}.bias`) ? w.get(`${prefix}.bias`) : null;
-  // The panel kernels want contiguous activations (a strided view keeps ggml's own) and add the bias themselves.
-  if (panel && x.isContiguous) return ctx.panelMulMat(panel, x, weight.ne[1], weight.type, weight.type === GGML_F32 ? undefined : w.panelKernel, bias);
-  const y = ctx.mulMat(weight, x);
-  if (precF32) y.setPrecF32();
-  return bias ? ctx.add(y, bias) : y;
+  let y: Tensor;
+  // The panel kernels want contiguous activations (a strided view keeps ggml's own) and finish their
+  // outputs themselves: bias, GELU(erf), layer scale, residual, in the order of the nodes they replace.
+  if (panel && x.isContiguous) {
+    const kernel = weight.type === GGML_F32 ? undefined : w.panelKernel;
+    const fusable = (then.act === undefined || then.act === 'gelu') && (!then.residual || then.residual.isContiguous);
+    if (fusable) return ctx.panelMulMat(panel, x, weight.ne[1], weight.type, kernel, { bias, gelu: then.act === 'gelu', scale: then.scale, add: then.residual });
+    y = ctx.panelMulMat(panel, x, weight.ne[1], weight.type, kernel, { bias });
+  } else {
+    y = ctx.mulMat(weight, x);
+    if (precF32) y.setPrecF32();
+    if (bias) y = ctx.add(y, bias);
+  }
+  if (then.act) y = activation(ctx, y, then.act, w.onCpu);
+  if (then.scale) y = ctx.mul(y, then.scale);
+  return then.residual ? ctx.add(then.residual, y) : y;
 }
 
 /** Broadcasts a [D, n] table over the batch: [D, n, batch]. */
@@ -164,13 +182,10 @@ export function buildEncoderGraph(e: EncoderHparams, w: Weights, shape: EncoderG
     }
     const heads = (t: Tensor) => ctx.permute(t, 0, 2, 1, 3); // [hd, H, n, B] -> [hd, n, H, B]
     const a = attention(ctx, heads(q), heads(k), heads(split(2)), attnOptions);
-    let out = linear(ctx, a, w, `${blk}.attn.proj`, o.precF32);
-    if (e.layerScale) out = ctx.mul(out, w.get(`${blk}.ls1`));
-    x = ctx.add(x, out);
+    x = linear(ctx, a, w, `${blk}.attn.proj`, o.precF32, { scale: e.layerScale ? w.get(`${blk}.ls1`) : null, residual: x });
     const m = layerNorm(ctx, x, w, `${blk}.ln2`, e.lnEps);
-    let f = linear(ctx, activation(ctx, linear(ctx, m, w, `${blk}.ffn.fc1`, o.precF32), e.act, w.onCpu), w, `${blk}.ffn.fc2`, o.precF32);
-    if (e.layerScale) f = ctx.mul(f, w.get(`${blk}.ls2`));
-    x = ctx.add(x, f);
+    const hidden = linear(ctx, m, w, `${blk}.ffn.fc1`, o.precF32, { act: e.act });
+    x = linear(ctx, hidden, w, `${blk}.ffn.fc2`, o.precF32, { scale: e.layerScale ? w.get(`${blk}.ls2`) : null, residual: x });
   }
   const finalNorm = e.hierLayers !== null ? tensorNames.encHierNorm(e.hierLayers.length - 1) : tensorNames.encNorm;
   const output = layerNorm(ctx, x, w, finalNorm, e.lnEps);

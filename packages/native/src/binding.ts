@@ -4,6 +4,17 @@
 /** ggml dimension order: ne[0] is the fastest-varying (a row), ne[3] the outermost. */
 export type Dims = [number, number, number, number];
 
+/** What follows a panel product, in this order: + bias, GELU(erf), · scale, then add + result. */
+export interface PanelEpilogue {
+  /** F32 [rows]. */
+  bias?: Tensor | null;
+  gelu?: boolean;
+  /** F32 [rows] (a layer scale). */
+  scale?: Tensor | null;
+  /** F32, contiguous, the result's shape (a residual). */
+  add?: Tensor | null;
+}
+
 export interface Tensor extends Disposable {
   /** ggml type id (see `typeByName`). */
   readonly type: number;
@@ -131,10 +142,10 @@ export interface Context extends Disposable {
    * 8 bits per 32-value block as ggml's q8_0 does, each block's products are summed exactly in int32
    * by VNNI; `kernel` picks one of the CPU's kernels (default: the fastest, BuildInfo.panelKernel),
    * all giving the same bits. f32 w: one fma chain over k per output (kernel 'avx512',
-   * BuildInfo.panelKernelF32). x: contiguous F32 with ne0 = w's row length. `bias` (F32 [rows]) is
-   * added to every token, as a following add would. A GPU refuses the node.
+   * BuildInfo.panelKernelF32). x: contiguous F32 with ne0 = w's row length. `then` is applied to
+   * each output in the node, with the bits of the nodes it replaces. A GPU refuses the node.
    */
-  panelMulMat(panel: Tensor, x: Tensor, rows: number, type: number, kernel?: string, bias?: Tensor | null): Tensor;
+  panelMulMat(panel: Tensor, x: Tensor, rows: number, type: number, kernel?: string, then?: PanelEpilogue): Tensor;
   silu(a: Tensor): Tensor;
   tanh(a: Tensor): Tensor;
   exp(a: Tensor): Tensor;

@@ -10,6 +10,7 @@ export type {
   GgufInfo,
   Graph,
   Mapping,
+  PanelEpilogue,
   Tensor,
   TypeTraits,
 } from './binding.js';

@@ -105,22 +105,35 @@ describe.skipIf(!buildInfo().panelKernelF32)('f32 panel kernel (AVX-512)', () =>
     expect(relMax(mine, ggml)).toBeGreaterThan(1e-3);
   });
 
-  it('adds a bias with the bits of a following add, and refuses one of the wrong length', async () => {
+  it('finishes its outputs (bias, GELU, layer scale, residual) with the bits of the nodes it replaces', async () => {
     const rows = 48;
     const k = 96;
     const { panel } = packed(rows, k, 8);
-    const x = uniform(k * 20, 9, -2, 2);
-    const biasValues = uniform(rows, 10);
-    const ctx = createContext(12);
+    const ctx = createContext(24);
     const xt = ctx.newTensor(F32, [k, 20]);
-    const bias = ctx.newTensor(F32, [rows]);
-    const [fused, separate] = await run(ctx, [ctx.panelMulMat(panel, xt, rows, F32, undefined, bias), ctx.add(ctx.panelMulMat(panel, xt, rows, F32), bias)], [
-      { tensor: xt, data: x },
-      { tensor: bias, data: biasValues },
+    const [bias, scale] = [ctx.newTensor(F32, [rows]), ctx.newTensor(F32, [rows])];
+    const residual = ctx.newTensor(F32, [rows, 20]);
+    const chain = ctx.add(residual, ctx.mul(ctx.geluErfCpu(ctx.add(ctx.panelMulMat(panel, xt, rows, F32), bias)), scale));
+    const outs = [
+      ctx.panelMulMat(panel, xt, rows, F32, undefined, { bias, gelu: true, scale, add: residual }),
+      chain,
+      ctx.panelMulMat(panel, xt, rows, F32, undefined, { bias }),
+      ctx.add(ctx.panelMulMat(panel, xt, rows, F32), bias),
+    ];
+    const [fused, separate, biased, added] = await run(ctx, outs, [
+      { tensor: xt, data: uniform(k * 20, 9, -2, 2) },
+      { tensor: bias, data: uniform(rows, 10) },
+      { tensor: scale, data: uniform(rows, 11, 0.5, 1.5) },
+      { tensor: residual, data: uniform(rows * 20, 12) },
     ]);
     expect(Buffer.from(fused!.buffer).equals(Buffer.from(separate!.buffer))).toBe(true);
-    const bad = createContext(4);
-    expect(() => bad.panelMulMat(panel, bad.newTensor(F32, [k, 3]), rows, F32, undefined, bad.newTensor(F32, [rows - 16]))).toThrowError(
+    expect(Buffer.from(biased!.buffer).equals(Buffer.from(added!.buffer))).toBe(true);
+    const bad = createContext(8);
+    const x3 = bad.newTensor(F32, [k, 3]);
+    expect(() => bad.panelMulMat(panel, x3, rows, F32, undefined, { bias: bad.newTensor(F32, [rows - 16]) })).toThrowError(
+      expect.objectContaining({ code: 'BAD_SHAPE' }),
+    );
+    expect(() => bad.panelMulMat(panel, x3, rows, F32, undefined, { add: bad.newTensor(F32, [rows, 4]) })).toThrowError(
       expect.objectContaining({ code: 'BAD_SHAPE' }),
     );
   });

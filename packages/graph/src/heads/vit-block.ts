@@ -4,7 +4,7 @@
 import type { Activation } from '@jepa/gguf';
 import type { Context, Tensor } from '@jepa/native';
 import { attention, type AttentionOptions } from '../attention.js';
-import { activation, layerNorm, linear } from '../encoder-graph.js';
+import { layerNorm, linear } from '../encoder-graph.js';
 import { applyRope } from '../rope-apply.js';
 import type { Weights } from '../weights.js';
 
@@ -34,8 +34,8 @@ export function vitBlock(ctx: Context, x: Tensor, w: Weights, prefix: string, o:
   }
   const heads = (t: Tensor) => ctx.permute(t, 0, 2, 1, 3);
   const a = attention(ctx, heads(q), heads(k), heads(split(2)), { ...o.attn, scale: 1 / Math.sqrt(hd), cpu: w.onCpu });
-  x = ctx.add(x, linear(ctx, a, w, `${prefix}.attn.proj`, o.precF32));
+  x = linear(ctx, a, w, `${prefix}.attn.proj`, o.precF32, { residual: x });
   const m = layerNorm(ctx, x, w, `${prefix}.ln2`, o.lnEps);
-  const f = linear(ctx, activation(ctx, linear(ctx, m, w, `${prefix}.ffn.fc1`, o.precF32), o.act, w.onCpu), w, `${prefix}.ffn.fc2`, o.precF32);
-  return ctx.add(x, f);
+  const hidden = linear(ctx, m, w, `${prefix}.ffn.fc1`, o.precF32, { act: o.act });
+  return linear(ctx, hidden, w, `${prefix}.ffn.fc2`, o.precF32, { residual: x });
 }
