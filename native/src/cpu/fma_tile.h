@@ -16,13 +16,14 @@ constexpr int kTileRows = 8;    // activation rows per tile
 constexpr int kTileGroups = 3;  // groups of 16 outputs per tile
 
 // c[t][16·g + i] (+)= Σ_j a[j·lda + t] · b[j·step + g·group + i] for t < R, g < G, i < 16, j < n in
-// order: one fma chain per output. `first` starts from zero instead of c.
+// order: one fma chain per output, from zero; `first` stores it, otherwise it is added to c (a long
+// k in blocks then sums block by block, which keeps the rounding error of one block).
 template <int R, int G>
 __attribute__((target("avx512f"))) void fmaTile(const float* __restrict a, int64_t lda, const float* __restrict b, int64_t group, int64_t step,
                                                  int64_t n, float* __restrict c, int64_t ldc, bool first) {
   __m512 acc[R][G];
   for (int t = 0; t < R; ++t)
-    for (int g = 0; g < G; ++g) acc[t][g] = first ? _mm512_setzero_ps() : _mm512_loadu_ps(c + t * ldc + g * 16);
+    for (int g = 0; g < G; ++g) acc[t][g] = _mm512_setzero_ps();
   for (int64_t j = 0; j < n; ++j, a += lda, b += step) {
     __m512 w[G];
     for (int g = 0; g < G; ++g) w[g] = _mm512_loadu_ps(b + g * group);
@@ -33,7 +34,10 @@ __attribute__((target("avx512f"))) void fmaTile(const float* __restrict a, int64
     }
   }
   for (int t = 0; t < R; ++t)
-    for (int g = 0; g < G; ++g) _mm512_storeu_ps(c + t * ldc + g * 16, acc[t][g]);
+    for (int g = 0; g < G; ++g) {
+      float* out = c + t * ldc + g * 16;
+      _mm512_storeu_ps(out, first ? acc[t][g] : _mm512_add_ps(_mm512_loadu_ps(out), acc[t][g]));
+    }
 }
 
 using FmaTileFn = void (*)(const float*, int64_t, const float*, int64_t, int64_t, int64_t, float*, int64_t, bool);

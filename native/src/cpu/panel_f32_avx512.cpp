@@ -17,8 +17,8 @@ namespace jepa::panel::f32 {
 namespace {
 
 constexpr int kTokens = 8;       // tokens per tile (cpu::kTileRows)
-constexpr int64_t kStep = 256;  // k per block
-constexpr int64_t kChunk = 512; // tokens whose block of activations is repacked at once
+constexpr int64_t kMaxStep = 1024;  // k per block at most: a tile's block of activations is 32 KiB
+constexpr int64_t kChunk = 256;     // tokens whose block of activations is repacked at once (1 MiB)
 
 }  // namespace
 
@@ -41,6 +41,8 @@ namespace {
 void run(const float* x, int64_t k, int64_t m0, int64_t m1, const float* packed, int64_t p0, int64_t p1, float* out, int64_t rows) {
   thread_local std::vector<float> scratch;
   const int64_t panelStride = k * kRows;
+  const int64_t blocks = (k + kMaxStep - 1) / kMaxStep;
+  const int64_t kStep = (k + blocks - 1) / blocks;  // even blocks: fewer passes over the outputs
   for (int64_t c0 = m0; c0 < m1; c0 += kChunk) {
     const int64_t c1 = std::min(m1, c0 + kChunk);
     const int64_t tiles = (c1 - c0 + kTokens - 1) / kTokens;
