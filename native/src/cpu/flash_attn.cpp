@@ -20,6 +20,7 @@ namespace {
 using cpu::kTileRows;
 
 constexpr int64_t kQueries = 16 * cpu::kTileGroups;  // queries per block: the scores' row width
+constexpr int64_t kKeyBlock = 1024;                  // keys per fma chain of P·V
 
 struct Scratch {
   std::vector<float> keys;     // [NK/8][D][8]: the head's keys, 8 per tile, as the broadcast operand
@@ -121,7 +122,9 @@ void attendTask(ggml_tensor* dst, int64_t item, int64_t head, int64_t q0, int64_
     for (int64_t t0 = 0; t0 < rows; t0 += kTileRows) {
       const int r = static_cast<int>(std::min<int64_t>(kTileRows, rows - t0));
       float* out = static_cast<float*>(dst->data) + ((item * nq + b0 + t0) * heads + head) * dv;
-      cpu::fmaRow(sc.probs.data() + t0, kQueries, r, sc.values.data(), dv / 16, 16, dv, nk, out, ldo, true);
+      for (int64_t j0 = 0; j0 < nk; j0 += kKeyBlock)  // keys in blocks, each block's chain summed into the output
+        cpu::fmaRow(sc.probs.data() + j0 * kQueries + t0, kQueries, r, sc.values.data() + j0 * dv, dv / 16, 16, dv, std::min(kKeyBlock, nk - j0),
+                    out, ldo, j0 == 0);
       for (int t = 0; t < r; ++t) scaleRow(out + t * ldo, dv, inv[t0 + t]);
     }
   }

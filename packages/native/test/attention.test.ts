@@ -99,11 +99,13 @@ describe('flash_attn_ext', () => {
 });
 
 describe.skipIf(!buildInfo().flashAttnCpu)("this engine's CPU flash kernel (F32 K/V)", () => {
-  // head_dim 32, 64, 80; keys not a multiple of 16; 70 queries: two chunks of tiles per head
+  // head_dim 32, 64, 80; keys not a multiple of 8 or 16; 70 queries: two blocks per head; 1100
+  // keys: two chains of P·V
   const shapes: Shape[] = [
     { d: 32, nQ: 23, nKV: 23, H: 3, B: 2 },
     { d: 64, nQ: 70, nKV: 70, H: 2, B: 2 },
     { d: 80, nQ: 9, nKV: 37, H: 3, B: 1 },
+    { d: 32, nQ: 9, nKV: 1100, H: 1, B: 1 },
   ];
   for (const shape of shapes)
     for (const withMask of [false, true])
