@@ -5,6 +5,7 @@
 #include "cpu/gelu_erf.h"
 #include "cpu/flash_attn.h"
 #include "cpu/layer_norm.h"
+#include "cpu/rope_pairs.h"
 #include "cpu/panel.h"
 #include "wrappers.h"
 
@@ -109,6 +110,20 @@ Napi::Value layerNormCpu(const Napi::CallbackInfo& info) {
               describe(t) + " is not a contiguous F32 vector of " + std::to_string(x->ne[0]));
   c.require(eps >= 0.0f, "eps must be >= 0");
   return c.out(jepa::layerNormCpu(c.g(), x, w, b, eps));
+}
+
+// ropePairsCpu(x, cos, sin): x·cos + swap(x)·sin in one CPU node; x F32 [hd, heads, tokens, B] with
+// contiguous rows, cos and sin contiguous F32 [hd, 1, tokens, 1]. The result is contiguous.
+Napi::Value ropePairsCpu(const Napi::CallbackInfo& info) {
+  OpCall c(info, "ropePairsCpu");
+  ggml_tensor* x = c.in(0, "x");
+  ggml_tensor* cos = c.in(1, "cos");
+  ggml_tensor* sin = c.in(2, "sin");
+  c.require(x->type == GGML_TYPE_F32 && x->nb[0] == sizeof(float) && x->ne[0] % 2 == 0, describe(x) + " is not F32 with contiguous rows of even length");
+  for (ggml_tensor* t : {cos, sin})
+    c.require(t->type == GGML_TYPE_F32 && ggml_is_contiguous(t) && t->ne[0] == x->ne[0] && t->ne[1] == 1 && t->ne[2] == x->ne[2] && t->ne[3] == 1,
+              describe(t) + " is not a contiguous F32 table of [" + std::to_string(x->ne[0]) + ", 1, " + std::to_string(x->ne[2]) + ", 1]");
+  return c.out(jepa::ropePairsCpu(c.g(), x, cos, sin));
 }
 
 Napi::Value geluErfCpu(const Napi::CallbackInfo& info) {
@@ -390,7 +405,7 @@ void defineOps(Napi::Env env, Napi::Object proto) {
   const std::pair<const char*, Napi::Value (*)(const Napi::CallbackInfo&)> ops[] = {
       {"newTensor", newTensor}, {"mulMat", mulMat},   {"add", add},           {"sub", sub},
       {"mul", mul},             {"div", div},         {"scale", scale},       {"norm", norm},
-      {"gelu", gelu},           {"geluErf", geluErf}, {"geluErfCpu", geluErfCpu}, {"layerNormCpu", layerNormCpu}, {"panelMulMat", panelMulMat}, {"silu", silu},         {"tanh", tanh_},
+      {"gelu", gelu},           {"geluErf", geluErf}, {"geluErfCpu", geluErfCpu}, {"layerNormCpu", layerNormCpu}, {"ropePairsCpu", ropePairsCpu}, {"panelMulMat", panelMulMat}, {"silu", silu},         {"tanh", tanh_},
       {"exp", exp_},            {"sqr", sqr},         {"sqrt", sqrt_},        {"mean", mean},
       {"sumRows", sumRows},     {"clamp", clamp},     {"softMaxExt", softMaxExt}, {"flashAttnExt", flashAttnExt}, {"flashAttnCpu", flashAttnCpu},
       {"concat", concat},       {"getRows", getRows}, {"roll", roll},         {"cont", cont},

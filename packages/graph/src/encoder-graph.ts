@@ -177,8 +177,8 @@ export function buildEncoderGraph(e: EncoderHparams, w: Weights, shape: EncoderG
     let q = split(0);
     let k = split(1);
     if (ropeCos && ropeSin) {
-      q = applyRope(ctx, q, ropeCos, ropeSin);
-      k = applyRope(ctx, k, ropeCos, ropeSin);
+      q = applyRope(ctx, q, ropeCos, ropeSin, w.onCpu);
+      k = applyRope(ctx, k, ropeCos, ropeSin, w.onCpu);
     }
     const heads = (t: Tensor) => ctx.permute(t, 0, 2, 1, 3); // [hd, H, n, B] -> [hd, n, H, B]
     const a = attention(ctx, heads(q), heads(k), heads(split(2)), attnOptions);

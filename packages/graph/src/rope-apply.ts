@@ -4,9 +4,10 @@ import type { Context, Tensor } from '@jepa/native';
 
 /**
  * x: [headDim, heads, tokens, batch] (contiguous or not); cos, sin: [headDim, 1, tokens, 1] F32.
- * Returns the rotated tensor, contiguous, same layout.
+ * Returns the rotated tensor, contiguous, same layout. onCpu: one node does it all.
  */
-export function applyRope(ctx: Context, x: Tensor, cos: Tensor, signedSin: Tensor): Tensor {
+export function applyRope(ctx: Context, x: Tensor, cos: Tensor, signedSin: Tensor, onCpu = false): Tensor {
+  if (onCpu) return ctx.ropePairsCpu(x, cos, signedSin);
   const xc = x.isContiguous ? x : ctx.cont(x);
   const [hd, heads, tokens, batch] = xc.ne;
   const pairs = ctx.reshape(xc, [2, (hd / 2) * heads, tokens, batch]);

@@ -137,6 +137,12 @@ export interface Context extends Disposable {
    */
   layerNormCpu(x: Tensor, w: Tensor, b: Tensor, eps: number): Tensor;
   /**
+   * x·cos + swap(x)·sin, swap exchanging the members of each pair of values, in one CPU node: x F32
+   * [hd, heads, tokens, B] with contiguous rows (a view is fine), cos/sin F32 [hd, 1, tokens, 1]. The
+   * result is contiguous. A GPU refuses the node.
+   */
+  ropePairsCpu(x: Tensor, cos: Tensor, sin: Tensor): Tensor;
+  /**
    * ggml_mul_mat(w, x) for an f32, q8_0, q4_0 or q4_K matrix w (ggml type `type`) of `rows` rows on
    * the CPU backend, from w repacked by panelPack into `panel`. Quantized w: x's rows are quantized to
    * 8 bits per 32-value block as ggml's q8_0 does, each block's products are summed exactly in int32

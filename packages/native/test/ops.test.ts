@@ -94,6 +94,31 @@ describe('elementwise and broadcasting', () => {
     );
   });
 
+  it('ropePairsCpu is the roll, muls and add of the portable graph, read through a view', async () => {
+    // q of a fused [3·hd·heads, tokens] tensor viewed as [hd, heads, tokens]: rows far apart
+    const [hd, heads, tokens] = [40, 3, 7];
+    const ctx = createContext(24);
+    const qkv = ctx.newTensor(F32, [3 * hd * heads, tokens]);
+    const cos = ctx.newTensor(F32, [hd, 1, tokens, 1]);
+    const sin = ctx.newTensor(F32, [hd, 1, tokens, 1]);
+    const q = ctx.view(qkv, [hd, heads, tokens], [hd * 4, qkv.nb[1], qkv.nb[1] * tokens], hd * heads * 4);
+    const qc = ctx.cont(q);
+    const swapped = ctx.reshape(ctx.roll(ctx.reshape(qc, [2, (hd / 2) * heads, tokens]), 1), [hd, heads, tokens]);
+    const portable = ctx.add(ctx.mul(qc, cos), ctx.mul(swapped, sin));
+    const data = uniform(3 * hd * heads * tokens, 31, -3, 3);
+    const [fused, ref] = await run(ctx, [ctx.ropePairsCpu(q, cos, sin), portable], [
+      { tensor: qkv, data },
+      { tensor: cos, data: uniform(hd * tokens, 32) },
+      { tensor: sin, data: uniform(hd * tokens, 33) },
+    ]);
+    expect(Buffer.from(fused!.buffer).equals(Buffer.from(ref!.buffer))).toBe(true);
+    const bad = createContext(8);
+    const x = bad.newTensor(F32, [hd, heads, tokens]);
+    expect(() => bad.ropePairsCpu(x, bad.newTensor(F32, [hd, 1, tokens + 1, 1]), bad.newTensor(F32, [hd, 1, tokens, 1]))).toThrowError(
+      expect.objectContaining({ code: 'BAD_SHAPE' }),
+    );
+  });
+
   it('geluErfCpu refuses a view that is not contiguous', () => {
     const ctx = createContext(8);
     const x = ctx.newTensor(F32, [8, 4]);

@@ -29,8 +29,8 @@ export function vitBlock(ctx: Context, x: Tensor, w: Weights, prefix: string, o:
   let q = split(0);
   let k = split(1);
   if (o.rope) {
-    q = applyRope(ctx, q, o.rope.cos, o.rope.sin);
-    k = applyRope(ctx, k, o.rope.cos, o.rope.sin);
+    q = applyRope(ctx, q, o.rope.cos, o.rope.sin, w.onCpu);
+    k = applyRope(ctx, k, o.rope.cos, o.rope.sin, w.onCpu);
   }
   const heads = (t: Tensor) => ctx.permute(t, 0, 2, 1, 3);
   const a = attention(ctx, heads(q), heads(k), heads(split(2)), { ...o.attn, scale: 1 / Math.sqrt(hd), cpu: w.onCpu });
