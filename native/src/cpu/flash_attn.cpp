@@ -117,14 +117,23 @@ void attendTask(ggml_tensor* dst, int64_t item, int64_t head, int64_t q0, int64_
     }
     alignas(64) float inv[kQueries];
     softmaxColumns(sc.probs.data(), mask ? maskAt + b0 : nullptr, maskStride, rows, nk, groups, scale, inv);
-    // out [query][dv] = Σ_keys probs[key][query] · v[key]: queries are the broadcast operand
+    // out [query][dv] = Σ_keys probs[key][query] · v[key]: queries are the broadcast operand; a dv of
+    // 64s takes tiles of 6 queries × 64 outputs, any other multiple of 16 tiles of 8 × up to 48.
     const int64_t ldo = heads * dv;
-    for (int64_t t0 = 0; t0 < rows; t0 += kTileRows) {
-      const int r = static_cast<int>(std::min<int64_t>(kTileRows, rows - t0));
+    const bool wide = dv % 64 == 0;
+    const int64_t tileRows = wide ? cpu::kWideTileRows : kTileRows;
+    for (int64_t t0 = 0; t0 < rows; t0 += tileRows) {
+      const int r = static_cast<int>(std::min<int64_t>(tileRows, rows - t0));
       float* out = static_cast<float*>(dst->data) + ((item * nq + b0 + t0) * heads + head) * dv;
-      for (int64_t j0 = 0; j0 < nk; j0 += kKeyBlock)  // keys in blocks, each block's chain summed into the output
-        cpu::fmaRow(sc.probs.data() + j0 * kQueries + t0, kQueries, r, sc.values.data() + j0 * dv, dv / 16, 16, dv, std::min(kKeyBlock, nk - j0),
-                    out, ldo, j0 == 0);
+      for (int64_t j0 = 0; j0 < nk; j0 += kKeyBlock) {  // keys in blocks, each block's chain summed into the output
+        const float* a = sc.probs.data() + j0 * kQueries + t0;
+        const float* b = sc.values.data() + j0 * dv;
+        const int64_t n = std::min(kKeyBlock, nk - j0);
+        if (wide)
+          for (int64_t g = 0; g < dv / 16; g += 4) cpu::kFmaTiles4[r](a, kQueries, b + g * 16, 16, dv, n, out + g * 16, ldo, j0 == 0);
+        else
+          cpu::fmaRow(a, kQueries, r, b, dv / 16, 16, dv, n, out, ldo, j0 == 0);
+      }
       for (int t = 0; t < r; ++t) scaleRow(out + t * ldo, dv, inv[t0 + t]);
     }
   }

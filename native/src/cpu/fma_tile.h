@@ -52,6 +52,14 @@ inline const std::array<FmaTileFn, kTileRows + 1> kFmaTiles[kTileGroups + 1] = {
     {}, fmaTilesOf<1>(std::make_integer_sequence<int, kTileRows>{}), fmaTilesOf<2>(std::make_integer_sequence<int, kTileRows>{}),
     fmaTilesOf<3>(std::make_integer_sequence<int, kTileRows>{})};
 
+// kFmaTiles4[r]: r ≤ 6 rows against 4 groups (64 outputs), also 24 accumulators.
+constexpr int kWideTileRows = 6;
+template <int... R>
+constexpr std::array<FmaTileFn, kWideTileRows + 1> fmaWideTilesOf(std::integer_sequence<int, R...>) {
+  return {nullptr, fmaTile<R + 1, 4>...};
+}
+inline const std::array<FmaTileFn, kWideTileRows + 1> kFmaTiles4 = fmaWideTilesOf(std::make_integer_sequence<int, kWideTileRows>{});
+
 // c (ldc) (+)= a (rows ≤ kTileRows) × `groups` groups of 16 outputs, kTileGroups at a time; a last
 // 4 goes as 2 + 2, since one group alone leaves the fma units waiting on its 8 chains.
 inline void fmaRow(const float* a, int64_t lda, int rows, const float* b, int64_t groups, int64_t group, int64_t step, int64_t n, float* c,
