@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #if defined(JEPA_HAVE_MVEC) && defined(__x86_64__)
@@ -22,39 +23,71 @@ using cpu::kTileRows;
 constexpr int64_t kQueries = 16 * cpu::kTileGroups;  // queries per block: the scores' row width
 constexpr int64_t kKeyBlock = 1024;                  // keys per fma chain of P·V
 
+// Key ranges [first, second) of a query block that some query sees; the rest are masked for all.
+using KeyRuns = std::vector<std::pair<int64_t, int64_t>>;
+
 struct Scratch {
   std::vector<float> keys;     // [NK/8][D][8]: the head's keys, 8 per tile, as the broadcast operand
   std::vector<float> queries;  // [3][D][16]: a block's queries, 16 per group, zero-padded
   std::vector<float> probs;    // [NK][48]: scores, then probabilities, of every key for the block's queries
   std::vector<float> values;   // [NK][DV]: the head's values, contiguous (in a fused qkv tensor rows are far apart)
+  KeyRuns runs;
 };
 
-// For each of a block's 16-query groups: softmax down the columns of probs (scores ·scale + mask),
-// in place; returns the column sums in sums. mask: the block's first query in row 0 of a key-major
-// F16 mask (key j's row at j·maskStride), valid for `rows` queries.
+// Whether keys [j0, j1) are -inf for every one of `rows` queries (mask: the block's first query).
+__attribute__((target("avx512f,avx512bw"))) bool allMasked(const ggml_fp16_t* mask, int64_t stride, int64_t j0, int64_t j1, int64_t rows) {
+  const __m512i minusInf = _mm512_set1_epi16(static_cast<short>(0xFC00));
+  for (int64_t j = j0; j < j1; ++j)
+    for (int64_t t = 0; t < rows; t += 32) {
+      const int64_t n = std::min<int64_t>(32, rows - t);
+      const __mmask32 lanes = n == 32 ? 0xFFFFFFFFu : (1u << n) - 1;
+      if (_mm512_mask_cmpneq_epi16_mask(lanes, _mm512_maskz_loadu_epi16(lanes, mask + j * stride + t), minusInf)) return false;
+    }
+  return true;
+}
+
+// The block's key runs, in whole tiles of 8 keys: a block-causal mask hides about half of them.
+void keyRuns(const ggml_fp16_t* mask, int64_t stride, int64_t nk, int64_t rows, KeyRuns& runs) {
+  runs.clear();
+  for (int64_t j0 = 0; j0 < nk; j0 += kTileRows) {
+    const int64_t j1 = std::min(nk, j0 + kTileRows);
+    if (mask && allMasked(mask, stride, j0, j1, rows)) continue;
+    if (!runs.empty() && runs.back().second == j0)
+      runs.back().second = j1;
+    else
+      runs.emplace_back(j0, j1);
+  }
+}
+
+// For each of a block's 16-query groups: softmax down the columns of probs (scores ·scale + mask) over
+// the key runs, in place; returns the inverse column sums (0 for a column that sees no key) in inv.
+// mask: the block's first query in row 0 of a key-major F16 mask (key j's row at j·maskStride),
+// valid for `rows` queries.
 __attribute__((target("avx512f,avx512bw,avx512vl"))) void softmaxColumns(float* probs, const ggml_fp16_t* mask, int64_t maskStride, int64_t rows,
-                                                                          int64_t nk, int groups, float scale, float* sums) {
+                                                                          const KeyRuns& runs, int groups, float scale, float* sums) {
   const __m512 vscale = _mm512_set1_ps(scale);
   for (int g = 0; g < groups; ++g) {
     float* col = probs + g * 16;
     const int64_t valid = std::min<int64_t>(16, rows - g * 16);
     const __mmask16 lanes = static_cast<__mmask16>((1u << valid) - 1);
     __m512 vmax = _mm512_set1_ps(-INFINITY);
-    for (int64_t j = 0; j < nk; ++j) {
-      __m512 x = _mm512_mul_ps(_mm512_loadu_ps(col + j * kQueries), vscale);
-      if (mask) x = _mm512_add_ps(x, _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(lanes, mask + j * maskStride + g * 16)));
-      _mm512_storeu_ps(col + j * kQueries, x);
-      vmax = _mm512_max_ps(vmax, x);
-    }
+    for (const auto& [j0, j1] : runs)
+      for (int64_t j = j0; j < j1; ++j) {
+        __m512 x = _mm512_mul_ps(_mm512_loadu_ps(col + j * kQueries), vscale);
+        if (mask) x = _mm512_add_ps(x, _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(lanes, mask + j * maskStride + g * 16)));
+        _mm512_storeu_ps(col + j * kQueries, x);
+        vmax = _mm512_max_ps(vmax, x);
+      }
     // a column masked everywhere gets zeros, as in ggml: subtract 0 instead of -inf
     const __mmask16 dead = _mm512_cmp_ps_mask(vmax, _mm512_set1_ps(-INFINITY), _CMP_EQ_OQ);
     vmax = _mm512_mask_mov_ps(vmax, dead, _mm512_setzero_ps());
     __m512 vsum = _mm512_setzero_ps();
-    for (int64_t j = 0; j < nk; ++j) {
-      const __m512 p = _ZGVeN16v_expf(_mm512_sub_ps(_mm512_loadu_ps(col + j * kQueries), vmax));
-      _mm512_storeu_ps(col + j * kQueries, p);
-      vsum = _mm512_add_ps(vsum, p);
-    }
+    for (const auto& [j0, j1] : runs)
+      for (int64_t j = j0; j < j1; ++j) {
+        const __m512 p = _ZGVeN16v_expf(_mm512_sub_ps(_mm512_loadu_ps(col + j * kQueries), vmax));
+        _mm512_storeu_ps(col + j * kQueries, p);
+        vsum = _mm512_add_ps(vsum, p);
+      }
     const __m512 inv = _mm512_maskz_div_ps(_mm512_cmp_ps_mask(vsum, _mm512_setzero_ps(), _CMP_NEQ_OQ), _mm512_set1_ps(1.0f), vsum);
     _mm512_storeu_ps(sums + g * 16, inv);
   }
@@ -109,14 +142,16 @@ void attendTask(ggml_tensor* dst, int64_t item, int64_t head, int64_t q0, int64_
       }
       cpu::transposeRows(at, d, sc.queries.data() + (h / 2) * d * 16 + (h % 2) * 8, 16);
     }
+    keyRuns(mask ? maskAt + b0 : nullptr, maskStride, nk, rows, sc.runs);
     // scores [key][query]: keys are the broadcast operand, 16 queries per vector
-    for (int64_t i = 0; i < keyTiles; ++i) {
-      const int r = static_cast<int>(std::min<int64_t>(kTileRows, nk - i * kTileRows));
-      cpu::kFmaTiles[groups][r](sc.keys.data() + i * d * kTileRows, kTileRows, sc.queries.data(), d * 16, 16, d,
-                                sc.probs.data() + i * kTileRows * kQueries, kQueries, true);
-    }
+    for (const auto& [j0, j1] : sc.runs)
+      for (int64_t i = j0 / kTileRows; i * kTileRows < j1; ++i) {
+        const int r = static_cast<int>(std::min<int64_t>(kTileRows, nk - i * kTileRows));
+        cpu::kFmaTiles[groups][r](sc.keys.data() + i * d * kTileRows, kTileRows, sc.queries.data(), d * 16, 16, d,
+                                  sc.probs.data() + i * kTileRows * kQueries, kQueries, true);
+      }
     alignas(64) float inv[kQueries];
-    softmaxColumns(sc.probs.data(), mask ? maskAt + b0 : nullptr, maskStride, rows, nk, groups, scale, inv);
+    softmaxColumns(sc.probs.data(), mask ? maskAt + b0 : nullptr, maskStride, rows, sc.runs, groups, scale, inv);
     // out [query][dv] = Σ_keys probs[key][query] · v[key]: queries are the broadcast operand; a dv of
     // 64s takes tiles of 6 queries × 64 outputs, any other multiple of 16 tiles of 8 × up to 48.
     const int64_t ldo = heads * dv;
@@ -125,15 +160,19 @@ void attendTask(ggml_tensor* dst, int64_t item, int64_t head, int64_t q0, int64_
     for (int64_t t0 = 0; t0 < rows; t0 += tileRows) {
       const int r = static_cast<int>(std::min<int64_t>(tileRows, rows - t0));
       float* out = static_cast<float*>(dst->data) + ((item * nq + b0 + t0) * heads + head) * dv;
-      for (int64_t j0 = 0; j0 < nk; j0 += kKeyBlock) {  // keys in blocks, each block's chain summed into the output
-        const float* a = sc.probs.data() + j0 * kQueries + t0;
-        const float* b = sc.values.data() + j0 * dv;
-        const int64_t n = std::min(kKeyBlock, nk - j0);
-        if (wide)
-          for (int64_t g = 0; g < dv / 16; g += 4) cpu::kFmaTiles4[r](a, kQueries, b + g * 16, 16, dv, n, out + g * 16, ldo, j0 == 0);
-        else
-          cpu::fmaRow(a, kQueries, r, b, dv / 16, 16, dv, n, out, ldo, j0 == 0);
-      }
+      bool first = true;  // keys in runs and blocks, each block's chain summed into the output
+      for (const auto& [k0, k1] : sc.runs)
+        for (int64_t j0 = k0; j0 < k1; j0 += kKeyBlock, first = false) {
+          const float* a = sc.probs.data() + j0 * kQueries + t0;
+          const float* b = sc.values.data() + j0 * dv;
+          const int64_t n = std::min(kKeyBlock, k1 - j0);
+          if (wide)
+            for (int64_t g = 0; g < dv / 16; g += 4) cpu::kFmaTiles4[r](a, kQueries, b + g * 16, 16, dv, n, out + g * 16, ldo, first);
+          else
+            cpu::fmaRow(a, kQueries, r, b, dv / 16, 16, dv, n, out, ldo, first);
+        }
+      if (first)  // no key seen by any of these queries
+        for (int t = 0; t < r; ++t) std::memset(out + t * ldo, 0, static_cast<size_t>(dv) * sizeof(float));
       for (int t = 0; t < r; ++t) scaleRow(out + t * ldo, dv, inv[t0 + t]);
     }
   }
