@@ -16,6 +16,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "ggml-alloc.h"
@@ -45,6 +46,9 @@ struct ContextRes {
   std::mutex mu;
   std::vector<std::shared_ptr<BufferRes>> buffers;   // memory its tensors live in
   std::vector<std::shared_ptr<ContextRes>> inputs;   // other contexts whose tensors feed its ops
+  // This engine's custom CPU nodes by the name they were made with ("PANEL_MUL_MAT f32"), which a
+  // caller may rename: what Graph.ops() reports for them.
+  std::unordered_map<const ggml_tensor*, std::string> opLabels;
   void addInput(const std::shared_ptr<ContextRes>& other);
   void addBuffer(const std::shared_ptr<BufferRes>& buffer);
   ~ContextRes() {

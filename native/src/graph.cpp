@@ -64,11 +64,12 @@ Napi::Value Graph::nodes(const Napi::CallbackInfo& info) {
 }
 
 // ops() -> each node's op, as ggml names it ("MUL_MAT", "FLASH_ATTN_EXT", unary ops by their own name);
-// this engine's custom CPU ops by the name they were given ("PANEL_MUL_MAT f32", "GELU_ERF_CPU").
+// this engine's custom CPU ops by the name they were made with ("PANEL_MUL_MAT f32", "GELU_ERF_CPU").
 Napi::Value Graph::ops(const Napi::CallbackInfo& info) {
-  return perNode(info.Env(), res(info.Env())->graph, [](const ggml_tensor* t) {
-    const bool custom = t->op == GGML_OP_CUSTOM || t->op == GGML_OP_MAP_CUSTOM1 || t->op == GGML_OP_MAP_CUSTOM2 || t->op == GGML_OP_MAP_CUSTOM3;
-    return std::string(custom && t->name[0] ? t->name : ggml_op_desc(t));
+  const auto& labels = res(info.Env())->ctx->opLabels;
+  return perNode(info.Env(), res(info.Env())->graph, [&labels](const ggml_tensor* t) {
+    const auto label = labels.find(t);
+    return label != labels.end() ? label->second : std::string(ggml_op_desc(t));
   });
 }
 

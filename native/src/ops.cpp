@@ -40,6 +40,8 @@ struct OpCall {
   }
   Napi::Value out(ggml_tensor* t) {
     if (!t) fail(env, "NATIVE", std::string(op) + " failed");
+    const bool custom = t->op == GGML_OP_CUSTOM || t->op == GGML_OP_MAP_CUSTOM1 || t->op == GGML_OP_MAP_CUSTOM2 || t->op == GGML_OP_MAP_CUSTOM3;
+    if (custom && t->name[0]) ctx->opLabels[t] = t->name;
     return Tensor::wrap(env, ctx, t);
   }
   ggml_context* g() { return ctx->ctx; }

@@ -1,5 +1,6 @@
-// The model's tensors as ggml tensors: bound zero-copy to the mapped file on the CPU, uploaded
-// into one device buffer elsewhere.
+// The model's tensors as ggml tensors: bound zero-copy to the mapped file on the CPU (matmul weights
+// repacked for this engine's kernels, the file's pages released behind them), uploaded into one
+// device buffer elsewhere.
 import { buildInfo, createContext, mapFile, panelBytes, panelPack, typeByName, typeTraits, type Backend, type Buffer, type Context, type Mapping, type Tensor } from '@jepa/native';
 import { expectedTensors, type GgufTensorInfo, type ModelSpec } from '@jepa/gguf';
 import { GraphError } from './errors.js';
