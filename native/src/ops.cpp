@@ -265,7 +265,7 @@ Napi::Value flashAttnExt(const Napi::CallbackInfo& info) {
 }
 
 // flashAttnExt's operands and result, on this engine's CPU kernel: q, k and v F32 with contiguous
-// rows, dv a multiple of 16; the mask key-major (F16 [>= n_q, n_kv, *, *]: key j's row holds every
+// rows (kvF16: k and v rounded through f16 inside), dv a multiple of 16; the mask key-major (F16 [>= n_q, n_kv, *, *]: key j's row holds every
 // query's entry), i.e. cont(transpose(flashAttnExt's mask)).
 Napi::Value flashAttnCpu(const Napi::CallbackInfo& info) {
   OpCall c(info, "flashAttnCpu");
@@ -274,6 +274,7 @@ Napi::Value flashAttnCpu(const Napi::CallbackInfo& info) {
   ggml_tensor* v = c.in(2, "v");
   ggml_tensor* mask = c.optIn(3, "maskByKey");
   float s = static_cast<float>(argNumber(info, 4, "scale"));
+  const bool kvF16 = info.Length() > 5 && info[5].ToBoolean();
   requireAttention(c, q, k, v, nullptr);
   for (ggml_tensor* t : {q, k, v}) {
     c.require(t->type == GGML_TYPE_F32, "q, k and v must be f32: " + describe(t));
@@ -286,7 +287,7 @@ Napi::Value flashAttnCpu(const Napi::CallbackInfo& info) {
               "key-major mask " + describe(mask) + " does not cover q " + describe(q) + " x k " + describe(k));
   }
   if (!flashAttnCpuKernel()) fail(c.env, "UNSUPPORTED", "this build or CPU has no CPU flash-attention kernel (AVX-512 and libmvec)");
-  return c.out(jepa::flashAttnCpu(c.g(), q, k, v, mask, s));
+  return c.out(jepa::flashAttnCpu(c.g(), q, k, v, mask, s, kvF16));
 }
 
 Napi::Value concat(const Napi::CallbackInfo& info) {

@@ -31,6 +31,7 @@ struct Scratch {
   std::vector<float> queries;  // [3][D][16]: a block's queries, 16 per group, zero-padded
   std::vector<float> probs;    // [NK][48]: scores, then probabilities, of every key for the block's queries
   std::vector<float> values;   // [NK][DV]: the head's values, contiguous (in a fused qkv tensor rows are far apart)
+  std::vector<float> rounded;  // [8][D]: a tile of keys rounded through f16
   KeyRuns runs;
 };
 
@@ -93,12 +94,20 @@ __attribute__((target("avx512f,avx512bw,avx512vl"))) void softmaxColumns(float* 
   }
 }
 
+// dst = src rounded through f16 (to nearest even, as ggml_cast rounds): the F16 K/V policy.
+__attribute__((target("avx512f"))) void roundThroughF16(const float* src, float* dst, int64_t n) {
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16)
+    _mm512_storeu_ps(dst + i, _mm512_cvtph_ps(_mm512_cvtps_ph(_mm512_loadu_ps(src + i), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)));
+  for (; i < n; ++i) dst[i] = ggml_fp16_to_fp32(ggml_fp32_to_fp16(src[i]));
+}
+
 __attribute__((target("avx512f"))) void scaleRow(float* row, int64_t n, float by) {
   const __m512 v = _mm512_set1_ps(by);
   for (int64_t c = 0; c < n; c += 16) _mm512_storeu_ps(row + c, _mm512_mul_ps(_mm512_loadu_ps(row + c), v));
 }
 
-void attendTask(ggml_tensor* dst, int64_t item, int64_t head, int64_t q0, int64_t q1, float scale, Scratch& sc) {
+void attendTask(ggml_tensor* dst, int64_t item, int64_t head, int64_t q0, int64_t q1, float scale, bool kvF16, Scratch& sc) {
   const ggml_tensor* q = dst->src[0];
   const ggml_tensor* k = dst->src[1];
   const ggml_tensor* v = dst->src[2];
@@ -118,16 +127,27 @@ void attendTask(ggml_tensor* dst, int64_t item, int64_t head, int64_t q0, int64_
 
   const int64_t keyTiles = (nk + kTileRows - 1) / kTileRows;
   sc.keys.resize(static_cast<size_t>(keyTiles * d * kTileRows));
+  sc.rounded.resize(static_cast<size_t>(kTileRows * d));
   for (int64_t i = 0; i < keyTiles; ++i) {
     const float* rows[8];
     for (int r = 0; r < 8; ++r) {
       const int64_t j = i * kTileRows + r;
       rows[r] = j < nk ? reinterpret_cast<const float*>(keyRows + j * k->nb[1]) : nullptr;
+      if (kvF16 && rows[r]) {
+        roundThroughF16(rows[r], sc.rounded.data() + r * d, d);
+        rows[r] = sc.rounded.data() + r * d;
+      }
     }
     cpu::transposeRows(rows, d, sc.keys.data() + i * d * kTileRows, kTileRows);
   }
   sc.values.resize(static_cast<size_t>(nk * dv));
-  for (int64_t j = 0; j < nk; ++j) std::memcpy(sc.values.data() + j * dv, valueRows + j * v->nb[1], static_cast<size_t>(dv) * sizeof(float));
+  for (int64_t j = 0; j < nk; ++j) {
+    const auto* value = reinterpret_cast<const float*>(valueRows + j * v->nb[1]);
+    if (kvF16)
+      roundThroughF16(value, sc.values.data() + j * dv, dv);
+    else
+      std::memcpy(sc.values.data() + j * dv, value, static_cast<size_t>(dv) * sizeof(float));
+  }
   sc.queries.resize(static_cast<size_t>(kQueries * d));
   sc.probs.resize(static_cast<size_t>(nk * kQueries));
 
@@ -179,8 +199,11 @@ void attendTask(ggml_tensor* dst, int64_t item, int64_t head, int64_t q0, int64_
 }
 
 void flashOp(ggml_tensor* dst, int ith, int nth, void* userdata) {
+  // the scale travels as its bits in the low half of the pointer, the K/V policy in bit 32
+  const auto word = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(userdata));
+  const auto bits = static_cast<uint32_t>(word);
+  const bool kvF16 = (word >> 32) & 1;
   float scale;
-  const auto bits = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(userdata));  // the scale travels as its bits
   std::memcpy(&scale, &bits, sizeof scale);
   const ggml_tensor* q = dst->src[0];
   const int64_t nq = q->ne[1], heads = q->ne[2], items = q->ne[3];
@@ -189,7 +212,7 @@ void flashOp(ggml_tensor* dst, int ith, int nth, void* userdata) {
   thread_local Scratch sc;
   for (int64_t task = ith; task < items * heads * chunks; task += nth) {
     const int64_t c = task % chunks, head = (task / chunks) % heads, item = task / (chunks * heads);
-    attendTask(dst, item, head, nq * c / chunks, nq * (c + 1) / chunks, scale, sc);
+    attendTask(dst, item, head, nq * c / chunks, nq * (c + 1) / chunks, scale, kvF16, sc);
   }
 }
 
@@ -200,18 +223,18 @@ const char* flashAttnCpuKernel() {
   return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") ? "avx512" : nullptr;
 }
 
-ggml_tensor* flashAttnCpu(ggml_context* ctx, ggml_tensor* q, ggml_tensor* k, ggml_tensor* v, ggml_tensor* mask, float scale) {
+ggml_tensor* flashAttnCpu(ggml_context* ctx, ggml_tensor* q, ggml_tensor* k, ggml_tensor* v, ggml_tensor* mask, float scale, bool kvF16) {
   ggml_tensor* args[4] = {q, k, v, mask};
   uint32_t bits;
   std::memcpy(&bits, &scale, sizeof bits);
   ggml_tensor* out = ggml_custom_4d(ctx, GGML_TYPE_F32, v->ne[0], q->ne[2], q->ne[1], q->ne[3], args, mask ? 4 : 3, flashOp, GGML_N_TASKS_MAX,
-                                    reinterpret_cast<void*>(static_cast<uintptr_t>(bits)));
+                                    reinterpret_cast<void*>(static_cast<uintptr_t>(bits | (kvF16 ? uint64_t{1} << 32 : 0))));
   return ggml_set_name(out, "FLASH_ATTN_CPU");  // what Graph.ops() reports
 }
 
 #else
 const char* flashAttnCpuKernel() { return nullptr; }
-ggml_tensor* flashAttnCpu(ggml_context*, ggml_tensor*, ggml_tensor*, ggml_tensor*, ggml_tensor*, float) { return nullptr; }
+ggml_tensor* flashAttnCpu(ggml_context*, ggml_tensor*, ggml_tensor*, ggml_tensor*, ggml_tensor*, float, bool) { return nullptr; }
 #endif
 
 }  // namespace jepa

@@ -1,7 +1,9 @@
 // Multi-head attention over q, k, v laid out [headDim, tokens, heads, batch]: flash attention by
 // default, or the naive mul_mat + soft_max_ext path (fully F32; scores are N² per head). Flash is
-// ggml_flash_attn_ext, except with F32 K/V in a graph on the CPU, where this engine's kernel does
-// the same arithmetic in f32 at twice the speed (JEPA_FLASH_CPU=0 keeps ggml's).
+// ggml_flash_attn_ext, except in a graph on the CPU, where this engine's kernel does the arithmetic
+// of ggml's CPU kernel at two to three times its speed (JEPA_FLASH_CPU=0 keeps ggml's): F32 K/V, or
+// F16 K/V from 64 queries up, where ggml rounds K and V to f16 and does the rest in f32 as well
+// (below that it also rounds q and the accumulator, which this kernel does not copy).
 import { buildInfo, type Context, type Tensor } from '@jepa/native';
 import { flashCpuEnabled } from './runtime-options.js';
 
@@ -33,12 +35,16 @@ function keyMajor(ctx: Context, mask: Tensor): Tensor {
 export function attention(ctx: Context, q: Tensor, k: Tensor, v: Tensor, o: AttentionOptions): Tensor {
   const [hd, nQ, heads, batch] = q.ne;
   if (o.flash) {
-    const kk = o.kvType === GGML_F32 ? k : ctx.cast(k, o.kvType);
-    const vv = o.kvType === GGML_F32 ? v : ctx.cast(v, o.kvType);
-    const own = o.cpu && o.kvType === GGML_F32 && v.ne[0] % 16 === 0 && flashCpuEnabled() && buildInfo().flashAttnCpu !== null;
-    const out = own
-      ? ctx.flashAttnCpu(q, kk, vv, o.mask && keyMajor(ctx, o.mask), o.scale)
-      : ctx.flashAttnExt(q, kk, vv, o.mask, o.scale); // [hd, heads, nQ, batch]
+    const kvF16 = o.kvType === GGML_F16;
+    const kvOk = o.kvType === GGML_F32 || (kvF16 && nQ >= 64);
+    const own = o.cpu && kvOk && v.ne[0] % 16 === 0 && flashCpuEnabled() && buildInfo().flashAttnCpu !== null;
+    if (own) {
+      const out = ctx.flashAttnCpu(q, k, v, o.mask && keyMajor(ctx, o.mask), o.scale, kvF16); // [hd, heads, nQ, batch]
+      return ctx.reshape(out, [hd * heads, nQ, batch]);
+    }
+    const kk = kvF16 ? ctx.cast(k, o.kvType) : k;
+    const vv = kvF16 ? ctx.cast(v, o.kvType) : v;
+    const out = ctx.flashAttnExt(q, kk, vv, o.mask, o.scale); // [hd, heads, nQ, batch]
     return ctx.reshape(out, [hd * heads, nQ, batch]);
   }
   const scores = ctx.mulMat(k, q); // [nKV, nQ, heads, batch]

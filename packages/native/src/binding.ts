@@ -171,10 +171,11 @@ export interface Context extends Disposable {
   /**
    * flashAttnExt's operands and result on this engine's CPU kernel (BuildInfo.flashAttnCpu): per
    * head, blocks of 48 queries get an exact softmax over all keys and P·V as fma chains. q, k, v f32
-   * with contiguous rows; dv % 16 == 0. The mask is key-major: F16 [>= nQ, nKV, ...], i.e.
-   * cont(transpose(flashAttnExt's mask)). A GPU refuses the node.
+   * with contiguous rows; dv % 16 == 0; kvF16 rounds k and v through f16 inside (the F16 K/V
+   * policy). The mask is key-major: F16 [>= nQ, nKV, ...], i.e. cont(transpose(flashAttnExt's
+   * mask)). A GPU refuses the node.
    */
-  flashAttnCpu(q: Tensor, k: Tensor, v: Tensor, maskByKey: Tensor | null, scale: number): Tensor;
+  flashAttnCpu(q: Tensor, k: Tensor, v: Tensor, maskByKey: Tensor | null, scale: number, kvF16?: boolean): Tensor;
   concat(a: Tensor, b: Tensor, dim: number): Tensor;
   /** Rows of a picked by i32 ids b [n, a.ne[2], a.ne[3]]. */
   getRows(a: Tensor, rows: Tensor): Tensor;

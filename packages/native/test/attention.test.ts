@@ -21,7 +21,7 @@ function blockMask({ nQ, nKV }: Shape): Float32Array {
   return m;
 }
 
-type Path = 'flash' | 'naive' | 'cpu';
+type Path = 'flash' | 'naive' | 'cpu' | 'cpu-kv16';
 
 async function attend(kvType: number, withMask: boolean, path: Path = 'flash', shape: Shape = SHAPE, items?: number[]) {
   const { d, nQ, nKV, H } = shape;
@@ -36,8 +36,10 @@ async function attend(kvType: number, withMask: boolean, path: Path = 'flash', s
   const maskVals = blockMask(shape);
   const ctx = createContext(64);
   const tq = ctx.newTensor(F32, [d, nQ, H, B]);
-  const tk = ctx.newTensor(kvType, [d, nKV, H, B]);
-  const tv = ctx.newTensor(kvType, [d, nKV, H, B]);
+  // the CPU kernel takes f32 K/V and rounds them through f16 itself
+  const kvIn = path === 'cpu-kv16' ? F32 : kvType;
+  const tk = ctx.newTensor(kvIn, [d, nKV, H, B]);
+  const tv = ctx.newTensor(kvIn, [d, nKV, H, B]);
   const tm = withMask ? ctx.newTensor(F16, [nKV, nQ]) : null;
   const k16 = await toF16(k);
   const v16 = await toF16(v);
@@ -51,12 +53,12 @@ async function attend(kvType: number, withMask: boolean, path: Path = 'flash', s
     const o = ctx.mulMat(vt, p); // [d, nQ, H, B]
     out = ctx.cont(ctx.permute(o, 0, 2, 1, 3)); // -> [d, H, nQ, B] like flash
   } else {
-    out = path === 'cpu' ? ctx.flashAttnCpu(tq, tk, tv, tm && ctx.cont(ctx.transpose(tm)), scale) : ctx.flashAttnExt(tq, tk, tv, tm, scale);
+    out = path === 'flash' ? ctx.flashAttnExt(tq, tk, tv, tm, scale) : ctx.flashAttnCpu(tq, tk, tv, tm && ctx.cont(ctx.transpose(tm)), scale, path === 'cpu-kv16');
   }
   const inputs = [
     { tensor: tq, data: q },
-    { tensor: tk, data: kvType === F16 ? k16.bits : k },
-    { tensor: tv, data: kvType === F16 ? v16.bits : v },
+    { tensor: tk, data: kvIn === F16 ? k16.bits : k },
+    { tensor: tv, data: kvIn === F16 ? v16.bits : v },
   ];
   if (tm) inputs.push({ tensor: tm, data: m16.bits });
   const [got] = await run(ctx, [out], inputs);
@@ -114,6 +116,20 @@ describe.skipIf(!buildInfo().flashAttnCpu)("this engine's CPU flash kernel (F32 
         expect(got.length).toBe(count(expected.ne));
         expect(worstError(got, expected.data, 2e-6, 0)).toBeLessThanOrEqual(1);
       });
+
+  it('F16 K/V: K and V rounded through f16, the rest in f32, as ggml does from 64 queries up', async () => {
+    const shape = shapes[1]!;
+    for (const withMask of [false, true]) {
+      const { got, expected } = await attend(F16, withMask, 'cpu-kv16', shape);
+      expect(worstError(got, expected.data, 2e-6, 0)).toBeLessThanOrEqual(1);
+      const ggml = (await attend(F16, withMask, 'flash', shape)).got;
+      expect(worstError(got, ggml, 2e-6, 0)).toBeLessThanOrEqual(1);
+    }
+    // the rounding is there: unrounded K/V miss the rounded reference
+    const { got } = await attend(F32, true, 'cpu', shape);
+    const { expected } = await attend(F16, true, 'cpu-kv16', shape);
+    expect(worstError(got, expected.data, 2e-6, 0)).toBeGreaterThan(1);
+  });
 
   it('the mask matters here too', async () => {
     const shape = shapes[1]!;
