@@ -1,9 +1,9 @@
 // Multi-head attention over q, k, v laid out [headDim, tokens, heads, batch]: flash attention by
 // default, or the naive mul_mat + soft_max_ext path (fully F32; scores are N² per head). Flash is
 // ggml_flash_attn_ext, except in a graph on the CPU, where this engine's kernel does the arithmetic
-// of ggml's CPU kernel at two to three times its speed (JEPA_FLASH_CPU=0 keeps ggml's): F32 K/V, or
-// F16 K/V from 64 queries up, where ggml rounds K and V to f16 and does the rest in f32 as well
-// (below that it also rounds q and the accumulator, which this kernel does not copy).
+// of ggml's CPU kernel at two to three times its speed (JEPA_FLASH_CPU=0 keeps ggml's): F32 K/V
+// from 16 queries up, F16 K/V from 64 up, where ggml rounds K and V to f16 and does the rest in f32
+// as well (below that it also rounds q and the accumulator, which this kernel does not copy).
 import { buildInfo, type Context, type Tensor } from '@jepa/native';
 import { flashCpuEnabled } from './runtime-options.js';
 
@@ -36,7 +36,8 @@ export function attention(ctx: Context, q: Tensor, k: Tensor, v: Tensor, o: Atte
   const [hd, nQ, heads, batch] = q.ne;
   if (o.flash) {
     const kvF16 = o.kvType === GGML_F16;
-    const kvOk = o.kvType === GGML_F32 || (kvF16 && nQ >= 64);
+    // The kernel works on 16 queries per vector: shorter sequences (LeWM's few steps) stay on ggml's row kernel.
+    const kvOk = (o.kvType === GGML_F32 && nQ >= 16) || (kvF16 && nQ >= 64);
     const own = o.cpu && kvOk && v.ne[0] % 16 === 0 && flashCpuEnabled() && buildInfo().flashAttnCpu !== null;
     if (own) {
       const out = ctx.flashAttnCpu(q, k, v, o.mask && keyMajor(ctx, o.mask), o.scale, kvF16); // [hd, heads, nQ, batch]

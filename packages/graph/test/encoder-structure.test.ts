@@ -65,8 +65,7 @@ describe('batching and concurrency', () => {
     const byOp = timingsByOp(nodes);
     expect(byOp.reduce((a, r) => a + r.nodes, 0)).toBe(nodes.length);
     const matmul = buildInfo().panelKernelF32 ? 'PANEL_MUL_MAT f32' : 'MUL_MAT';
-    const flash = buildInfo().flashAttnCpu ? 'FLASH_ATTN_CPU' : 'FLASH_ATTN_EXT';
-    expect(byOp.map((r) => r.op)).toEqual(expect.arrayContaining([matmul, flash, 'LAYER_NORM_CPU']));
+    expect(byOp.map((r) => r.op)).toEqual(expect.arrayContaining([matmul, 'FLASH_ATTN_EXT', 'LAYER_NORM_CPU'])); // 5 tokens: ggml's row kernel
     expect(byOp.map((r) => r.op)).not.toContain('tokens'); // the output's name, not its op
     expect(byOp.every((r, i) => i === 0 || byOp[i - 1]!.ms >= r.ms)).toBe(true);
     model.dispose();
