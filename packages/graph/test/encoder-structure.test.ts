@@ -68,6 +68,13 @@ describe('batching and concurrency', () => {
     expect(byOp.map((r) => r.op)).toEqual(expect.arrayContaining([matmul, 'FLASH_ATTN_EXT', 'LAYER_NORM_CPU'])); // 5 tokens: ggml's row kernel
     expect(byOp.map((r) => r.op)).not.toContain('tokens'); // the output's name, not its op
     expect(byOp.every((r, i) => i === 0 || byOp[i - 1]!.ms >= r.ms)).toBe(true);
+    if (buildInfo().flashAttnCpu) {
+      // 17 tokens: this engine's CPU flash kernel, with encode()'s bits
+      const longer = clipInput(3, 1, 16, 4);
+      const run = await ctx.profile(longer);
+      expect(run.nodes.map((n) => n.op)).toContain('FLASH_ATTN_CPU');
+      expect(bits(run.output.tokens).equals(bits((await ctx.encode(longer)).tokens))).toBe(true);
+    }
     model.dispose();
   });
 
