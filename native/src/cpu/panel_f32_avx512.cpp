@@ -4,6 +4,7 @@
 #include "panel_f32.h"
 
 #include <algorithm>
+#include <thread>
 #include <vector>
 
 #include "panel_layout.h"
@@ -23,16 +24,24 @@ constexpr int64_t kChunk = 256;     // tokens whose block of activations is repa
 }  // namespace
 
 #if JEPA_F32_KERNEL
-// Each panel is two 8-row transposes into its 16-wide steps; panels in parallel (a ViT-H file holds
-// 2.4 GB of them).
+// Each panel is two 8-row transposes into its 16-wide steps; panels split over plain threads (a
+// ViT-H file holds 2.4 GB of them). Not OpenMP: a team started from the loading thread stays
+// alive beside the compute thread's and slowed later graphs by a quarter (LeWM rollout, q8_0).
 void pack(const float* src, int64_t rows, int64_t k, float* dst) {
-#pragma omp parallel for schedule(static)
-  for (int64_t p = 0; p < rows / kRows; ++p)
-    for (int64_t half = 0; half < 2; ++half) {
-      const float* at[8];
-      for (int64_t r = 0; r < 8; ++r) at[r] = src + (p * kRows + half * 8 + r) * k;
-      cpu::transposeRows(at, k, dst + p * kRows * k + half * 8, kRows);
-    }
+  const int64_t panels = rows / kRows;
+  const auto packPanels = [=](int64_t p0, int64_t p1) {
+    for (int64_t p = p0; p < p1; ++p)
+      for (int64_t half = 0; half < 2; ++half) {
+        const float* at[8];
+        for (int64_t r = 0; r < 8; ++r) at[r] = src + (p * kRows + half * 8 + r) * k;
+        cpu::transposeRows(at, k, dst + p * kRows * k + half * 8, kRows);
+      }
+  };
+  const int64_t workers = std::min<int64_t>({static_cast<int64_t>(std::max(1u, std::thread::hardware_concurrency())), 8, panels * k / (1 << 16) + 1});
+  std::vector<std::thread> threads;
+  for (int64_t w = 1; w < workers; ++w) threads.emplace_back(packPanels, panels * w / workers, panels * (w + 1) / workers);
+  packPanels(0, panels / workers);
+  for (std::thread& t : threads) t.join();
 }
 
 namespace {
