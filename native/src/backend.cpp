@@ -30,6 +30,7 @@ Backend::Backend(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Backend>(inf
   if (!res->backend) fail(env, "BACKEND_INIT", "could not initialise a backend on device '" + devName + "'");
   res->isCpu = ggml_backend_dev_type(dev) == GGML_BACKEND_DEVICE_TYPE_CPU;
   res->threads = static_cast<int>(threads);
+  res->computeThread = res->isCpu ? cpuComputeThread() : std::make_shared<ComputeThread>();
   if (res->isCpu) ggml_backend_cpu_set_n_threads(res->backend, res->threads);
   res_ = std::move(res);
 }

@@ -33,6 +33,11 @@ void ContextRes::addBuffer(const std::shared_ptr<BufferRes>& buffer) {
 
 ComputeThread::ComputeThread() : thread_([this] { loop(); }) {}
 
+std::shared_ptr<ComputeThread> cpuComputeThread() {
+  static const std::shared_ptr<ComputeThread> thread(new ComputeThread(), [](ComputeThread*) {});
+  return thread;
+}
+
 ComputeThread::~ComputeThread() {
   {
     std::lock_guard<std::mutex> lock(mu_);

@@ -56,9 +56,11 @@ struct ContextRes {
   }
 };
 
-// One long-lived thread per backend runs its graphs. Computing from whichever libuv pool thread
-// picked up the job would give each pool thread its own OpenMP team, and idle teams spinning on
-// two cores measurably slow the one that works.
+// A long-lived thread runs a backend's graphs. Computing from whichever libuv pool thread picked up
+// the job would give each pool thread its own OpenMP team, and idle teams spinning on two cores
+// measurably slow the one that works. Every CPU backend shares one (cpuComputeThread): ggml_barrier
+// is an OpenMP barrier, and libgomp stops spinning at barriers once it manages more threads than
+// there are CPUs, which cost ViT-B 18 % with five models loaded in one process.
 class ComputeThread {
  public:
   ComputeThread();
@@ -75,13 +77,16 @@ class ComputeThread {
   std::thread thread_;
 };
 
+// The process's one thread for CPU graphs (never destroyed: it outlives every backend).
+std::shared_ptr<ComputeThread> cpuComputeThread();
+
 struct BackendRes {
   ggml_backend_t backend = nullptr;
   ggml_backend_dev_t device = nullptr;
   bool isCpu = false;
   int threads = 1;
   std::mutex computeMu;  // one graph at a time per backend
-  ComputeThread computeThread;
+  std::shared_ptr<ComputeThread> computeThread;
   ~BackendRes() {
     if (backend) ggml_backend_free(backend);
   }

@@ -149,7 +149,7 @@ static Napi::Value launch(const Napi::CallbackInfo& info, std::shared_ptr<GraphR
       [g, b, perNode, ms](PromiseWorker& w) {
         std::lock_guard<std::mutex> lock(b->computeMu);
         ggml_status status = GGML_STATUS_FAILED;
-        b->computeThread.run([&] {
+        b->computeThread->run([&] {
           if (b->isCpu) enableFlushToZero(b->threads);
           if (!perNode) {
             status = ggml_backend_graph_compute(b->backend, g->graph);
