@@ -70,8 +70,6 @@ constexpr std::array<panel::Epilogue, panel::kEpilogues> kF32Epilogues = [] {
   return all;
 }();
 
-// Work split: whole tokens per thread when there are enough of them, else whole panels, so that
-// each output is still produced by one thread running the same code.
 void panelOp(ggml_tensor* dst, int ith, int nth, void* userdata) {
   const auto* choice = static_cast<const OpChoice*>(userdata);
   const ggml_tensor* panelT = dst->src[0];
@@ -83,12 +81,9 @@ void panelOp(ggml_tensor* dst, int ith, int nth, void* userdata) {
   const int64_t panels = rows / kRows;
   const int64_t blockBytes = choice->four ? panel::q4::kBlockBytes : panel::q8::kBlockBytes;
 
-  const bool byTokens = tokens >= 8 * nth;
-  const int64_t tok0 = byTokens ? tokens * ith / nth : 0;
-  const int64_t tok1 = byTokens ? tokens * (ith + 1) / nth : tokens;
-  const int64_t pan0 = byTokens ? 0 : panels * ith / nth;
-  const int64_t pan1 = byTokens ? panels : panels * (ith + 1) / nth;
-  if (tok0 >= tok1 || pan0 >= pan1) return;
+  const panel::Share share = panel::shareOf(tokens, panels, ith, nth);
+  if (share.empty()) return;
+  const auto [tok0, tok1, pan0, pan1] = share;
 
   const int64_t stride = panel::tokenBytes(k, choice->four);
   thread_local std::vector<uint8_t> scratch;

@@ -84,23 +84,16 @@ bool supported() {
   return __builtin_cpu_supports("avx512f");
 }
 
-// Whole tokens per thread when there are enough of them, else whole panels.
 void op(ggml_tensor* dst, int ith, int nth, void* userdata) {
   const ggml_tensor* packed = dst->src[0];
   const ggml_tensor* x = dst->src[1];
   const int64_t k = x->ne[0];
   const int64_t rows = dst->ne[0];
-  const int64_t tokens = ggml_nrows(x);
-  const int64_t panels = rows / kRows;
-  const bool byTokens = tokens >= kTokens * nth;
-  const int64_t m0 = byTokens ? tokens * ith / nth : 0;
-  const int64_t m1 = byTokens ? tokens * (ith + 1) / nth : tokens;
-  const int64_t p0 = byTokens ? 0 : panels * ith / nth;
-  const int64_t p1 = byTokens ? panels : panels * (ith + 1) / nth;
-  if (m0 >= m1 || p0 >= p1) return;
-  auto* out = static_cast<float*>(dst->data);
-  run(static_cast<const float*>(x->data), k, m0, m1, static_cast<const float*>(packed->data), p0, p1, out, rows);
-  finish(*static_cast<const Epilogue*>(userdata), dst, m0, m1, p0 * kRows, p1 * kRows);
+  const Share share = shareOf(ggml_nrows(x), rows / kRows, ith, nth);
+  if (share.empty()) return;
+  run(static_cast<const float*>(x->data), k, share.tok0, share.tok1, static_cast<const float*>(packed->data), share.pan0, share.pan1,
+      static_cast<float*>(dst->data), rows);
+  finish(*static_cast<const Epilogue*>(userdata), dst, share.tok0, share.tok1, share.pan0 * kRows, share.pan1 * kRows);
 }
 
 #else

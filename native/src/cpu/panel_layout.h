@@ -72,6 +72,18 @@ constexpr int kEpilogues = 16;
 constexpr Epilogue epilogueAt(int i) { return {(i & 1) != 0, (i & 2) != 0, (i & 4) != 0, (i & 8) != 0}; }
 constexpr int epilogueIndex(Epilogue e) { return (e.bias ? 1 : 0) | (e.gelu ? 2 : 0) | (e.scale ? 4 : 0) | (e.add ? 8 : 0); }
 
+// A thread's share of a panel node: tokens [tok0, tok1) × panels [pan0, pan1). Whole tokens per thread
+// when each gets at least 8, else whole panels, so every output is made by one thread running the
+// same code, whatever the split.
+struct Share {
+  int64_t tok0, tok1, pan0, pan1;
+  bool empty() const { return tok0 >= tok1 || pan0 >= pan1; }
+};
+inline Share shareOf(int64_t tokens, int64_t panels, int ith, int nth) {
+  if (tokens >= 8 * nth) return {tokens * ith / nth, tokens * (ith + 1) / nth, 0, panels};
+  return {0, tokens, panels * ith / nth, panels * (ith + 1) / nth};
+}
+
 // Applies e to dst's outputs of tokens [t0, t1), rows [r0, r1) (panel.cpp).
 void finish(const Epilogue& e, const ggml_tensor* dst, int64_t t0, int64_t t1, int64_t r0, int64_t r1);
 

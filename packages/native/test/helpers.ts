@@ -21,6 +21,17 @@ export function uniform(n: number, seed: number, lo = -1, hi = 1): Float32Array 
   return out;
 }
 
+/** Largest absolute difference over the largest reference magnitude. */
+export function relMax(got: Float32Array, ref: ArrayLike<number>): number {
+  let num = 0;
+  let den = 0;
+  for (let i = 0; i < ref.length; i++) {
+    num = Math.max(num, Math.abs(got[i]! - ref[i]!));
+    den = Math.max(den, Math.abs(ref[i]!));
+  }
+  return num / den;
+}
+
 export const count = (ne: number[]) => ne.reduce((a, b) => a * b, 1);
 
 /** Pads a shape to ggml's four dimensions. */

@@ -2,7 +2,7 @@
 // independence from how tokens are tiled, chunked and split between threads.
 import { describe, expect, it } from 'vitest';
 import { buildInfo, createContext, openBackend, panelBytes, panelPack, type Backend, type Tensor } from '../src/index.js';
-import { F32, cpu, run, uniform } from './helpers.js';
+import { F32, cpu, run, uniform, relMax } from './helpers.js';
 
 const I8 = 24;
 
@@ -26,16 +26,6 @@ function exact(values: Float32Array, rows: number, k: number, x: Float32Array, t
       out[m * rows + r] = s;
     }
   return out;
-}
-
-function relMax(got: Float32Array, ref: ArrayLike<number>): number {
-  let num = 0;
-  let den = 0;
-  for (let i = 0; i < ref.length; i++) {
-    num = Math.max(num, Math.abs(got[i]! - ref[i]!));
-    den = Math.max(den, Math.abs(ref[i]!));
-  }
-  return num / den;
 }
 
 /** panelMulMat (and ggml's mul_mat) of `panel` over `tokens` rows of x on `backend`. */

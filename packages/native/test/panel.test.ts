@@ -3,7 +3,7 @@
 // tokens are tiled and split between threads.
 import { describe, expect, it } from 'vitest';
 import { buildInfo, createContext, dequantizeRow, panelBytes, panelPack, quantizeRows, typeByName, type Tensor } from '../src/index.js';
-import { F32, cpu, run, uniform } from './helpers.js';
+import { F32, cpu, run, uniform, relMax } from './helpers.js';
 
 const I8 = 24;
 
@@ -41,16 +41,6 @@ function model(values: Float32Array, rows: number, k: number, x: Float32Array, t
       }
     }
   return out;
-}
-
-function relMax(got: Float32Array, ref: ArrayLike<number>): number {
-  let num = 0;
-  let den = 0;
-  for (let i = 0; i < ref.length; i++) {
-    num = Math.max(num, Math.abs(got[i]! - ref[i]!));
-    den = Math.max(den, Math.abs(ref[i]!));
-  }
-  return num / den;
 }
 
 const KERNELS = ['avx512-vnni', 'avx-vnni'].filter((name) => {
