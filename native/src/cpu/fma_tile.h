@@ -1,6 +1,7 @@
 // The f32 micro-kernel shared by the panel matmul and the CPU attention (AVX-512 translation units
-// only): up to 8 rows of activations against up to 3 groups of 16 outputs, 24 zmm accumulators;
-// and the transposes that put operands in its broadcast layout.
+// only): up to 8 rows of activations against up to 3 groups of 16 outputs, 24 zmm accumulators,
+// weights in f32 or in f16 (widened exactly as they load); and the transposes that put operands in
+// its broadcast layout.
 #pragma once
 
 #include <immintrin.h>
@@ -8,6 +9,7 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <utility>
 
 namespace jepa::cpu {
@@ -17,9 +19,10 @@ constexpr int kTileGroups = 3;  // groups of 16 outputs per tile
 
 // c[t][16·g + i] (+)= Σ_j a[j·lda + t] · b[j·step + g·group + i] for t < R, g < G, i < 16, j < n in
 // order: one fma chain per output, from zero; `first` stores it, otherwise it is added to c (a long
-// k in blocks then sums block by block, which keeps the rounding error of one block).
-template <int R, int G>
-__attribute__((target("avx512f"))) void fmaTile(const float* __restrict a, int64_t lda, const float* __restrict b, int64_t group, int64_t step,
+// k in blocks then sums block by block, which keeps the rounding error of one block). W: float, or
+// uint16_t for f16 weights.
+template <int R, int G, typename W = float>
+__attribute__((target("avx512f"))) void fmaTile(const float* __restrict a, int64_t lda, const W* __restrict b, int64_t group, int64_t step,
                                                  int64_t n, float* __restrict c, int64_t ldc, bool first) {
   __m512 acc[R][G];
   for (int t = 0; t < R; ++t)
@@ -28,7 +31,12 @@ __attribute__((target("avx512f"))) void fmaTile(const float* __restrict a, int64
     __m512 w[G];
     // the weights stream from L2: ask for them 16 steps ahead (+6 % at ViT-B shapes, side by side)
     for (int g = 0; g < G; ++g) _mm_prefetch(reinterpret_cast<const char*>(b + g * group + 16 * step), _MM_HINT_T0);
-    for (int g = 0; g < G; ++g) w[g] = _mm512_loadu_ps(b + g * group);
+    for (int g = 0; g < G; ++g) {
+      if constexpr (std::is_same_v<W, float>)
+        w[g] = _mm512_loadu_ps(b + g * group);
+      else
+        w[g] = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + g * group)));
+    }
 #pragma GCC unroll 8
     for (int t = 0; t < R; ++t) {
       const __m512 x = _mm512_set1_ps(a[t]);
@@ -42,17 +50,21 @@ __attribute__((target("avx512f"))) void fmaTile(const float* __restrict a, int64
     }
 }
 
-using FmaTileFn = void (*)(const float*, int64_t, const float*, int64_t, int64_t, int64_t, float*, int64_t, bool);
+template <typename W>
+using FmaTileFnOf = void (*)(const float*, int64_t, const W*, int64_t, int64_t, int64_t, float*, int64_t, bool);
+using FmaTileFn = FmaTileFnOf<float>;
 
-template <int G, int... R>
-constexpr std::array<FmaTileFn, kTileRows + 1> fmaTilesOf(std::integer_sequence<int, R...>) {
-  return {nullptr, fmaTile<R + 1, G>...};
+template <typename W, int G, int... R>
+constexpr std::array<FmaTileFnOf<W>, kTileRows + 1> fmaTilesOf(std::integer_sequence<int, R...>) {
+  return {nullptr, fmaTile<R + 1, G, W>...};
 }
 
-// kFmaTiles[g][r]: r rows against g groups.
-inline const std::array<FmaTileFn, kTileRows + 1> kFmaTiles[kTileGroups + 1] = {
-    {}, fmaTilesOf<1>(std::make_integer_sequence<int, kTileRows>{}), fmaTilesOf<2>(std::make_integer_sequence<int, kTileRows>{}),
-    fmaTilesOf<3>(std::make_integer_sequence<int, kTileRows>{})};
+// kFmaTilesOf<W>[g][r]: r rows against g groups of W weights; kFmaTiles: f32 weights.
+template <typename W>
+inline const std::array<FmaTileFnOf<W>, kTileRows + 1> kFmaTilesOf[kTileGroups + 1] = {
+    {}, fmaTilesOf<W, 1>(std::make_integer_sequence<int, kTileRows>{}), fmaTilesOf<W, 2>(std::make_integer_sequence<int, kTileRows>{}),
+    fmaTilesOf<W, 3>(std::make_integer_sequence<int, kTileRows>{})};
+inline const auto& kFmaTiles = kFmaTilesOf<float>;
 
 // kFmaTiles4[r]: r ≤ 6 rows against 4 groups (64 outputs), also 24 accumulators.
 constexpr int kWideTileRows = 6;

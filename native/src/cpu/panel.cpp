@@ -162,14 +162,14 @@ void finish(const Epilogue& e, const ggml_tensor* dst, int64_t t0, int64_t t1, i
 }  // namespace panel
 
 const char* panelBestKernel(ggml_type type) {
-  if (type == GGML_TYPE_F32) return panel::f32::supported() ? panel::f32::kKernelName : nullptr;
+  if (type == GGML_TYPE_F32 || type == GGML_TYPE_F16) return panel::f32::supported() ? panel::f32::kKernelName : nullptr;
   for (const Kernel* k : kKernels)
     if (k->supported()) return k->name;
   return nullptr;
 }
 
 bool panelKernelAvailable(ggml_type type, const char* name) {
-  if (type == GGML_TYPE_F32) return std::strcmp(name, panel::f32::kKernelName) == 0 && panel::f32::supported();
+  if (type == GGML_TYPE_F32 || type == GGML_TYPE_F16) return std::strcmp(name, panel::f32::kKernelName) == 0 && panel::f32::supported();
   return findKernel(name) != nullptr;
 }
 
@@ -177,6 +177,7 @@ int64_t panelBytes(ggml_type type, int64_t rows, int64_t k) {
   if (rows < 1 || k < 1 || rows % kRows != 0) return -1;
   switch (type) {
     case GGML_TYPE_F32: return rows * k * 4;
+    case GGML_TYPE_F16: return rows * k * 2;
     case GGML_TYPE_Q8_0: return k % 32 ? -1 : rows / kRows * (k / kBlock) * panel::q8::kBlockBytes;
     case GGML_TYPE_Q4_0: return k % 32 ? -1 : rows / kRows * (k / kBlock) * panel::q4::kBlockBytes;
     case GGML_TYPE_Q4_K: return k % 256 ? -1 : rows / kRows * (k / kBlock) * panel::q4::kBlockBytes;
@@ -186,6 +187,7 @@ int64_t panelBytes(ggml_type type, int64_t rows, int64_t k) {
 
 void panelPack(ggml_type type, const void* src, int64_t nrows, int64_t k, void* dst) {
   if (type == GGML_TYPE_F32) return panel::f32::pack(static_cast<const float*>(src), nrows, k, static_cast<float*>(dst));
+  if (type == GGML_TYPE_F16) return panel::f32::packHalf(static_cast<const uint16_t*>(src), nrows, k, static_cast<uint16_t*>(dst));
   const int64_t nb = k / kBlock;
   const int64_t blockBytes = fourBit(type) ? panel::q4::kBlockBytes : panel::q8::kBlockBytes;
   auto* out = static_cast<uint8_t*>(dst);
@@ -229,9 +231,10 @@ ggml_tensor* panelMulMat(ggml_context* ctx, ggml_tensor* panel, ggml_tensor* x, 
     if (t) args[nargs++] = t;
   const panel::Epilogue e{then.bias != nullptr, then.gelu, then.scale != nullptr, then.add != nullptr};
   ggml_tensor* out;
-  if (type == GGML_TYPE_F32) {
+  if (type == GGML_TYPE_F32 || type == GGML_TYPE_F16) {
     void* epilogue = const_cast<panel::Epilogue*>(&kF32Epilogues[panel::epilogueIndex(e)]);
-    out = ggml_custom_4d(ctx, GGML_TYPE_F32, rows, x->ne[1], x->ne[2], x->ne[3], args, nargs, panel::f32::op, GGML_N_TASKS_MAX, epilogue);
+    out = ggml_custom_4d(ctx, GGML_TYPE_F32, rows, x->ne[1], x->ne[2], x->ne[3], args, nargs, type == GGML_TYPE_F32 ? panel::f32::op : panel::f32::opHalf,
+                         GGML_N_TASKS_MAX, epilogue);
   } else {
     void* choice = const_cast<OpChoice*>(choiceFor(findKernel(kernel), fourBit(type), e));
     out = ggml_custom_4d(ctx, GGML_TYPE_F32, rows, x->ne[1], x->ne[2], x->ne[3], args, nargs, panelOp, GGML_N_TASKS_MAX, choice);

@@ -2,8 +2,9 @@
 // Quantized weights (q8_0, q4_0, q4_K) need VNNI: the activations are quantized to 8 bits per
 // 32-value block as ggml's q8_0 does; each block's products are summed exactly in int32 by vpdpbusd
 // before its scales (and, for 4-bit, its mins) are applied in f32. ggml has no repacked q8_0 kernel
-// for x86, and its generic one runs slower than f32 there. f32 weights need AVX-512: plain fma
-// chains, with the panels and the repacked activations making every load a sequential one.
+// for x86, and its generic one runs slower than f32 there. f32 and f16 weights need AVX-512: plain
+// f32 fma chains (f16 widened exactly as it loads), with the panels and the repacked activations
+// making every load a sequential one.
 #pragma once
 
 #include <cstdint>
@@ -15,14 +16,14 @@ namespace jepa {
 constexpr int64_t kPanelRows = 16;
 
 // The fastest panel kernel this CPU runs for `type` ("avx512-vnni", "avx-vnni" for the quantized
-// types, "avx512" for f32), or nullptr when it has none.
+// types, "avx512" for f32 and f16), or nullptr when it has none.
 const char* panelBestKernel(ggml_type type);
 
 // Whether this CPU runs the named kernel, and it is one for `type`.
 bool panelKernelAvailable(ggml_type type, const char* name);
 
 // Bytes of the panel form of a `type` matrix of `rows` rows of `k` values, or -1 when the type has
-// no panel form or the shape does not fit it (rows % 16, k % the type's block). f32: rows·k·4.
+// no panel form or the shape does not fit it (rows % 16, k % the type's block). f32 / f16: rows·k·4 / ·2.
 int64_t panelBytes(ggml_type type, int64_t rows, int64_t k);
 
 // Repacks a `type` matrix (ggml's layout, rows contiguous) into `dst` of panelBytes bytes.

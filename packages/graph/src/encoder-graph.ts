@@ -81,7 +81,7 @@ export function linear(ctx: Context, x: Tensor, w: Weights, prefix: string, prec
   // The panel kernels want contiguous activations (a strided view keeps ggml's own) and finish their
   // outputs themselves: bias, GELU(erf), layer scale, residual, in the order of the nodes they replace.
   if (panel && x.isContiguous) {
-    const kernel = weight.type === GGML_F32 ? undefined : w.panelKernel;
+    const kernel = weight.type === GGML_F32 || weight.type === GGML_F16 ? undefined : w.panelKernel;
     const fusable = (then.act === undefined || then.act === 'gelu') && (!then.residual || then.residual.isContiguous);
     if (fusable) return ctx.panelMulMat(panel, x, weight.ne[1], weight.type, kernel, { bias, gelu: then.act === 'gelu', scale: then.scale, add: then.residual });
     y = ctx.panelMulMat(panel, x, weight.ne[1], weight.type, kernel, { bias });

@@ -8,6 +8,7 @@ import { panelSetting } from './runtime-options.js';
 
 const PANEL_TYPES = new Set(['q8_0', 'q4_0', 'q4_K'].map(typeByName));
 const GGML_F32 = typeByName('f32');
+const GGML_F16 = typeByName('f16');
 const GGML_I8 = typeByName('i8');
 
 export interface Weights extends Disposable {
@@ -35,8 +36,8 @@ function repackCandidates(spec: ModelSpec, backend: Backend, panels: ReadonlySet
 
 /**
  * q8_0, q4_0 and q4_K matrices get this engine's VNNI panel layout on CPUs that have it, in place of
- * ggml's kernels (ggml has no x86 repacking for q8_0 at all), and f32 matmul weights its AVX-512
- * one, unless JEPA_PANEL forces a quantized kernel; the mapped original stays readable for any
+ * ggml's kernels (ggml has no x86 repacking for q8_0 at all), and f32 and f16 matmul weights its
+ * AVX-512 one, unless JEPA_PANEL forces a quantized kernel; the mapped original stays readable for any
  * other use. JEPA_PANEL (runtime-options).
  */
 function panelCandidates(spec: ModelSpec, backend: Backend): GgufTensorInfo[] {
@@ -45,7 +46,9 @@ function panelCandidates(spec: ModelSpec, backend: Backend): GgufTensorInfo[] {
   const info = buildInfo();
   const matmul = new Set(expectedTensors(spec).filter((t) => t.role === 'matmul').map((t) => t.name));
   const wanted = (t: GgufTensorInfo) =>
-    t.type === GGML_F32 ? !!info.panelKernelF32 && setting.kernel === undefined && matmul.has(t.name) : !!info.panelKernel && PANEL_TYPES.has(t.type);
+    t.type === GGML_F32 || t.type === GGML_F16
+      ? !!info.panelKernelF32 && setting.kernel === undefined && matmul.has(t.name)
+      : !!info.panelKernel && PANEL_TYPES.has(t.type);
   return [...spec.tensors.values()].filter(
     (t) => wanted(t) && t.shape.length === 2 && panelBytesOrNull(t.type, t.shape[1]!, t.shape[0]!) !== null,
   );

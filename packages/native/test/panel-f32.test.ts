@@ -2,7 +2,7 @@
 // independence from how tokens are tiled, chunked and split between threads.
 import { describe, expect, it } from 'vitest';
 import { buildInfo, createContext, openBackend, panelBytes, panelPack, type Backend, type Tensor } from '../src/index.js';
-import { F32, cpu, run, uniform, relMax } from './helpers.js';
+import { F16, F32, cpu, run, toF16, uniform, relMax } from './helpers.js';
 
 const I8 = 24;
 
@@ -29,11 +29,11 @@ function exact(values: Float32Array, rows: number, k: number, x: Float32Array, t
 }
 
 /** panelMulMat (and ggml's mul_mat) of `panel` over `tokens` rows of x on `backend`. */
-async function multiply(panel: Tensor, w: Tensor, rows: number, k: number, x: Float32Array, tokens: number, backend: Backend = cpu()) {
+async function multiply(panel: Tensor, w: Tensor, rows: number, k: number, x: Float32Array, tokens: number, backend: Backend = cpu(), type = F32) {
   const ctx = createContext(8);
   const xt = ctx.newTensor(F32, [k, tokens]);
   xt.setInput();
-  const outs = [ctx.panelMulMat(panel, xt, rows, F32), ctx.mulMat(w, xt)];
+  const outs = [ctx.panelMulMat(panel, xt, rows, type), ctx.mulMat(w, xt)];
   for (const o of outs) o.setOutput();
   const graph = ctx.buildGraph(outs);
   graph.validate(backend);
@@ -126,6 +126,25 @@ describe.skipIf(!buildInfo().panelKernelF32)('f32 panel kernel (AVX-512)', () =>
     expect(() => bad.panelMulMat(panel, x3, rows, F32, undefined, { add: bad.newTensor(F32, [rows, 4]) })).toThrowError(
       expect.objectContaining({ code: 'BAD_SHAPE' }),
     );
+  });
+
+  it('f16 weights: the float64 product of their values, closer to it than ggml (which rounds x to f16), same bits alone or in a batch', async () => {
+    const [rows, k, tokens] = [80, 300, 26];
+    const { bits, rounded } = await toF16(uniform(rows * k, 41));
+    const ctx = createContext(4);
+    const w = ctx.newTensor(F16, [k, rows]);
+    const panel = ctx.newTensor(I8, [panelBytes(F16, rows, k)]);
+    ctx.allocate(cpu());
+    w.set(bits);
+    panelPack(w, panel);
+    const x = uniform(k * tokens, 42, -2, 2);
+    const { mine, ggml } = await multiply(panel, w, rows, k, x, tokens, cpu(), F16);
+    const ref = exact(rounded, rows, k, x, tokens);
+    expect(relMax(mine, ref)).toBeLessThan(1e-6);
+    expect(relMax(ggml, ref)).toBeGreaterThan(relMax(mine, ref));
+    expect(relMax(mine, ggml)).toBeLessThan(2e-3);
+    const one = (await multiply(panel, w, rows, k, x.subarray(7 * k, 8 * k), 1, cpu(), F16)).mine;
+    expect(Buffer.from(one.buffer).equals(Buffer.from(mine.buffer, 7 * rows * 4, rows * 4))).toBe(true);
   });
 
   it('refuses shapes the layout cannot hold and kernels that are not for f32', () => {
