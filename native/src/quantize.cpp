@@ -79,7 +79,7 @@ Napi::Value dequantize(const Napi::CallbackInfo& info) {
   return out;
 }
 
-// panelPack(src: Tensor, dst: Tensor): repacks an f32 / q8_0 / q4_0 / q4_K matrix held in host memory into
+// panelPack(src: Tensor, dst: Tensor): repacks an f32 / f16 / q8_0 / q4_0 / q4_K matrix held in host memory into
 // the CPU panel layout of Context.panelMulMat; dst is an I8 tensor of panelBytes(type, rows, k).
 Napi::Value packPanel(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
@@ -87,7 +87,7 @@ Napi::Value packPanel(const Napi::CallbackInfo& info) {
   ggml_tensor* dst = argTensor(info, 1, "dst")->tensor(env);
   if (ggml_n_dims(src) != 2 || !ggml_is_contiguous(src)) fail(env, "BAD_SHAPE", describe(src) + " is not a contiguous 2-D matrix");
   const int64_t bytes = panelBytes(src->type, src->ne[1], src->ne[0]);
-  if (bytes < 0) fail(env, "BAD_SHAPE", describe(src) + " has no panel form (f32, q8_0, q4_0 or q4_K with rows % 16 == 0)");
+  if (bytes < 0) fail(env, "BAD_SHAPE", describe(src) + " has no panel form (f32, f16, q8_0, q4_0 or q4_K with rows % 16 == 0)");
   if (dst->type != GGML_TYPE_I8 || ggml_nelements(dst) != bytes || !ggml_is_contiguous(dst))
     fail(env, "BAD_SHAPE", describe(dst) + " is not an I8 tensor of " + std::to_string(bytes) + " bytes");
   for (ggml_tensor* t : {src, dst})
@@ -101,7 +101,7 @@ Napi::Value packPanel(const Napi::CallbackInfo& info) {
 Napi::Value panelBytesFor(const Napi::CallbackInfo& info) {
   ggml_type type = argType(info, 0);
   const int64_t bytes = panelBytes(type, argInt(info, 1, "rows"), argInt(info, 2, "k"));
-  if (bytes < 0) fail(info.Env(), "BAD_SHAPE", std::string(ggml_type_name(type)) + " has no panel form of that shape (f32, q8_0, q4_0 or q4_K; rows % 16 == 0)");
+  if (bytes < 0) fail(info.Env(), "BAD_SHAPE", std::string(ggml_type_name(type)) + " has no panel form of that shape (f32, f16, q8_0, q4_0 or q4_K; rows % 16 == 0)");
   return Napi::Number::New(info.Env(), static_cast<double>(bytes));
 }
 

@@ -143,11 +143,11 @@ export interface Context extends Disposable {
    */
   ropePairsCpu(x: Tensor, cos: Tensor, sin: Tensor): Tensor;
   /**
-   * ggml_mul_mat(w, x) for an f32, q8_0, q4_0 or q4_K matrix w (ggml type `type`) of `rows` rows on
+   * ggml_mul_mat(w, x) for an f32, f16, q8_0, q4_0 or q4_K matrix w (ggml type `type`) of `rows` rows on
    * the CPU backend, from w repacked by panelPack into `panel`. Quantized w: x's rows are quantized to
    * 8 bits per 32-value block as ggml's q8_0 does, each block's products are summed exactly in int32
    * by VNNI; `kernel` picks one of the CPU's kernels (default: the fastest, BuildInfo.panelKernel),
-   * all giving the same bits. f32 w: one fma chain over k per output (kernel 'avx512',
+   * all giving the same bits. f32 / f16 w: f32 fma chains over k per output (kernel 'avx512',
    * BuildInfo.panelKernelF32). x: contiguous F32 with ne0 = w's row length. `then` is applied to
    * each output in the node, with the bits of the nodes it replaces. A GPU refuses the node.
    */
@@ -216,7 +216,7 @@ export interface BuildInfo {
   panelKernel: string | null;
   /** The kernel of Context.flashAttnCpu on this CPU and build ('avx512'), or null. */
   flashAttnCpu: string | null;
-  /** The kernel of Context.panelMulMat for f32 weights on this CPU ('avx512'), or null. */
+  /** The kernel of Context.panelMulMat for f32 and f16 weights on this CPU ('avx512'), or null. */
   panelKernelF32: string | null;
   typeCount: number;
 }

@@ -36,7 +36,7 @@ export function buildInfo(): BuildInfo {
 }
 
 /**
- * The CPU panel form of an f32 / q8_0 / q4_0 / q4_K matrix for Context.panelMulMat: the bytes it
+ * The CPU panel form of an f32 / f16 / q8_0 / q4_0 / q4_K matrix for Context.panelMulMat: the bytes it
  * needs (rows % 16 == 0, row length a whole number of blocks), and the repacking from a tensor in host
  * memory into an I8 tensor of that size.
  */

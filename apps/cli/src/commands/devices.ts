@@ -20,7 +20,7 @@ export function devicesCommand(program: Command): void {
       });
       const panels = (kernel: string | null) => (kernel ? `${kernel} panels` : "ggml's own");
       process.stdout.write(
-        `CPU kernels: GELU(erf) ${info.geluErfCpu}; f32 matmul ${panels(info.panelKernelF32)}; q8_0 / q4_0 / q4_K matmul ${panels(info.panelKernel)}; ` +
+        `CPU kernels: GELU(erf) ${info.geluErfCpu}; f32 / f16 matmul ${panels(info.panelKernelF32)}; q8_0 / q4_0 / q4_K matmul ${panels(info.panelKernel)}; ` +
           `F32 K/V flash attention ${info.flashAttnCpu ?? "ggml's own"}\n`,
       );
     });
