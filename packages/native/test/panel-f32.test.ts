@@ -6,15 +6,20 @@ import { F16, F32, cpu, run, toF16, uniform, relMax } from './helpers.js';
 
 const I8 = 24;
 
+/** A `type` weight [k, rows] holding `data` in host memory, and its panel form. */
+function packInto(type: number, rows: number, k: number, data: Float32Array | Uint16Array): { w: Tensor; panel: Tensor } {
+  const ctx = createContext(4);
+  const w = ctx.newTensor(type, [k, rows]);
+  const panel = ctx.newTensor(I8, [panelBytes(type, rows, k)]);
+  ctx.allocate(cpu());
+  w.set(data);
+  panelPack(w, panel);
+  return { w, panel };
+}
+
 function packed(rows: number, k: number, seed: number): { w: Tensor; panel: Tensor; values: Float32Array } {
   const values = uniform(rows * k, seed);
-  const ctx = createContext(4);
-  const w = ctx.newTensor(F32, [k, rows]);
-  const panel = ctx.newTensor(I8, [panelBytes(F32, rows, k)]);
-  ctx.allocate(cpu());
-  w.set(values);
-  panelPack(w, panel);
-  return { w, panel, values };
+  return { ...packInto(F32, rows, k, values), values };
 }
 
 function exact(values: Float32Array, rows: number, k: number, x: Float32Array, tokens: number): Float64Array {
@@ -131,12 +136,7 @@ describe.skipIf(!buildInfo().panelKernelF32)('f32 panel kernel (AVX-512)', () =>
   it('f16 weights: the float64 product of their values, closer to it than ggml (which rounds x to f16), same bits alone or in a batch', async () => {
     const [rows, k, tokens] = [80, 300, 26];
     const { bits, rounded } = await toF16(uniform(rows * k, 41));
-    const ctx = createContext(4);
-    const w = ctx.newTensor(F16, [k, rows]);
-    const panel = ctx.newTensor(I8, [panelBytes(F16, rows, k)]);
-    ctx.allocate(cpu());
-    w.set(bits);
-    panelPack(w, panel);
+    const { w, panel } = packInto(F16, rows, k, bits);
     const x = uniform(k * tokens, 42, -2, 2);
     const { mine, ggml } = await multiply(panel, w, rows, k, x, tokens, cpu(), F16);
     const ref = exact(rounded, rows, k, x, tokens);
