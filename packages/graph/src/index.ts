@@ -9,6 +9,6 @@ export { HeadContext, softmax, topK, type ClassScore, type Classification, type 
 export { MaskedPredictorContext, predictorTokens, type PredictInput, type PredictOutput, type PredictorContextOptions } from './predictor/masked-predictor-context.js';
 export { GraphRunner, kvTypeFor, timingsByOp, type BuiltGraph, type NodeTiming } from './graph-runner.js';
 export { attention, GGML_F16, GGML_F32, type AttentionOptions } from './attention.js';
-export { activation, layerNorm, linear } from './encoder-graph.js';
+export { layerNorm, linear, type LinearThen } from './encoder-graph.js';
 export { gpuPrecF32, maxGraphBytes } from './runtime-options.js';
 export type { Weights } from './weights.js';

@@ -7,7 +7,7 @@
 //   LN0 is non-affine (adaln_eps); then pred.norm and pred_proj (fc1 -> proj_act -> fc2, BatchNorm folded).
 import { createContext, type Context, type Graph, type Tensor } from '@jepa/native';
 import { tensorNames, type ActionPredictorHparams } from '@jepa/gguf';
-import { activation, attention, GGML_F16, GGML_F32, layerNorm, linear, type Weights } from '@jepa/graph';
+import { attention, GGML_F16, GGML_F32, layerNorm, linear, type Weights } from '@jepa/graph';
 
 export interface LewmPredictorGraphOptions {
   flash: boolean;
@@ -54,7 +54,7 @@ export function buildLewmPredictorGraph(
   // every Linear runs on [width, T·K] rows: one matmul per layer rather than one per candidate
   const rows = T * K;
   const a = linear(ctx, ctx.reshape(actions, [p.actionDim, rows]), w, 'pred.action.embed', o.precF32);
-  const c = linear(ctx, activation(ctx, linear(ctx, a, w, 'pred.action.fc1', o.precF32), p.actionAct, w.onCpu), w, 'pred.action.fc2', o.precF32);
+  const c = linear(ctx, linear(ctx, a, w, 'pred.action.fc1', o.precF32, { act: p.actionAct }), w, 'pred.action.fc2', o.precF32);
   const cAct = ctx.silu(c);
 
   const pos = w.get('pred.pos_embed');
@@ -75,11 +75,11 @@ export function buildLewmPredictorGraph(
     x = ctx.add(x, ctx.mul(linear(ctx, ctx.reshape(att, [inner, rows]), w, `${blk}.attn.proj`, o.precF32), chunk(2)));
 
     const hm = layerNorm(ctx, modulate(ctx.norm(x, p.adalnEps), chunk(3), chunk(4)), w, `${blk}.ffn_norm`, p.lnEps);
-    const f = linear(ctx, activation(ctx, linear(ctx, hm, w, `${blk}.ffn.fc1`, o.precF32), p.act, w.onCpu), w, `${blk}.ffn.fc2`, o.precF32);
+    const f = linear(ctx, linear(ctx, hm, w, `${blk}.ffn.fc1`, o.precF32, { act: p.act }), w, `${blk}.ffn.fc2`, o.precF32);
     x = ctx.add(x, ctx.mul(f, chunk(5)));
   }
   const xn = layerNorm(ctx, x, w, 'pred.norm', p.lnEps);
-  const output = linear(ctx, activation(ctx, linear(ctx, xn, w, 'pred.out_proj.fc1', o.precF32), p.projAct, w.onCpu), w, 'pred.out_proj.fc2', o.precF32);
+  const output = linear(ctx, linear(ctx, xn, w, 'pred.out_proj.fc1', o.precF32, { act: p.projAct }), w, 'pred.out_proj.fc2', o.precF32);
   output.name = 'lewm_pred'; // [Dp, T·K]: the same bytes as [Dp, T, K]
   output.setOutput();
   return { ctx, graph: ctx.buildGraph([output]), embs, actions, mask, output };

@@ -2,7 +2,7 @@
 // BatchNorm folded into fc1 by the converter.
 import { createContext, type Context, type Graph, type Tensor } from '@jepa/native';
 import type { Activation } from '@jepa/gguf';
-import { activation, GGML_F32, linear, type Weights } from '@jepa/graph';
+import { GGML_F32, linear, type Weights } from '@jepa/graph';
 
 export interface MlpGraph {
   ctx: Context;
@@ -18,7 +18,7 @@ export function buildMlpGraph(w: Weights, prefix: string, act: Activation, inDim
   const input = ctx.newTensor(GGML_F32, [inDim, rows]);
   input.name = `${prefix}.input`.slice(0, 63);
   input.setInput();
-  const output = linear(ctx, activation(ctx, linear(ctx, input, w, `${prefix}.fc1`, precF32), act, w.onCpu), w, `${prefix}.fc2`, precF32);
+  const output = linear(ctx, linear(ctx, input, w, `${prefix}.fc1`, precF32, { act }), w, `${prefix}.fc2`, precF32);
   output.setOutput();
   return { ctx, graph: ctx.buildGraph([output]), input, output };
 }

@@ -5,7 +5,7 @@
 import { createContext, type Context, type Graph, type Tensor } from '@jepa/native';
 import { tensorNames, type EncoderHparams, type HeadHparams } from '@jepa/gguf';
 import { attention, GGML_F32 } from '../attention.js';
-import { activation, layerNorm, linear } from '../encoder-graph.js';
+import { layerNorm, linear } from '../encoder-graph.js';
 import type { Weights } from '../weights.js';
 import { vitBlock } from './vit-block.js';
 
@@ -56,7 +56,7 @@ export function buildAttentiveHeadGraph(
   });
   let y = ctx.add(query, o1);
   const m = layerNorm(ctx, y, w, 'head.xattn.ln2', h.lnEps);
-  y = ctx.add(y, linear(ctx, activation(ctx, linear(ctx, m, w, 'head.xattn.ffn.fc1', o.precF32), h.act, w.onCpu), w, 'head.xattn.ffn.fc2', o.precF32));
+  y = linear(ctx, linear(ctx, m, w, 'head.xattn.ffn.fc1', o.precF32, { act: h.act }), w, 'head.xattn.ffn.fc2', o.precF32, { residual: y });
   const logits = linear(ctx, y, w, 'head.cls', o.precF32);
   logits.name = 'logits';
   logits.setOutput();

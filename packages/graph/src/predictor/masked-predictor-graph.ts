@@ -6,7 +6,7 @@
 import { createContext, typeByName, type Context, type Graph, type Tensor } from '@jepa/native';
 import { tensorNames, type MaskedPredictorHparams } from '@jepa/gguf';
 import { GGML_F32 } from '../attention.js';
-import { activation, layerNorm, linear } from '../encoder-graph.js';
+import { layerNorm, linear } from '../encoder-graph.js';
 import { vitBlock } from '../heads/vit-block.js';
 import type { Weights } from '../weights.js';
 
@@ -66,7 +66,7 @@ export function buildMaskedPredictorGraph(
   const ropeSin = input(GGML_F32, [p.headDim, 1, n], 'pred_rope_sin');
 
   let c: Tensor = context;
-  if (p.embedMlp) c = activation(ctx, linear(ctx, c, w, 'pred.embed_in', o.precF32), p.act, w.onCpu);
+  if (p.embedMlp) c = linear(ctx, c, w, 'pred.embed_in', o.precF32, { act: p.act });
   c = linear(ctx, c, w, 'pred.embed', o.precF32); // [Dp, nContext]
   const masks = ctx.getRows(w.get('pred.mask_tokens'), maskRows); // [Dp, nTarget]
   let x = ctx.concat(c, masks, 1);
