@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { decodeImage, readImageFile, readNpy } from '../src/index.js';
+import { decodeImage, orientRgb, readImageFile, readNpy } from '../src/index.js';
 import { fixturePath, readFixture, readJsonFixture } from './fixtures.js';
 
 const index = readJsonFixture<Record<string, { pilMode: string; rgb?: string }>>('decode', 'index.json');
@@ -41,9 +41,9 @@ describe('decodeImage', () => {
   for (const [name, floor] of Object.entries(floors)) {
     it(`decodes ${name} within the jpeg-js decoder floor of Pillow`, () => {
       const path = name === 'sample.jpg' ? fixturePath('sample.jpg') : fixturePath('decode', name);
-      const img = readImageFile(path);
+      // These goldens are Pillow's plain convert('RGB'), the raster as stored: orientation off.
+      const img = readImageFile(path, { exifOrient: false });
       const pil = readNpy(readFixture('decode', `${name}.pil.npy.gz`));
-      // Also pins that EXIF orientation is not applied: Pillow's array is the stored, unrotated raster.
       expect(pil.shape).toEqual([img.height, img.width, 3]);
       const ref = pil.data as Uint8Array;
       let sumAbs = 0;
@@ -57,4 +57,13 @@ describe('decodeImage', () => {
       expect(maxAbs).toBeLessThanOrEqual(floor.maxAbs);
     });
   }
+
+  it('applies the EXIF orientation by default: exif_orientation6.jpg comes out rotated 90 degrees clockwise', () => {
+    const path = fixturePath('decode', 'exif_orientation6.jpg');
+    const stored = readImageFile(path, { exifOrient: false });
+    const upright = readImageFile(path);
+    expect([stored.width, stored.height]).toEqual([96, 64]);
+    expect([upright.width, upright.height]).toEqual([64, 96]);
+    expect(upright).toEqual(orientRgb(stored, 6));
+  });
 });

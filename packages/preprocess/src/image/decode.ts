@@ -3,6 +3,7 @@ import jpeg from 'jpeg-js';
 import { PNG } from 'pngjs';
 import { PreprocessError } from '../errors.js';
 import { isReconstructable, libjpegRgbFromComponents } from './jpeg-color.js';
+import { orientRgb } from './orient.js';
 import { probeImage, type ImageHeader } from './probe.js';
 import type { RgbImage } from './types.js';
 
@@ -12,6 +13,8 @@ export const MAX_DECODE_PIXELS = 2 * 89_478_485;
 export interface DecodeOptions {
   /** Refuse images with more pixels than this (checked from the header, before decoding). */
   maxPixels?: number;
+  /** Apply the EXIF orientation as Pillow's ImageOps.exif_transpose does (default true). */
+  exifOrient?: boolean;
 }
 
 function decodeJpeg(bytes: Uint8Array, header: ImageHeader): RgbImage {
@@ -47,6 +50,17 @@ function decodeJpeg(bytes: Uint8Array, header: ImageHeader): RgbImage {
   return { width: decoded.width, height: decoded.height, data };
 }
 
+/** Whether the chunk sequence stops before a complete IEND chunk. */
+function pngEndsEarly(bytes: Uint8Array): boolean {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  for (let pos = 8; pos + 8 <= bytes.length; ) {
+    const end = pos + 12 + view.getUint32(pos);
+    if (view.getUint32(pos + 4) === 0x49454e44) return end > bytes.length; // 'IEND'
+    pos = end;
+  }
+  return true;
+}
+
 /**
  * PNG to RGB with Pillow's `convert('RGB')` semantics: alpha dropped (not composited), 16-bit
  * colour reduced to its high byte, 16-bit grayscale (Pillow mode I) clipped to 255, sub-byte
@@ -58,7 +72,7 @@ function decodePng(bytes: Uint8Array, header: ImageHeader): RgbImage {
     png = PNG.sync.read(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), { skipRescale: true });
   } catch (err) {
     const message = (err as Error).message;
-    const code = /unexpected end|truncat|end of input/i.test(message) ? 'truncated_image' : 'corrupt_image';
+    const code = /unexpected end|truncat|end of input/i.test(message) || pngEndsEarly(bytes) ? 'truncated_image' : 'corrupt_image';
     throw new PreprocessError(code, `cannot decode ${header.width}x${header.height} PNG: ${message}`, { cause: err });
   }
   const { width, height, depth } = png;
@@ -92,7 +106,10 @@ function decodePng(bytes: Uint8Array, header: ImageHeader): RgbImage {
   return { width, height, data: out };
 }
 
-/** Decodes JPEG or PNG bytes to RGB uint8 HWC. EXIF orientation is deliberately not applied. */
+/**
+ * Decodes JPEG or PNG bytes to RGB uint8 HWC, then applies the EXIF orientation unless
+ * `exifOrient: false` (which gives the raster as stored, Pillow's plain `convert('RGB')`).
+ */
 export function decodeImage(bytes: Uint8Array, options: DecodeOptions = {}): RgbImage {
   const maxPixels = options.maxPixels ?? MAX_DECODE_PIXELS;
   const header = probeImage(bytes);
@@ -103,7 +120,8 @@ export function decodeImage(bytes: Uint8Array, options: DecodeOptions = {}): Rgb
       `${header.format.toUpperCase()} of ${header.width}x${header.height} (${pixels} pixels) exceeds the decode bound of ${maxPixels} pixels`,
     );
   }
-  return header.format === 'jpeg' ? decodeJpeg(bytes, header) : decodePng(bytes, header);
+  const img = header.format === 'jpeg' ? decodeJpeg(bytes, header) : decodePng(bytes, header);
+  return options.exifOrient === false ? img : orientRgb(img, header.orientation);
 }
 
 export function readImageFile(path: string, options: DecodeOptions = {}): RgbImage {

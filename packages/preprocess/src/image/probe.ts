@@ -21,6 +21,8 @@ export interface ImageHeader {
   format: ImageFormat;
   width: number;
   height: number;
+  /** EXIF Orientation (1-8) from a JPEG APP1 Exif segment or a PNG eXIf chunk; 1 without one. */
+  orientation: number;
   jpeg?: JpegLayout;
 }
 
@@ -44,6 +46,32 @@ function readU32BE(bytes: Uint8Array, at: number): number {
   return bytes[at] * 0x1000000 + ((bytes[at + 1] << 16) | (bytes[at + 2] << 8) | bytes[at + 3]);
 }
 
+/**
+ * The Orientation tag (0x0112) of IFD 0 in a TIFF-structured EXIF block, as Pillow's getexif() reads
+ * it: 1 when absent, malformed, or not a value exif_transpose acts on.
+ */
+export function exifOrientation(tiff: Uint8Array): number {
+  if (tiff.length < 8) return 1;
+  const little = tiff[0] === 0x49 && tiff[1] === 0x49;
+  if (!little && !(tiff[0] === 0x4d && tiff[1] === 0x4d)) return 1;
+  const view = new DataView(tiff.buffer, tiff.byteOffset, tiff.byteLength);
+  if (view.getUint16(2, little) !== 42) return 1;
+  const ifd = view.getUint32(4, little);
+  if (ifd + 2 > tiff.length) return 1;
+  const count = view.getUint16(ifd, little);
+  for (let i = 0; i < count; i++) {
+    const at = ifd + 2 + 12 * i;
+    if (at + 12 > tiff.length) return 1;
+    if (view.getUint16(at, little) !== 0x0112) continue;
+    const type = view.getUint16(at + 2, little);
+    if (view.getUint32(at + 4, little) !== 1) return 1;
+    // A single SHORT or LONG sits left-justified in the value field.
+    const value = type === 3 ? view.getUint16(at + 8, little) : type === 4 ? view.getUint32(at + 8, little) : 1;
+    return value >= 1 && value <= 8 ? value : 1;
+  }
+  return 1;
+}
+
 function isStartOfFrame(marker: number): boolean {
   // SOF0-SOF15 except DHT (C4), JPG (C8) and DAC (CC).
   return marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc;
@@ -61,6 +89,7 @@ function probeJpeg(bytes: Uint8Array): ImageHeader {
   let components: JpegComponent[] = [];
   let hasJfif = false;
   let adobeTransform: number | null = null;
+  let orientation: number | null = null;
   let pos = 2;
   for (;;) {
     if (pos >= bytes.length) throw truncated(width < 0 ? 'before the frame header' : 'before the EOI marker');
@@ -92,6 +121,9 @@ function probeJpeg(bytes: Uint8Array): ImageHeader {
       }
     } else if (marker === 0xe0 && length >= 7 && String.fromCharCode(...bytes.subarray(pos + 2, pos + 7)) === 'JFIF\0') {
       hasJfif = true;
+    } else if (marker === 0xe1 && orientation === null && length >= 7 && String.fromCharCode(...bytes.subarray(pos + 2, pos + 7)) === 'Exif\0') {
+      // Pillow keeps the first Exif APP1 only.
+      orientation = exifOrientation(bytes.subarray(pos + 8, pos + length));
     } else if (marker === 0xee && length >= 14 && String.fromCharCode(...bytes.subarray(pos + 2, pos + 7)) === 'Adobe') {
       adobeTransform = bytes[pos + 13];
     }
@@ -112,7 +144,7 @@ function probeJpeg(bytes: Uint8Array): ImageHeader {
     }
   }
   if (width < 0) throw new PreprocessError('corrupt_image', 'corrupt JPEG: no frame header before EOI');
-  return { format: 'jpeg', width, height, jpeg: { components, hasJfif, adobeTransform } };
+  return { format: 'jpeg', width, height, orientation: orientation ?? 1, jpeg: { components, hasJfif, adobeTransform } };
 }
 
 function probePng(bytes: Uint8Array): ImageHeader {
@@ -124,7 +156,20 @@ function probePng(bytes: Uint8Array): ImageHeader {
   if (width === 0 || height === 0) {
     throw new PreprocessError('empty_image', `PNG header declares a ${width}x${height} image`);
   }
-  return { format: 'png', width, height };
+  return { format: 'png', width, height, orientation: pngOrientation(bytes) };
+}
+
+/** From the eXIf chunk, wherever it is before IEND (Pillow reads one after IDAT too). */
+function pngOrientation(bytes: Uint8Array): number {
+  let pos = 8;
+  while (pos + 8 <= bytes.length) {
+    const length = readU32BE(bytes, pos);
+    const type = String.fromCharCode(...bytes.subarray(pos + 4, pos + 8));
+    if (type === 'IEND') break;
+    if (type === 'eXIf') return exifOrientation(bytes.subarray(pos + 8, Math.min(pos + 8 + length, bytes.length)));
+    pos += 12 + length;
+  }
+  return 1;
 }
 
 /** Reads format and dimensions from the header bytes alone. */
