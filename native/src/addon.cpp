@@ -1,4 +1,4 @@
-// Module entry: the classes, device listing, type traits, quantizers and build facts.
+// Module entry: the classes, device listing, type traits, quantizers, the image resampler and build facts.
 #include "cpu/gelu_erf.h"
 #include "cpu/flash_attn.h"
 #include "cpu/panel.h"
@@ -12,6 +12,11 @@ Napi::Value dequantize(const Napi::CallbackInfo& info);
 Napi::Value packPanel(const Napi::CallbackInfo& info);
 Napi::Value panelBytesFor(const Napi::CallbackInfo& info);
 Napi::Value ggufInfo(const Napi::CallbackInfo& info);
+Napi::Value resampleU8(const Napi::CallbackInfo& info);
+Napi::Value resampleU8Sync(const Napi::CallbackInfo& info);
+Napi::Value resampleNormalize(const Napi::CallbackInfo& info);
+Napi::Value resampleNormalizeSync(const Napi::CallbackInfo& info);
+Napi::Value resampleKernels(const Napi::CallbackInfo& info);
 
 static const char* deviceType(ggml_backend_dev_t dev) {
   switch (ggml_backend_dev_type(dev)) {
@@ -108,6 +113,11 @@ static Napi::Object init(Napi::Env env, Napi::Object exports) {
   exports.Set("panelPack", Napi::Function::New(env, packPanel, "panelPack"));
   exports.Set("panelBytes", Napi::Function::New(env, panelBytesFor, "panelBytes"));
   exports.Set("ggufInfo", Napi::Function::New(env, ggufInfo, "ggufInfo"));
+  exports.Set("resampleU8", Napi::Function::New(env, resampleU8, "resampleU8"));
+  exports.Set("resampleU8Sync", Napi::Function::New(env, resampleU8Sync, "resampleU8Sync"));
+  exports.Set("resampleNormalize", Napi::Function::New(env, resampleNormalize, "resampleNormalize"));
+  exports.Set("resampleNormalizeSync", Napi::Function::New(env, resampleNormalizeSync, "resampleNormalizeSync"));
+  exports.Set("resampleKernels", Napi::Function::New(env, resampleKernels, "resampleKernels"));
   exports.Set("setErrorClass", Napi::Function::New(env, setErrorClass, "setErrorClass"));
   return exports;
 }

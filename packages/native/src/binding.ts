@@ -244,6 +244,30 @@ export interface GgufInfo {
   tensors: { name: string; type: number; offset: number; nbytes: number; ne: Dims }[];
 }
 
+/** A crop window of a resize's output, in output pixels. */
+export interface ResampleCrop {
+  left: number;
+  top: number;
+  width: number;
+  height: number;
+}
+
+/**
+ * An antialiased resize (Pillow 9.4's 8-bit ImagingResample) of an HWC uint8 image to
+ * outWidth x outHeight, of which only `crop` (default: all of it) is computed. channels 1 is
+ * gray (written as R = G = B), 4 is RGBA/RGBX (the 4th byte ignored); the result is RGB.
+ */
+export interface ResampleJob {
+  src: Uint8Array;
+  width: number;
+  height: number;
+  channels: 1 | 3 | 4;
+  outWidth: number;
+  outHeight: number;
+  filter: 'bilinear' | 'bicubic';
+  crop?: ResampleCrop;
+}
+
 export interface Addon {
   Backend: new (deviceName: string, threads: number) => Backend;
   Context: new (maxTensors: number) => Context;
@@ -259,5 +283,10 @@ export interface Addon {
   panelPack(src: Tensor, dst: Tensor): void;
   panelBytes(type: number, rows: number, k: number): number;
   ggufInfo(path: string): GgufInfo;
+  resampleU8(job: ResampleJob): Promise<Uint8Array>;
+  resampleU8Sync(job: ResampleJob): Uint8Array;
+  resampleNormalize(job: ResampleJob, tables: Float32Array, out: Float32Array, channelStride: number, offset: number): Promise<void>;
+  resampleNormalizeSync(job: ResampleJob, tables: Float32Array, out: Float32Array, channelStride: number, offset: number): void;
+  resampleKernels(): string[];
   setErrorClass(cls: new (message: string, code: string) => Error): void;
 }

@@ -11,12 +11,15 @@ export type {
   Graph,
   Mapping,
   PanelEpilogue,
+  ResampleCrop,
+  ResampleJob,
   Tensor,
   TypeTraits,
 } from './binding.js';
 export { NativeError } from './errors.js';
 export { devices, openBackend, resolveDevice, type BackendOptions } from './device.js';
 export { dequantizeRow, quantizeRows, rowBytes, typeByName, typeTraits } from './types.js';
+export { resampleKernels, resampleNormalize, resampleNormalizeSync, resampleU8, resampleU8Sync } from './resample.js';
 
 import { addon } from './addon.js';
 import type { BuildInfo, Context, GgufInfo, Mapping, Tensor } from './binding.js';
