@@ -1,11 +1,13 @@
 // AVX2 kernels of the resampler. Weights are 22-bit, so each is split as hi * 2048 + lo with both
 // halves in int16 and multiplied by vpmaddwd; the two int32 sums recombine modulo 2^32, which is
 // exactly the int32 sum Pillow forms.
-#include <immintrin.h>
 
 #include <cstring>
 
 #include "resample.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
 
 #define JEPA_AVX2 __attribute__((target("avx2")))
 
@@ -241,3 +243,14 @@ const Kernels& avx2() {
 }  // namespace kernels
 }  // namespace image
 }  // namespace jepa
+
+#else
+namespace jepa {
+namespace image {
+namespace kernels {
+bool avx2Supported() { return false; }
+const Kernels& avx2() { return scalar(); }
+}  // namespace kernels
+}  // namespace image
+}  // namespace jepa
+#endif

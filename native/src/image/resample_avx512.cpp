@@ -1,10 +1,12 @@
 // AVX-512 (F, BW, VL, VNNI) kernels of the resampler: the AVX2 scheme with vpdpwssd fusing each
 // multiply-add and masked tails. The horizontal pass stays at 256 bits, which issue on three ports
 // of this core to the two of 512-bit operations (measured faster); the vertical pass is 512-bit.
-#include <immintrin.h>
 
 
 #include "resample.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
 
 #define JEPA_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni")))
 
@@ -230,3 +232,14 @@ const Kernels& avx512() {
 }  // namespace kernels
 }  // namespace image
 }  // namespace jepa
+
+#else
+namespace jepa {
+namespace image {
+namespace kernels {
+bool avx512Supported() { return false; }
+const Kernels& avx512() { return scalar(); }
+}  // namespace kernels
+}  // namespace image
+}  // namespace jepa
+#endif
