@@ -8,6 +8,7 @@ import { registerHeadBenches } from './heads-bench.js';
 import { registerLewmBenches } from './lewm-bench.js';
 import { PEER_TYPES, peersMarkdown, runPeersBench } from './peers/peers-bench.js';
 import { ortProfileMarkdown, runOrtProfile } from './peers/ort-profile.js';
+import { pipelineMarkdown, runPipelineBench } from './pipeline/pipeline-bench.js';
 import { writeReport } from './report.js';
 import { count, int, intList, list } from './cli-args.js';
 
@@ -101,6 +102,25 @@ program
   });
 
 registerHeadBenches(program);
+program
+  .command('pipeline')
+  .description('files to embeddings end to end (ViT-B/16, two photo sets): against the encoder alone, Pillow and transformers.js')
+  .option('-t, --threads <n>', 'compute threads, for every runtime', int, 2)
+  .option('-b, --batch <n>', 'images per graph, as jepa embed --batch', int, 32)
+  .option('--types <list>', 'engine weight types', list, ['f32', 'q8_0'])
+  .option('--rounds <n>', 'timed batches of the encoder alone', int, 3)
+  .option('--no-tfjs', 'leave transformers.js out')
+  .option('--no-rss', 'leave out the 100- against 1000-image memory run')
+  .option('--dir <path>', 'photo sets, transformers.js and outputs', 'tmp/pipeline')
+  .option('--peers-dir <path>', 'where the ViT-B/16 export and GGUFs live (shared with peers)', 'tmp/peers')
+  .option('--json', 'print JSON')
+  .action(async (o: { threads: number; batch: number; types: string[]; rounds: number; tfjs: boolean; rss: boolean; dir: string; peersDir: string; json?: boolean }) => {
+    const report = await runPipelineBench(o, (s) => process.stderr.write(`${s}\n`));
+    const machine = machineInfo(o.threads);
+    if (o.json) process.stdout.write(`${JSON.stringify({ machine, report }, null, 2)}\n`);
+    else process.stdout.write(`${machine.summary}\n\n${pipelineMarkdown(report)}\n`);
+  });
+
 registerLewmBenches(program);
 
 program.parseAsync().catch((err: unknown) => {

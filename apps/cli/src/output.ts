@@ -1,6 +1,6 @@
 // Writes embeddings: .npy (one array), .json (an array of records) or .jsonl (a record per line).
-import { writeFileSync } from 'node:fs';
-import { extname } from 'node:path';
+import { accessSync, constants, statSync, writeFileSync, type Stats } from 'node:fs';
+import { dirname, extname, resolve } from 'node:path';
 import { encodeNpy } from '@jepa/preprocess';
 import { UserError } from './user-error.js';
 
@@ -45,4 +45,23 @@ export function writeEmbeddings(path: string | undefined, records: EmbeddingReco
   const text = format === 'json' ? `${JSON.stringify(rows)}\n` : rows.map((r) => JSON.stringify(r)).join('\n') + (rows.length ? '\n' : '');
   if (path === undefined) process.stdout.write(text);
   else writeFileSync(path, text);
+}
+
+/** Refuses an output path that cannot be written, before any work is done. */
+export function checkOutputWritable(path: string | undefined): void {
+  if (path === undefined) return;
+  const dir = dirname(resolve(path));
+  let info: Stats | undefined;
+  try {
+    info = statSync(path);
+  } catch {
+    // Not there yet: its folder must be.
+  }
+  if (info?.isDirectory()) throw new UserError(`-o ${path}: that is a folder; name a file`);
+  try {
+    accessSync(info ? path : dir, constants.W_OK);
+  } catch (err) {
+    const reason = (err as NodeJS.ErrnoException).code === 'ENOENT' ? `the folder ${dir} does not exist` : `${info ? 'the file' : `the folder ${dir}`} is not writable`;
+    throw new UserError(`-o ${path}: ${reason}`);
+  }
 }

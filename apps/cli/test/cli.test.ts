@@ -1,6 +1,6 @@
 // The CLI as a user meets it: a child process, its stdout/stderr and exit code.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { forgeModel } from '@jepa/gguf';
@@ -102,5 +102,62 @@ describe('jepa embed --pool lewm', () => {
     const wrong = jepa('embed', '-m', demo, image, '--pool', 'lewm');
     expect(wrong.code).toBe(2);
     expect(wrong.err).toMatch(/--pool lewm needs a LeWorldModel file/);
+  });
+});
+
+describe('jepa embed and preprocess: input decoding', () => {
+  const decodeDir = join(root, 'fixtures/input/decode');
+  const tensorOf = (file: string, ...flags: string[]) => {
+    const out = join(tmp, `pre-${Math.random().toString(36).slice(2)}.npy`);
+    const r = jepa('preprocess', '-m', demo, file, '-o', out, ...flags);
+    expect(r.code, r.err).toBe(0);
+    return Buffer.from((readNpy(out).data as Float32Array).buffer);
+  };
+
+  it('refuses an output path it cannot write before loading the model', () => {
+    const r = jepa('embed', '-m', demo, image, '-o', join(tmp, 'no-such-dir', 'out.npy'));
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/^jepa: -o .*out\.npy: the folder .*no-such-dir does not exist\n$/);
+    expect(r.err).not.toMatch(/model:/);
+    const folder = join(tmp, 'a-folder.npy');
+    mkdirSync(folder, { recursive: true });
+    const dir = jepa('embed', '-m', demo, image, '-o', folder);
+    expect(dir.code).toBe(2);
+    expect(dir.err).toMatch(/that is a folder/);
+  });
+
+  it('the native and the pure-JS decoders give the same tensor for a PNG', () => {
+    const png = join(decodeDir, 'graya8.png');
+    expect(tensorOf(png, '--decoder', 'native').equals(tensorOf(png, '--decoder', 'js'))).toBe(true);
+  });
+
+  it('applies EXIF orientation unless told not to, in both decoders', () => {
+    const rotated = join(decodeDir, 'orient6.jpg');
+    const upright = tensorOf(rotated);
+    const stored = tensorOf(rotated, '--no-exif-orient');
+    expect(upright.equals(stored)).toBe(false);
+    const js = tensorOf(rotated, '--decoder', 'js');
+    const jsStored = tensorOf(rotated, '--decoder', 'js', '--no-exif-orient');
+    expect(js.equals(jsStored)).toBe(false);
+  });
+
+  it('reads WebP, TIFF and GIF natively; the pure-JS path refuses them by name', () => {
+    const files = ['lossy.webp', 'gray.tif', 'animated.gif'].map((f) => join(decodeDir, f));
+    const out = join(tmp, 'formats.jsonl');
+    const r = jepa('embed', '-m', demo, ...files, '-o', out);
+    expect(r.code, r.err).toBe(0);
+    expect(r.err).toMatch(/3 embedded/);
+    const js = jepa('embed', '-m', demo, files[0]!, '--decoder', 'js', '-o', out);
+    expect(js.code).toBe(3);
+    expect(js.err).toMatch(/lossy\.webp: not a JPEG or PNG image/);
+  });
+
+  it('a truncated or corrupt file is one line naming the file and the format, and a run where all fail says so', () => {
+    const corrupt = join(decodeDir, 'corrupt.png');
+    const r = jepa('embed', '-m', demo, corrupt, '-o', join(tmp, 'none.npy'));
+    expect(r.code).toBe(3);
+    expect(r.err).toMatch(/corrupt\.png: .*PNG.*\(skipped\)\n/);
+    expect(r.err).toMatch(/nothing embedded: all 1 inputs failed/);
+    expect(r.err).not.toMatch(/items\/s/);
   });
 });

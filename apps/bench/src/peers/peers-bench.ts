@@ -6,7 +6,8 @@
 // the caches: each runtime is timed as if it ran alone, back to back. Also reported: how closely
 // each engine's tokens agree with onnxruntime's.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { loadModelSpec } from '@jepa/gguf';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Model, compareTokens } from '@jepa/graph';
@@ -45,6 +46,17 @@ export function ensureExport(dir: string, log: (s: string) => void): void {
   log('exporting torchvision ViT-B/16 with Debian python3-torch (about a minute)');
   const r = spawnSync('/usr/bin/python3', [join(root, 'scripts/bench/export_vit_b16.py'), dir], { stdio: 'inherit' });
   if (r.status !== 0) throw new Error('the ONNX export failed (needs /usr/bin/python3 with python3-torch and python3-torchvision)');
+}
+
+/** The peers' ViT-B/16 as a GGUF of the given type (f32 converted, others through jepa-quantize), made once in dir. */
+export async function peerModel(dir: string, type: string, log: (s: string) => void): Promise<string> {
+  mkdirSync(dir, { recursive: true });
+  ensureExport(dir, log);
+  const f32 = join(dir, 'vit_b16-f32.gguf');
+  const stale = existsSync(f32) && loadModelSpec(f32).pre.crop !== 224;
+  if (stale) for (const f of readdirSync(dir)) if (/^vit_b16-.*\.gguf$/.test(f)) rmSync(join(dir, f));
+  if (!existsSync(f32)) await writeVitB16Gguf(join(dir, 'vit_b16.safetensors'), f32);
+  return type === 'f32' ? f32 : quantized(f32, type, dir);
 }
 
 function quantized(f32: string, type: string, dir: string): string {

@@ -42,6 +42,8 @@ export function vitB16Hparams(): ModelHparams {
         embedDim: 768, nLayer: LAYERS, nHead: 12, headDim: 64, ffnDim: 3072, patchSize: 16, imgSize: 224,
         gridSize: 14, nPatches: 196, nReg: 0, layerScale: false, lnEps: Math.fround(1e-6),
       },
+      // torchvision's ViT_B_16 eval transforms: Resize(256, bilinear), CenterCrop(224), ImageNet mean/std.
+      pre: { ...h.pre, resize: { mode: 'short', size: 256 }, crop: 224, resample: 'bilinear', cropRounding: 'round' },
     }),
   });
 }

@@ -3,6 +3,7 @@ import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { encodeNpy } from '@jepa/preprocess';
 import { contextOptions, loadModel, type RuntimeFlags } from '../load-model.js';
+import { addInputOptions } from '../input-options.js';
 import { addRuntimeOptions, positiveInt } from '../runtime-options.js';
 import { UserError } from '../user-error.js';
 import { clipInput, say, type ClipFlags } from './clip-input.js';
@@ -27,6 +28,7 @@ export function classifyCommand(program: Command): void {
     .option('--json', 'print JSON instead of a table')
     .option('--logits <file.npy>', 'also write the raw logits [B, classes]');
   addRuntimeOptions(cmd);
+  addInputOptions(cmd);
   cmd.action(async (image: string | undefined, flags: ClassifyFlags) => {
     if (flags.logits && !flags.logits.endsWith('.npy')) throw new UserError(`--logits ${flags.logits}: write a .npy file`);
     const model = await loadModel(flags.model, flags);

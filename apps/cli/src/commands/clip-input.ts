@@ -2,10 +2,11 @@
 // or an already preprocessed tensor, as a batch of one (or B from --input-npy).
 import type { EncoderInput, Model } from '@jepa/graph';
 import { readNpy } from '@jepa/preprocess';
-import { ModelInput } from '../model-input.js';
+import { ModelInput } from '@jepa/input';
+import { inputOptions, type InputFlags } from '../input-options.js';
 import { UserError } from '../user-error.js';
 
-export interface ClipFlags {
+export interface ClipFlags extends InputFlags {
   video?: string;
   framesNpy?: string;
   inputNpy?: string;
@@ -22,7 +23,7 @@ export async function clipInput(model: Model, image: string | undefined, flags: 
       throw new UserError(`--input-npy ${flags.inputNpy}: expected float32 [B,3,H,W] or [B,3,T,H,W], got ${npy.dtype} [${npy.shape.join(', ')}]`);
     return { label: flags.inputNpy, input: { data: npy.data as Float32Array, shape: [...npy.shape] } };
   }
-  const m = new ModelInput(model.spec, say);
-  const item = flags.video ? await m.video(flags.video) : flags.framesNpy ? m.framesNpy(flags.framesNpy) : await m.image(image!);
+  const m = new ModelInput(model.spec, inputOptions(flags, say));
+  const item = flags.video ? await m.video(flags.video) : flags.framesNpy ? await m.framesNpy(flags.framesNpy) : await m.image(image!);
   return { label: (flags.video ?? flags.framesNpy ?? image)!, input: { data: item.data, shape: [1, ...item.shape] } };
 }

@@ -1,16 +1,18 @@
 import { Command, Option } from 'commander';
 import type { EncoderContext, PoolMode } from '@jepa/graph';
 import { WorldModel } from '@jepa/worldmodel';
+import { ModelInput, prefetchInOrder, type ItemTensor } from '@jepa/input';
 import { readNpy } from '@jepa/preprocess';
 import { expandInputs } from '../inputs.js';
 import { contextOptions, loadModel, type RuntimeFlags } from '../load-model.js';
-import { ModelInput, type ItemTensor } from '../model-input.js';
-import { outputFormat, writeEmbeddings, type EmbeddingRecord } from '../output.js';
+import { inputOptions, type InputFlags } from '../input-options.js';
+import { checkOutputWritable, outputFormat, writeEmbeddings, type EmbeddingRecord } from '../output.js';
 import { Progress } from '../progress.js';
 import { UserError } from '../user-error.js';
 import { addRuntimeOptions } from '../runtime-options.js';
+import { addInputOptions } from '../input-options.js';
 
-interface EmbedFlags extends RuntimeFlags {
+interface EmbedFlags extends RuntimeFlags, InputFlags {
   model: string;
   video?: string[];
   framesNpy?: string[];
@@ -42,17 +44,22 @@ export function embedCommand(program: Command): void {
     .addOption(new Option('--pool <mode>', 'mean of patch tokens, the CLS token, every token, or the LeWM state').choices(['mean', 'cls', 'none', 'lewm']))
     .option('-o, --output <file>', 'write .npy, .json or .jsonl (default: JSON lines on stdout)');
   addRuntimeOptions(cmd);
+  addInputOptions(cmd);
   cmd.action(async (images: string[], flags: EmbedFlags) => {
     outputFormat(flags.output);
-    const items: Item[] = [];
+    checkOutputWritable(flags.output);
+    const stills = expandInputs(images);
+    const clips = [...(flags.video ?? []), ...(flags.framesNpy ?? [])];
+    if (stills.length + clips.length === 0 && !flags.inputNpy)
+      throw new UserError('nothing to embed: give images, --video, --frames-npy or --input-npy');
     const model = await loadModel(flags.model, flags);
     const spec = model.spec;
-    const input = new ModelInput(spec, say);
-    for (const p of expandInputs(images)) items.push({ label: p, load: () => input.image(p), still: true });
+    const input = new ModelInput(spec, inputOptions(flags, say));
+    const items: Item[] = [];
+    for (const p of stills) items.push({ label: p, load: () => input.image(p), still: true });
     for (const p of flags.video ?? []) items.push({ label: p, load: () => input.video(p), still: false });
-    for (const p of flags.framesNpy ?? []) items.push({ label: p, load: async () => input.framesNpy(p), still: false });
+    for (const p of flags.framesNpy ?? []) items.push({ label: p, load: () => input.framesNpy(p), still: false });
     if (flags.inputNpy) items.push(...tensorItems(flags.inputNpy));
-    if (items.length === 0) throw new UserError('nothing to embed: give images, --video, --frames-npy or --input-npy');
 
     const pool: Pool = flags.pool ?? (spec.enc.nCls > 0 ? 'cls' : 'mean');
     if (pool === 'cls' && spec.enc.nCls === 0) throw new UserError(`${spec.family} models have no CLS token; use --pool mean`);
@@ -73,16 +80,19 @@ export function embedCommand(program: Command): void {
       await encodeGroup(ctx, group, pool, records, world);
       progress.tick(group.length);
     };
-    for (const item of items) {
-      let tensor: ItemTensor;
-      try {
-        tensor = await item.load();
-      } catch (err) {
+    // Stills decode a batch and a little ahead while the current batch encodes; a clip decodes
+    // (ffmpeg) while the one before it encodes. Order is the input order either way.
+    const stillDepth = batchSize + 4;
+    const queue = prefetchInOrder(items, (item) => item.load(), items.some((i) => !i.still) ? 2 : stillDepth);
+    for await (const next of queue) {
+      const { item } = next;
+      if (!next.ok) {
         failures.push(item.label);
-        say(`${item.label}: ${err instanceof Error ? err.message : String(err)} (skipped)`);
+        say(`${item.label}: ${describeFailure(next.error)} (skipped)`);
         progress.tick();
         continue;
       }
+      const tensor = next.value;
       if (pending.length > 0 && (pending[0]!.tensor.shape.join() !== tensor.shape.join() || !item.still)) await flush();
       pending.push({ item, tensor });
       if (!item.still || pending.length >= batchSize) await flush();
@@ -92,10 +102,15 @@ export function embedCommand(program: Command): void {
     ctx.dispose();
     world?.dispose();
     model.dispose();
+    if (records.length === 0) throw new UserError(`nothing embedded: all ${items.length} inputs failed`, 3);
     writeEmbeddings(flags.output, records);
     say(`${records.length} embedded in ${seconds.toFixed(2)} s (${perSecond.toFixed(2)} items/s)${flags.output ? ` -> ${flags.output}` : ''}`);
     if (failures.length > 0) throw new UserError(`${failures.length} of ${items.length} inputs failed`, 3);
   });
+}
+
+function describeFailure(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }
 
 function tensorItems(path: string): Item[] {

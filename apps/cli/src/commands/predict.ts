@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import { predictorTokens } from '@jepa/graph';
 import { encodeNpy } from '@jepa/preprocess';
 import { contextOptions, loadModel, type RuntimeFlags } from '../load-model.js';
+import { addInputOptions } from '../input-options.js';
 import { addRuntimeOptions } from '../runtime-options.js';
 import { UserError } from '../user-error.js';
 import { clipInput, say, type ClipFlags } from './clip-input.js';
@@ -52,6 +53,7 @@ export function predictCommand(program: Command): void {
     .option('--mask-index <i>', 'mask token for the targets (default 1, the reference\'s; released V-JEPA 2 files have only token 0 non-zero)', integer)
     .option('-o, --output <file.npy>', 'write the predictions [targets, out_dim]');
   addRuntimeOptions(cmd);
+  addInputOptions(cmd);
   cmd.action(async (image: string | undefined, flags: PredictFlags) => {
     if (flags.output && !flags.output.endsWith('.npy')) throw new UserError(`-o ${flags.output}: write a .npy file`);
     const contextIds = parseIdRanges(flags.context, '--context');

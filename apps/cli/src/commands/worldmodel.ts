@@ -5,12 +5,13 @@ import type { Command } from 'commander';
 import { encodeNpy, readNpy } from '@jepa/preprocess';
 import { WorldModel, WorldModelError, normalSampler, type ActionStats } from '@jepa/worldmodel';
 import { deviceFlag, type RuntimeFlags } from '../load-model.js';
-import { ModelInput } from '../model-input.js';
+import { ModelInput } from '@jepa/input';
+import { addInputOptions, inputOptions, type InputFlags } from '../input-options.js';
 import { addRuntimeOptions, positiveInt } from '../runtime-options.js';
 import { UserError } from '../user-error.js';
 import { say } from './clip-input.js';
 
-interface WorldModelFlags extends RuntimeFlags {
+interface WorldModelFlags extends RuntimeFlags, InputFlags {
   model: string;
   image: string[];
   actions?: string;
@@ -90,6 +91,7 @@ export function worldmodelCommand(program: Command): void {
     .option('--action-std <values>', 'dataset action standard deviations')
     .option('-o, --output <file.npy>', 'write the rollout [K, T+1, D] or the plan [horizon, A]');
   addRuntimeOptions(cmd);
+  addInputOptions(cmd);
   cmd.action(async (flags: WorldModelFlags) => {
     if (flags.output && !flags.output.endsWith('.npy')) throw new UserError(`-o ${flags.output}: write a .npy file`);
     if (flags.plan && !flags.goal) throw new UserError('--plan needs --goal');
@@ -105,7 +107,7 @@ export function worldmodelCommand(program: Command): void {
       throw err instanceof WorldModelError ? new UserError(err.message) : err;
     }
     try {
-      const input = new ModelInput(wm.model.spec, say);
+      const input = new ModelInput(wm.model.spec, inputOptions(flags, say));
       const frames = flags.image.slice(-wm.history);
       if (frames.length < flags.image.length) say(`only the last ${wm.history} frames are history; ${flags.image.length - frames.length} dropped`);
       const pixels = await Promise.all(frames.map((f) => input.image(f)));

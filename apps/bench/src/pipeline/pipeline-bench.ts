@@ -1,0 +1,134 @@
+// `jepa-bench pipeline`: files to embeddings as a user runs it, on two photo sets (camera-size
+// photos, and the same photos at 1024 px), against the encoder alone, Pillow's preprocessing and
+// transformers.js, all in one run.
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { Model } from '@jepa/graph';
+import { ModelInput } from '@jepa/input';
+import { peerModel } from '../peers/peers-bench.js';
+import { median } from '../stats.js';
+import { encoderOnlyRate, runJepaEmbed, stageTimes, type EmbedRun, type StageTimes } from './jepa-side.js';
+import { ensureManySmall, ensurePhotoSets } from './photo-sets.js';
+import { runPillow } from './pillow-peer.js';
+import { ensureTransformersJs, runTransformersJs } from './transformers-js-peer.js';
+
+export interface PipelineOptions {
+  dir: string;
+  peersDir: string;
+  threads: number;
+  batch: number;
+  types: string[];
+  rounds: number;
+  tfjs: boolean;
+  rss: boolean;
+}
+
+/** transformers.js's weight type beside each of ours. */
+const TFJS_DTYPE: Record<string, 'fp32' | 'q8' | undefined> = { f32: 'fp32', q8_0: 'q8' };
+
+export interface ThroughputRow {
+  set: string;
+  weights: string;
+  encoderOnly: number;
+  embed: EmbedRun;
+  tfjs: number | null;
+}
+
+export interface PrepRow {
+  set: string;
+  images: number;
+  megapixels: { min: number; max: number; mean: number };
+  native: StageTimes;
+  js: StageTimes;
+  pillow: { medianMs: number; meanMs: number };
+}
+
+export interface PipelineReport {
+  throughput: ThroughputRow[];
+  prep: PrepRow[];
+  rss: { images: number; maxRssMiB: number }[];
+}
+
+const mean = (v: number[]) => v.reduce((a, b) => a + b, 0) / v.length;
+
+export async function runPipelineBench(o: PipelineOptions, log: (s: string) => void): Promise<PipelineReport> {
+  const dir = resolve(o.dir);
+  mkdirSync(dir, { recursive: true });
+  const sets = ensurePhotoSets(join(dir, 'photos'), log);
+  const setFiles: [string, string[]][] = [['1024 px', sets.small], ['camera size', sets.large]];
+  const models = new Map<string, string>();
+  for (const t of o.types) models.set(t, await peerModel(resolve(o.peersDir), t, log));
+  const tfjsDir = join(dir, 'tfjs');
+
+  const report: PipelineReport = { throughput: [], prep: [], rss: [] };
+  const f32 = models.get('f32') ?? [...models.values()][0]!;
+  const recipeModel = await Model.load(f32, { threads: o.threads });
+  try {
+    const recipe = new ModelInput(recipeModel.spec).recipe;
+    if (o.tfjs) await ensureTransformersJs(tfjsDir, log, recipe);
+    for (const [set, files] of setFiles) {
+      log(`${set}: preprocessing, one image at a time (this engine native and JS, then Pillow)`);
+      const native = await stageTimes(recipeModel, files, 'native');
+      const js = await stageTimes(recipeModel, files, 'js');
+      const pillow = await runPillow(recipe, files, 1);
+      const mp = native.megapixels;
+      report.prep.push({ set, images: files.length, megapixels: { min: Math.min(...mp), max: Math.max(...mp), mean: mean(mp) }, native, js, pillow });
+    }
+  } finally {
+    recipeModel.dispose();
+  }
+
+  for (const [set, files] of setFiles) {
+    for (const [weights, model] of models) {
+      log(`${set}, ${weights}: encoder alone, then jepa embed, then transformers.js`);
+      const encoderOnly = await encoderOnlyRate(model, files, o.threads, o.batch, o.rounds);
+      const embed = await runJepaEmbed(model, files, o.threads, join(dir, 'out.npy'), ['--batch', String(o.batch)]);
+      const dtype = TFJS_DTYPE[weights];
+      const tfjs = o.tfjs && dtype ? (await runTransformersJs(tfjsDir, { dtype, files, threads: o.threads, warmup: 2 })).imagesPerSecond : null;
+      report.throughput.push({ set, weights, encoderOnly, embed, tfjs });
+    }
+  }
+
+  if (o.rss) {
+    const q8 = models.get('q8_0') ?? f32;
+    const many = ensureManySmall(join(dir, 'photos-many'), 1000, log);
+    for (const n of [100, 1000]) {
+      log(`peak RSS: jepa embed of ${n} images`);
+      const run = await runJepaEmbed(q8, [...many.slice(0, n)], o.threads, join(dir, 'out-rss.npy'), ['--batch', String(o.batch)]);
+      report.rss.push({ images: n, maxRssMiB: run.maxRssMiB });
+    }
+  }
+  return report;
+}
+
+const f1 = (x: number) => x.toFixed(1);
+const f2 = (x: number) => x.toFixed(2);
+
+export function pipelineMarkdown(r: PipelineReport): string {
+  const out: string[] = [];
+  out.push('| set | weights | encoder alone (img/s) | jepa embed (img/s) | embed / encoder | transformers.js (img/s) | jepa / transformers.js | embed wall s | peak RSS MiB |');
+  out.push('|---|---|---|---|---|---|---|---|---|');
+  for (const t of r.throughput) {
+    const tf = t.tfjs === null ? '—' : f2(t.tfjs);
+    const vs = t.tfjs === null ? '—' : `${f2(t.embed.imagesPerSecond / t.tfjs)}×`;
+    out.push(`| ${t.set} | ${t.weights} | ${f2(t.encoderOnly)} | ${f2(t.embed.imagesPerSecond)} | ${f2(t.embed.imagesPerSecond / t.encoderOnly)}× | ${tf} | ${vs} | ${f1(t.embed.wallS)} | ${Math.round(t.embed.maxRssMiB)} |`);
+  }
+  out.push('');
+  out.push('Preprocessing, one image at a time, ms per image (median / mean): read, decode to RGB, recipe (resize, crop, normalise).');
+  out.push('');
+  out.push('| set | images | MP (min–max, mean) | jepa read | jepa decode | jepa recipe | jepa total | jepa JS path total | Pillow total | jepa / Pillow (mean) |');
+  out.push('|---|---|---|---|---|---|---|---|---|---|');
+  const mm = (v: number[]) => `${f1(median(v))} / ${f1(mean(v))}`;
+  for (const p of r.prep) {
+    const n = p.native;
+    out.push(`| ${p.set} | ${p.images} | ${f1(p.megapixels.min)}–${f1(p.megapixels.max)}, ${f1(p.megapixels.mean)} | ${mm(n.readMs)} | ${mm(n.decodeMs)} | ${mm(n.recipeMs)} | ${mm(n.totalMs)} | ${mm(p.js.totalMs)} | ${f1(p.pillow.medianMs)} / ${f1(p.pillow.meanMs)} | ${f2(mean(n.totalMs) / p.pillow.meanMs)}× |`);
+  }
+  if (r.rss.length > 0) {
+    out.push('');
+    out.push('| jepa embed, 1024-px images | peak RSS MiB |');
+    out.push('|---|---|');
+    for (const s of r.rss) out.push(`| ${s.images} | ${Math.round(s.maxRssMiB)} |`);
+    if (r.rss.length === 2) out.push(`\n${r.rss[1]!.images} images peak ${f1((100 * r.rss[1]!.maxRssMiB) / r.rss[0]!.maxRssMiB - 100)} % above ${r.rss[0]!.images}.`);
+  }
+  return out.join('\n');
+}

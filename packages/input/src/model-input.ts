@@ -1,0 +1,139 @@
+// Turns files and bytes into the exact tensors a model takes, following its jepa.pre.* recipe.
+import type { ModelSpec } from '@jepa/gguf';
+import {
+  MAX_DECODE_PIXELS, decodeImage as decodeImageJs, preprocessClip, preprocessImage, readFramesNpy, readVideoFrames,
+  recipeFromPreKeys, type FrameSet, type PreprocessRecipe, type RgbImage,
+} from '@jepa/preprocess';
+import { decodeImage as decodeImageSharp } from './decode/index.js';
+import { Semaphore } from './pipeline/prefetch.js';
+import { RecipeTensors } from './tensor/recipe-tensors.js';
+import { readFile } from 'node:fs/promises';
+import { PreprocessError } from '@jepa/preprocess';
+
+/** Families whose encoder only takes clips (V-JEPA 2.1 has an image tokenizer, the image families take stills). */
+export function isVideoOnly(spec: ModelSpec): boolean {
+  return spec.family === 'vjepa' || spec.family === 'vjepa2' || spec.family === 'levjepa';
+}
+
+export interface ItemTensor {
+  /** [C, H, W] or [C, T, H, W] */
+  data: Float32Array;
+  shape: number[];
+}
+
+/**
+ * native: sharp (libvips) decode and the addon's resize, off the main thread;
+ * js: jpeg-js / pngjs and the TypeScript resize, the portable reference path (JPEG and PNG only).
+ */
+export type DecoderKind = 'native' | 'js';
+
+export interface ModelInputOptions {
+  /** Apply EXIF orientation as Pillow's ImageOps.exif_transpose does (default true). */
+  exifOrient?: boolean;
+  decoder?: DecoderKind;
+  /** Refuse images with more pixels than this, from the header (default Pillow's bomb bound). */
+  maxPixels?: number;
+  /**
+   * Full-size decodes running at once (default 2). Each holds a whole decoded image (72 MB for a
+   * 24 MP photo) until its recipe has run, so this bounds the memory of the heavy step.
+   */
+  decodeConcurrency?: number;
+  /** Told once when a still image is repeated into a clip for a video-only family. */
+  notice?: (message: string) => void;
+}
+
+export class ModelInput {
+  readonly recipe: PreprocessRecipe;
+  readonly decoder: DecoderKind;
+  readonly #tensors: RecipeTensors;
+  readonly #exifOrient: boolean;
+  readonly #maxPixels: number;
+  readonly #notice: (message: string) => void;
+  readonly #decodes: Semaphore;
+  #stillNoticeShown = false;
+
+  constructor(readonly spec: ModelSpec, options: ModelInputOptions = {}) {
+    this.recipe = recipeFromPreKeys(spec.pre);
+    this.#tensors = new RecipeTensors(this.recipe);
+    this.decoder = options.decoder ?? 'native';
+    this.#exifOrient = options.exifOrient ?? true;
+    this.#maxPixels = options.maxPixels ?? MAX_DECODE_PIXELS;
+    this.#notice = options.notice ?? (() => {});
+    this.#decodes = new Semaphore(options.decodeConcurrency ?? 2);
+  }
+
+  /** Decodes image bytes to RGB with Pillow's convert('RGB') semantics. */
+  async decode(bytes: Uint8Array): Promise<RgbImage> {
+    const options = { maxPixels: this.#maxPixels, exifOrient: this.#exifOrient };
+    return this.decoder === 'native' ? decodeImageSharp(bytes, options) : decodeImageJs(bytes, options);
+  }
+
+  async image(path: string): Promise<ItemTensor> {
+    return this.#decodes.run(async () => {
+      let bytes: Uint8Array;
+      try {
+        bytes = await readFile(path);
+      } catch (err) {
+        throw new PreprocessError('io_error', `cannot read image: ${(err as Error).message}`, { cause: err });
+      }
+      return this.still(await this.decode(bytes));
+    });
+  }
+
+  async imageBytes(bytes: Uint8Array): Promise<ItemTensor> {
+    return this.#decodes.run(async () => this.still(await this.decode(bytes)));
+  }
+
+  /** A decoded still as the model takes it; a video-only family gets it repeated to its trained frames. */
+  async still(img: RgbImage): Promise<ItemTensor> {
+    if (!isVideoOnly(this.spec)) {
+      const t = this.decoder === 'native' ? await this.#tensors.image(img) : preprocessImage(img, this.recipe);
+      return { data: t.data, shape: [...t.shape] };
+    }
+    const frames = this.spec.enc.nFrames;
+    if (!this.#stillNoticeShown) {
+      this.#stillNoticeShown = true;
+      this.#notice(`a still image given to the video model ${this.spec.family} is repeated to its ${frames} trained frames`);
+    }
+    return this.clip({ frames: new Array<Uint8Array>(frames).fill(img.data), width: img.width, height: img.height });
+  }
+
+  /** Samples the model's frame count with ffmpeg, then runs the recipe on every frame. */
+  async video(path: string): Promise<ItemTensor> {
+    return this.clip(await readVideoFrames(path, this.spec.enc.nFrames));
+  }
+
+  async framesNpy(pathOrBytes: string | Uint8Array): Promise<ItemTensor> {
+    const frames = readFramesNpy(pathOrBytes);
+    if (frames.frames.length !== this.spec.enc.nFrames) {
+      const what = typeof pathOrBytes === 'string' ? `${pathOrBytes}: ` : '';
+      this.#notice(`${what}${frames.frames.length} frames, the model was trained on ${this.spec.enc.nFrames}`);
+    }
+    return this.clip(frames);
+  }
+
+  /** Frames (HWC rgb24, one size) to the normalised [3, T, H, W] tensor. */
+  async clip(set: FrameSet): Promise<ItemTensor> {
+    if (this.decoder === 'js') {
+      const t = preprocessClip(set, this.recipe);
+      return { data: t.data, shape: [...t.shape] };
+    }
+    const count = set.frames.length;
+    if (count === 0) throw new PreprocessError('invalid_argument', 'the clip has no frames');
+    const { width, height } = this.#tensors.outputSize(set.width, set.height);
+    const plane = width * height;
+    const data = new Float32Array(3 * count * plane);
+    let done: Uint8Array | undefined;
+    for (let t = 0; t < count; t++) {
+      const frame = set.frames[t]!;
+      if (frame === done) {
+        // A repeated still: the same pixels give the same planes.
+        for (let c = 0; c < 3; c++) data.copyWithin(c * count * plane + t * plane, c * count * plane + (t - 1) * plane, c * count * plane + t * plane);
+        continue;
+      }
+      await this.#tensors.writePlanes({ width: set.width, height: set.height, data: frame }, data, count * plane, t * plane);
+      done = frame;
+    }
+    return { data, shape: [3, count, height, width] };
+  }
+}
