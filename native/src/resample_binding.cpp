@@ -54,6 +54,7 @@ ParsedJob parseJob(const Napi::CallbackInfo& info) {
   const double c = channels.IsNumber() ? channels.As<Napi::Number>().DoubleValue() : NAN;
   if (c != 1 && c != 3 && c != 4) fail(env, "BAD_ARGUMENT", "job.channels must be 1, 3 or 4, got " + numberText(channels));
   s.channels = static_cast<int>(c);
+  s.orientation = job.Get("orientation").IsUndefined() ? 1 : intField(env, job, "orientation", "job.orientation", 1, 8);
   s.outW = intField(env, job, "outWidth", "job.outWidth", 1, kMaxSide);
   s.outH = intField(env, job, "outHeight", "job.outHeight", 1, kMaxSide);
 

@@ -165,17 +165,53 @@ struct PlaneSink {
 // columns of the source rows its rows need (streamed through a ring of rows), the vertical pass for
 // its rows. Rows reach the sink either as planes (after a horizontal pass) or interleaved as in the
 // source.
+// The stored pixels as the upright image: pixel (x, y) of it is at base + x * dx + y * dy.
+struct UprightView {
+  const uint8_t* base;
+  ptrdiff_t dx, dy;
+  int width, height, channels;
+
+  UprightView(const ResampleSpec& s) : channels(s.channels) {
+    const ptrdiff_t C = s.channels, row = static_cast<ptrdiff_t>(s.width) * C;
+    const ptrdiff_t lastX = (s.width - 1) * C, lastY = (s.height - 1) * row;
+    const bool swap = s.orientation >= 5;
+    width = swap ? s.height : s.width;
+    height = swap ? s.width : s.height;
+    // Per orientation, the stored pixel behind upright (x, y), as exif_transpose's transposes map it.
+    switch (s.orientation) {
+      case 2: base = s.src + lastX; dx = -C; dy = row; break;            // FLIP_LEFT_RIGHT
+      case 3: base = s.src + lastX + lastY; dx = -C; dy = -row; break;    // ROTATE_180
+      case 4: base = s.src + lastY; dx = C; dy = -row; break;             // FLIP_TOP_BOTTOM
+      case 5: base = s.src; dx = row; dy = C; break;                      // TRANSPOSE
+      case 6: base = s.src + lastY; dx = -row; dy = C; break;             // ROTATE_270
+      case 7: base = s.src + lastX + lastY; dx = -row; dy = -C; break;    // TRANSVERSE
+      case 8: base = s.src + lastX; dx = row; dy = -C; break;             // ROTATE_90
+      default: base = s.src; dx = C; dy = row; break;
+    }
+  }
+
+  // n pixels of upright row y from column x0, contiguous: in place when the stored row runs that
+  // way, else gathered into scratch (n * channels bytes).
+  const uint8_t* row(int y, int x0, int n, uint8_t* scratch) const {
+    const uint8_t* p = base + y * dy + x0 * dx;
+    if (dx == channels) return p;
+    for (int i = 0; i < n; ++i, p += dx)
+      for (int c = 0; c < channels; ++c) scratch[i * channels + c] = p[c];
+    return scratch;
+  }
+};
+
 template <class Sink>
 void run(const ResampleSpec& s, const kernels::Kernels& k, const Sink& sink) {
-  const bool doH = s.outW != s.width;
-  const bool doV = s.outH != s.height;
+  const UprightView view(s);
+  const bool doH = s.outW != view.width;
+  const bool doV = s.outH != view.height;
   const int C = s.channels;
   const int P = C == 1 ? 1 : 3;
-  const size_t srcStride = static_cast<size_t>(s.width) * C;
-  auto srcRow = [&](int r) { return s.src + static_cast<size_t>(r) * srcStride; };
+  std::vector<uint8_t> gather(static_cast<size_t>(view.width) * C);
 
   if (!doH && !doV) {
-    for (int y = 0; y < s.cropH; ++y) sink.interleaved(y, srcRow(s.top + y) + static_cast<size_t>(s.left) * C, C);
+    for (int y = 0; y < s.cropH; ++y) sink.interleaved(y, view.row(s.top + y, s.left, s.cropW, gather.data()), C);
     return;
   }
 
@@ -186,7 +222,7 @@ void run(const ResampleSpec& s, const kernels::Kernels& k, const Sink& sink) {
   size_t planeStride = 0;
   int x0 = 0, span = 0;
   if (doH) {
-    hc = precomputeCoefficients(s.width, s.outW, s.filter, s.left, s.cropW);
+    hc = precomputeCoefficients(view.width, s.outW, s.filter, s.left, s.cropW);
     x0 = hc.start[0];
     int x1 = 0;
     for (int j = 0; j < s.cropW; ++j) x1 = std::max(x1, hc.start[j] + hc.taps[j]);
@@ -206,7 +242,7 @@ void run(const ResampleSpec& s, const kernels::Kernels& k, const Sink& sink) {
   // Source rows r0 .. r0 + n - 1 (n <= kBatch) through the horizontal pass into dst[0 .. n - 1].
   auto horizontalRows = [&](int r0, int n, uint8_t* const* dst) {
     for (int i = 0; i < n; ++i)
-      k.deinterleave(srcRow(r0 + i) + static_cast<size_t>(x0) * C, C, span, planes.data() + i * P * planeStride, planeStride);
+      k.deinterleave(view.row(r0 + i, x0, span, gather.data()), C, span, planes.data() + i * P * planeStride, planeStride);
     k.horizontal(planes.data(), planeStride, P, n, P * planeStride, plan, dst);
   };
 
@@ -224,11 +260,13 @@ void run(const ResampleSpec& s, const kernels::Kernels& k, const Sink& sink) {
     return;
   }
 
-  Coefficients vc = precomputeCoefficients(s.height, s.outH, s.filter, s.top, s.cropH);
+  Coefficients vc = precomputeCoefficients(view.height, s.outH, s.filter, s.top, s.cropH);
   std::vector<const uint8_t*> rows(vc.ksize);
   if (!doH) {
+    std::vector<uint8_t> tapRows(static_cast<size_t>(vc.ksize) * rowBytes);
     for (int y = 0; y < s.cropH; ++y) {
-      for (int t = 0; t < vc.taps[y]; ++t) rows[t] = srcRow(vc.start[y] + t) + static_cast<size_t>(s.left) * C;
+      for (int t = 0; t < vc.taps[y]; ++t)
+        rows[t] = view.row(vc.start[y] + t, s.left, s.cropW, tapRows.data() + static_cast<size_t>(t) * rowBytes);
       k.vertical(rows.data(), vc.weights.data() + static_cast<size_t>(y) * vc.ksize, vc.taps[y], rowBytes, row.data());
       sink.interleaved(y, row.data(), C);
     }

@@ -17,6 +17,10 @@ struct ResampleSpec {
   const uint8_t* src = nullptr;
   int width = 0, height = 0;
   int channels = 3;  // 1 (gray), 3 (RGB) or 4 (RGBA/RGBX, the 4th byte ignored)
+  // EXIF orientation 1..8: the resample reads the stored width x height pixels as the upright image
+  // ImageOps.exif_transpose would make of them (5..8 swap the sides); outW, outH and the crop are
+  // in upright coordinates.
+  int orientation = 1;
   int outW = 0, outH = 0;
   Filter filter = Filter::Bicubic;
   // The window of the outW x outH result that is produced.

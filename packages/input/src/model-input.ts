@@ -1,14 +1,13 @@
 // Turns files and bytes into the exact tensors a model takes, following its jepa.pre.* recipe.
+import { readFile } from 'node:fs/promises';
 import type { ModelSpec } from '@jepa/gguf';
 import {
-  MAX_DECODE_PIXELS, decodeImage as decodeImageJs, preprocessClip, preprocessImage, readFramesNpy, readVideoFrames,
+  MAX_DECODE_PIXELS, PreprocessError, decodeImage as decodeImageJs, preprocessClip, preprocessImage, readFramesNpy, readVideoFrames,
   recipeFromPreKeys, type FrameSet, type PreprocessRecipe, type RgbImage,
 } from '@jepa/preprocess';
-import { decodeImage as decodeImageSharp } from './decode/index.js';
+import { decodeImage as decodeImageSharp, decodeImageStored } from './decode/index.js';
 import { Semaphore } from './pipeline/prefetch.js';
 import { RecipeTensors } from './tensor/recipe-tensors.js';
-import { readFile } from 'node:fs/promises';
-import { PreprocessError } from '@jepa/preprocess';
 
 /** Families whose encoder only takes clips (V-JEPA 2.1 has an image tokenizer, the image families take stills). */
 export function isVideoOnly(spec: ModelSpec): boolean {
@@ -76,18 +75,28 @@ export class ModelInput {
       } catch (err) {
         throw new PreprocessError('io_error', `cannot read image: ${(err as Error).message}`, { cause: err });
       }
-      return this.still(await this.decode(bytes));
+      return this.#still(bytes);
     });
   }
 
   async imageBytes(bytes: Uint8Array): Promise<ItemTensor> {
-    return this.#decodes.run(async () => this.still(await this.decode(bytes)));
+    return this.#decodes.run(async () => this.#still(bytes));
   }
 
-  /** A decoded still as the model takes it; a video-only family gets it repeated to its trained frames. */
-  async still(img: RgbImage): Promise<ItemTensor> {
+  async #still(bytes: Uint8Array): Promise<ItemTensor> {
+    if (this.decoder === 'js') return this.still(await this.decode(bytes));
+    const { image, orientation } = await decodeImageStored(bytes, { maxPixels: this.#maxPixels, exifOrient: this.#exifOrient });
+    return this.still(image, orientation);
+  }
+
+  /**
+   * A decoded still as the model takes it; a video-only family gets it repeated to its trained
+   * frames. `orientation` (EXIF 1..8) says how the pixels stand; the native recipe turns them upright.
+   */
+  async still(img: RgbImage, orientation = 1): Promise<ItemTensor> {
+    if (this.decoder === 'js' && orientation !== 1) throw new PreprocessError('invalid_argument', 'the js decoder takes upright pixels (orientation 1)');
     if (!isVideoOnly(this.spec)) {
-      const t = this.decoder === 'native' ? await this.#tensors.image(img) : preprocessImage(img, this.recipe);
+      const t = this.decoder === 'native' ? await this.#tensors.image(img, orientation) : preprocessImage(img, this.recipe);
       return { data: t.data, shape: [...t.shape] };
     }
     const frames = this.spec.enc.nFrames;
@@ -95,7 +104,7 @@ export class ModelInput {
       this.#stillNoticeShown = true;
       this.#notice(`a still image given to the video model ${this.spec.family} is repeated to its ${frames} trained frames`);
     }
-    return this.clip({ frames: new Array<Uint8Array>(frames).fill(img.data), width: img.width, height: img.height });
+    return this.clip({ frames: new Array<Uint8Array>(frames).fill(img.data), width: img.width, height: img.height }, orientation);
   }
 
   /** Samples the model's frame count with ffmpeg, then runs the recipe on every frame. */
@@ -112,15 +121,15 @@ export class ModelInput {
     return this.clip(frames);
   }
 
-  /** Frames (HWC rgb24, one size) to the normalised [3, T, H, W] tensor. */
-  async clip(set: FrameSet): Promise<ItemTensor> {
+  /** Frames (HWC rgb24, one size, standing as `orientation` says) to the normalised [3, T, H, W] tensor. */
+  async clip(set: FrameSet, orientation = 1): Promise<ItemTensor> {
     if (this.decoder === 'js') {
       const t = preprocessClip(set, this.recipe);
       return { data: t.data, shape: [...t.shape] };
     }
     const count = set.frames.length;
     if (count === 0) throw new PreprocessError('invalid_argument', 'the clip has no frames');
-    const { width, height } = this.#tensors.outputSize(set.width, set.height);
+    const { width, height } = this.#tensors.outputSize(set.width, set.height, orientation);
     const plane = width * height;
     const data = new Float32Array(3 * count * plane);
     let done: Uint8Array | undefined;
@@ -131,7 +140,7 @@ export class ModelInput {
         for (let c = 0; c < 3; c++) data.copyWithin(c * count * plane + t * plane, c * count * plane + (t - 1) * plane, c * count * plane + t * plane);
         continue;
       }
-      await this.#tensors.writePlanes({ width: set.width, height: set.height, data: frame }, data, count * plane, t * plane);
+      await this.#tensors.writePlanes({ width: set.width, height: set.height, data: frame }, data, count * plane, t * plane, orientation);
       done = frame;
     }
     return { data, shape: [3, count, height, width] };

@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadModelSpec } from '@jepa/gguf';
 import { ModelInput } from '../src/model-input.js';
+import { decodeImage } from '../src/decode/index.js';
 
 const root = resolve(__dirname, '../../..');
 const demo = loadModelSpec(join(root, 'fixtures/demo/jepa-demo-vjepa2-untrained.gguf'));
@@ -40,6 +41,22 @@ describe('ModelInput', () => {
     const forward = await input.clip(frames);
     const backward = await input.clip({ ...frames, frames: [...frames.frames].reverse() });
     expect(same(forward.data, backward.data)).toBe(false);
+  });
+
+  it('EXIF orientation through the resampler\'s strides equals the recipe on the upright (Pillow-identical) pixels', async () => {
+    const dir = join(root, 'fixtures/input/decode');
+    const files = [1, 2, 3, 4, 5, 6, 7, 8].map((o) => `orient${o}.jpg`).concat(['orient6.png', 'orient6.tif', 'orient6.webp']);
+    const input = new ModelInput(demo);
+    const js = new ModelInput(demo, { decoder: 'js' });
+    for (const f of files) {
+      const bytes = readFileSync(join(dir, f));
+      const viaStrides = await input.imageBytes(bytes);
+      const upright = await input.still(await decodeImage(bytes));
+      expect(same(viaStrides.data, upright.data), f).toBe(true);
+      const stored = await new ModelInput(demo, { exifOrient: false }).imageBytes(bytes);
+      if (!f.startsWith('orient1')) expect(same(viaStrides.data, stored.data), `${f} stored`).toBe(false);
+      if (f.endsWith('.png')) expect(same(viaStrides.data, (await js.imageBytes(bytes)).data), `${f} js`).toBe(true);
+    }
   });
 
   it('a missing file is an io_error naming the problem', async () => {

@@ -262,6 +262,12 @@ export interface ResampleJob {
   width: number;
   height: number;
   channels: 1 | 3 | 4;
+  /**
+   * EXIF orientation 1..8 of the stored pixels (default 1): they are read as the upright image
+   * Pillow's ImageOps.exif_transpose makes of them, with no copy; outWidth, outHeight and crop are
+   * in upright coordinates (5..8 swap width and height).
+   */
+  orientation?: number;
   outWidth: number;
   outHeight: number;
   filter: 'bilinear' | 'bicubic';

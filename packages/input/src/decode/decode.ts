@@ -99,6 +99,27 @@ function pipeline(bytes: Uint8Array, meta: Metadata, how: Route, maxPixels: numb
  * Animated GIF/WebP and multi-page TIFF give their first frame.
  */
 export async function decodeImage(bytes: Uint8Array, options: SharpDecodeOptions = {}): Promise<RgbImage> {
+  return (await decodeRgb(bytes, options, options.exifOrient ?? true)).image;
+}
+
+/** Pixels as stored, with the EXIF orientation (1..8) that would turn them upright. */
+export interface StoredImage {
+  image: RgbImage;
+  orientation: number;
+}
+
+/**
+ * decodeImage with the orientation left to the caller: the addon's resampler reads the stored
+ * pixels upright through strides, which costs nothing, where libvips's rotation of a whole photo
+ * costs about as much as decoding it. `exifOrient: false` reports orientation 1.
+ */
+export async function decodeImageStored(bytes: Uint8Array, options: SharpDecodeOptions = {}): Promise<StoredImage> {
+  const { image, meta, how } = await decodeRgb(bytes, options, false);
+  const orientation = (options.exifOrient ?? true) && how !== 'gif' ? (meta.orientation ?? 1) : 1;
+  return { image, orientation: Number.isInteger(orientation) && orientation >= 1 && orientation <= 8 ? orientation : 1 };
+}
+
+async function decodeRgb(bytes: Uint8Array, options: SharpDecodeOptions, autoOrient: boolean): Promise<{ image: RgbImage; meta: Metadata; how: Route }> {
   const maxPixels = checkMaxPixels(options.maxPixels);
   const sniffed = sniff(bytes);
   if (sniffed.format === null) {
@@ -124,10 +145,14 @@ export async function decodeImage(bytes: Uint8Array, options: SharpDecodeOptions
   let data: Buffer;
   let info: { width: number; height: number; channels: number };
   try {
-    ({ data, info } = await pipeline(bytes, meta, how, maxPixels, options.exifOrient ?? true).toBuffer({ resolveWithObject: true }));
+    ({ data, info } = await pipeline(bytes, meta, how, maxPixels, autoOrient).toBuffer({ resolveWithObject: true }));
   } catch (err) {
     throw decodeFailure(err, sniffed, bytes);
   }
+  return { image: toRgb(data, info, how, meta, gif), meta, how };
+}
+
+function toRgb(data: Buffer, info: { width: number; height: number; channels: number }, how: Route, meta: Metadata, gif: ReturnType<typeof firstGifFrame>): RgbImage {
   const pixels = info.width * info.height;
   switch (how) {
     case 'srgb8':

@@ -18,34 +18,39 @@ export class RecipeTensors {
     tables.forEach((t, c) => this.#tables.set(t, c * 256));
   }
 
-  /** The [3, H, W] side of this recipe's output for a width × height input. */
-  outputSize(width: number, height: number): { width: number; height: number } {
-    const g = recipeGeometry(width, height, this.recipe);
+  /** The [3, H, W] side of this recipe's output for a width × height input (upright: orientation applied). */
+  outputSize(width: number, height: number, orientation = 1): { width: number; height: number } {
+    const [w, h] = orientation >= 5 ? [height, width] : [width, height];
+    const g = recipeGeometry(w, h, this.recipe);
     return { width: g.crop.width, height: g.crop.height };
   }
 
-  /** Writes img's planes into out at out[c·channelStride + offset + y·W + x] (CHW, or one frame of CTHW). */
-  async writePlanes(img: RgbImage, out: Float32Array, channelStride: number, offset: number): Promise<void> {
+  /**
+   * Writes img's planes into out at out[c·channelStride + offset + y·W + x] (CHW, or one frame of
+   * CTHW). `orientation` (EXIF 1..8) says how the stored pixels stand: the recipe sees them upright.
+   */
+  async writePlanes(img: RgbImage, out: Float32Array, channelStride: number, offset: number, orientation = 1): Promise<void> {
     if (img.data.length !== img.width * img.height * 3) {
       throw new PreprocessError(
         'shape_mismatch',
         `preprocess: a ${img.width}x${img.height} RGB image needs ${img.width * img.height * 3} bytes, got ${img.data.length}`,
       );
     }
-    const g = recipeGeometry(img.width, img.height, this.recipe);
+    const [w, h] = orientation >= 5 ? [img.height, img.width] : [img.width, img.height];
+    const g = recipeGeometry(w, h, this.recipe);
     await resampleNormalize(
       {
-        src: img.data, width: img.width, height: img.height, channels: 3,
+        src: img.data, width: img.width, height: img.height, channels: 3, orientation,
         outWidth: g.outWidth, outHeight: g.outHeight, filter: this.recipe.resample, crop: g.crop,
       },
       this.#tables, out, channelStride, offset,
     );
   }
 
-  async image(img: RgbImage): Promise<ImageTensor> {
-    const { width, height } = this.outputSize(img.width, img.height);
+  async image(img: RgbImage, orientation = 1): Promise<ImageTensor> {
+    const { width, height } = this.outputSize(img.width, img.height, orientation);
     const data = new Float32Array(3 * width * height);
-    await this.writePlanes(img, data, width * height, 0);
+    await this.writePlanes(img, data, width * height, 0, orientation);
     return { data, shape: [3, height, width] };
   }
 }
