@@ -1,0 +1,95 @@
+// Request bodies: JSON with a bounded nesting depth, and the readers of their fields.
+import { badField } from './errors.js';
+
+/** Deep enough for every request shape ([K][T][A] actions inside an object); a nesting bomb is refused before it is parsed. */
+export const MAX_JSON_DEPTH = 32;
+
+const OPEN_BRACE = 0x7b;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACE = 0x7d;
+const CLOSE_BRACKET = 0x5d;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/** The deepest nesting of objects and arrays in JSON text (strings skipped), stopping once past `limit`. */
+export function jsonDepth(text: string, limit = MAX_JSON_DEPTH): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === BACKSLASH) i++;
+      else if (c === QUOTE) inString = false;
+      continue;
+    }
+    if (c === QUOTE) inString = true;
+    else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      if (++depth > deepest) {
+        deepest = depth;
+        if (deepest > limit) return deepest;
+      }
+    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) depth--;
+  }
+  return deepest;
+}
+
+export function parseJsonBody(text: string): unknown {
+  if (text.trim() === '') throw badField('body', 'empty; send a JSON object', 'invalid_json');
+  if (jsonDepth(text) > MAX_JSON_DEPTH) throw badField('body', `nested deeper than ${MAX_JSON_DEPTH} levels`, 'invalid_json');
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw badField('body', `not valid JSON (${(err as Error).message.slice(0, 200)})`, 'invalid_json');
+  }
+}
+
+export type Body = Record<string, unknown>;
+
+/** The body as an object whose keys are all known (a misspelt option is an error, not a default). */
+export function objectBody(value: unknown, known: readonly string[]): Body {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw badField('body', 'must be a JSON object', 'invalid_body');
+  for (const key of Object.keys(value)) {
+    if (!known.includes(key) && key !== 'user') throw badField(fieldName(key), `unknown field (this endpoint takes ${known.join(', ')})`, 'unknown_field');
+  }
+  return value as Body;
+}
+
+/** A key as it appears in an error message, cut short and stripped of control characters. */
+export function fieldName(key: string): string {
+  const clean = key.replace(/[\u0000-\u001f\u007f]/g, '?');
+  return clean.length > 64 ? `${clean.slice(0, 64)}…` : clean;
+}
+
+export function optionalBool(body: Body, key: string, fallback: boolean): boolean {
+  const v = body[key];
+  if (v === undefined || v === null) return fallback;
+  if (typeof v !== 'boolean') throw badField(key, 'must be true or false');
+  return v;
+}
+
+export function optionalInt(body: Body, key: string, fallback: number, min: number, max: number): number {
+  const v = body[key];
+  if (v === undefined || v === null) return fallback;
+  if (typeof v !== 'number' || !Number.isInteger(v)) throw badField(key, 'must be an integer');
+  if (v < min || v > max) throw badField(key, `must be between ${min} and ${max}`);
+  return v;
+}
+
+export function optionalChoice<T extends string>(body: Body, key: string, choices: readonly T[], fallback: T | undefined): T | undefined {
+  const v = body[key];
+  if (v === undefined || v === null) return fallback;
+  if (typeof v !== 'string' || !(choices as readonly string[]).includes(v)) throw badField(key, `must be one of ${choices.map((c) => `"${c}"`).join(', ')}`);
+  return v as T;
+}
+
+/** A list of finite numbers (action statistics). */
+export function optionalNumbers(body: Body, key: string, length: number): number[] | undefined {
+  const v = body[key];
+  if (v === undefined || v === null) return undefined;
+  if (!Array.isArray(v) || v.length !== length) throw badField(key, `must be an array of ${length} numbers`);
+  v.forEach((x, i) => {
+    if (typeof x !== 'number' || !Number.isFinite(x)) throw badField(`${key}[${i}]`, 'must be a finite number');
+  });
+  return v as number[];
+}

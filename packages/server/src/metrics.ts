@@ -1,0 +1,41 @@
+// The server's Prometheus metrics, on a registry of its own so several servers can share a process.
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+function batchBuckets(maxBatch: number): number[] {
+  if (maxBatch <= 64) return Array.from({ length: maxBatch }, (_, i) => i + 1);
+  const out: number[] = [];
+  for (let b = 1; b < maxBatch; b *= 2) out.push(b);
+  return [...out, maxBatch];
+}
+
+export class ServerMetrics {
+  readonly registry = new Registry();
+  readonly requests: Counter<'route' | 'status'>;
+  readonly items: Counter<'route'>;
+  readonly droppedItems: Counter<'reason'>;
+  readonly requestSeconds: Histogram<'route'>;
+  readonly queueWaitSeconds: Histogram;
+  readonly batchSize: Histogram;
+  readonly queueDepth: Gauge;
+  readonly inFlight: Gauge;
+  readonly modelLoadSeconds: Gauge<'model'>;
+
+  constructor(maxBatch: number) {
+    const registers = [this.registry];
+    this.requests = new Counter({ name: 'jepa_requests_total', help: 'HTTP requests answered, by route and status', labelNames: ['route', 'status'], registers });
+    this.items = new Counter({ name: 'jepa_items_total', help: 'Input items computed, by route', labelNames: ['route'], registers });
+    this.droppedItems = new Counter({
+      name: 'jepa_items_dropped_total', help: 'Queued items dropped before they ran: the client went away, the deadline passed, or a sibling item failed',
+      labelNames: ['reason'], registers,
+    });
+    this.requestSeconds = new Histogram({ name: 'jepa_request_duration_seconds', help: 'Request latency, by route', labelNames: ['route'], buckets: LATENCY_BUCKETS, registers });
+    this.queueWaitSeconds = new Histogram({ name: 'jepa_queue_wait_seconds', help: 'Time an item waited in the queue before its graph ran', buckets: LATENCY_BUCKETS, registers });
+    this.batchSize = new Histogram({ name: 'jepa_batch_size', help: 'Items per encoder graph', buckets: batchBuckets(maxBatch), registers });
+    this.queueDepth = new Gauge({ name: 'jepa_queue_depth', help: 'Items admitted and not yet done (decoding, waiting or running)', registers });
+    this.inFlight = new Gauge({ name: 'jepa_requests_in_flight', help: 'Requests being handled', registers });
+    this.modelLoadSeconds = new Gauge({ name: 'jepa_model_load_seconds', help: 'Time to load each model', labelNames: ['model'], registers });
+    collectDefaultMetrics({ register: this.registry });
+  }
+}

@@ -1,0 +1,171 @@
+// Shared by the server tests: small PNGs, a real server per test file, raw sockets, the CLI.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { crc32, deflateSync } from 'node:zlib';
+import { createServer, type JepaServer, type ServerOptions } from '../src/index.js';
+
+export const root = resolve(__dirname, '../../..');
+export const cli = join(root, 'apps/cli/dist/main.js');
+export const demo = join(root, 'fixtures/demo/jepa-demo-vjepa2-untrained.gguf');
+export const heads = join(root, 'fixtures/reference-heads');
+export const sampleJpg = join(root, 'fixtures/preprocess/sample.jpg');
+export const sampleMp4 = join(root, 'fixtures/preprocess/sample.mp4');
+export const THREADS = 2;
+
+export function tmp(prefix: string): string {
+  return mkdtempSync(join(tmpdir(), `jepa-server-test-${prefix}-`));
+}
+
+function chunk(type: string, data: Buffer): Buffer {
+  const head = Buffer.alloc(8);
+  head.writeUInt32BE(data.length, 0);
+  head.write(type, 4, 'latin1');
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), data])) >>> 0, 0);
+  return Buffer.concat([head, data, crc]);
+}
+
+/** An 8-bit RGB PNG of seeded pixels. */
+export function png(width: number, height: number, seed: number): Buffer {
+  const raw = Buffer.alloc(height * (1 + width * 3));
+  let s = seed * 2654435761 >>> 0;
+  for (let y = 0; y < height; y++) {
+    const row = y * (1 + width * 3);
+    for (let x = 0; x < width * 3; x++) {
+      s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+      raw[row + 1 + x] = (s >>> 24) ^ (x * 7 + y * 3);
+    }
+  }
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr.set([8, 2, 0, 0, 0], 8);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0)),
+  ]);
+}
+
+export async function startServer(options: ServerOptions): Promise<JepaServer> {
+  const server = await createServer({ port: 0, threads: THREADS, ...options });
+  await server.ready;
+  return server;
+}
+
+export interface Answer {
+  status: number;
+  headers: Headers;
+  json: any;
+}
+
+export async function post(server: { url: string }, route: string, body: unknown, headers: Record<string, string> = {}): Promise<Answer> {
+  const r = await fetch(`${server.url}${route}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await r.text();
+  return { status: r.status, headers: r.headers, json: text ? JSON.parse(text) : null };
+}
+
+export async function get(server: { url: string }, route: string, headers: Record<string, string> = {}): Promise<Answer & { text: string }> {
+  const r = await fetch(`${server.url}${route}`, { headers });
+  const text = await r.text();
+  let json: unknown = null;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    // /metrics is text
+  }
+  return { status: r.status, headers: r.headers, json, text };
+}
+
+/** Writes raw bytes to the server and returns what comes back before it closes (or after `waitMs`). */
+export function rawRequest(server: { port: number }, bytes: string | Buffer, opts: { halfClose?: boolean; waitMs?: number } = {}): Promise<string> {
+  return new Promise((done, fail) => {
+    const socket = connect(server.port, '127.0.0.1');
+    const got: Buffer[] = [];
+    const timer = setTimeout(() => {
+      socket.destroy();
+      done(Buffer.concat(got).toString('latin1'));
+    }, opts.waitMs ?? 10_000);
+    socket.on('data', (d) => got.push(d));
+    socket.on('error', (err) => {
+      clearTimeout(timer);
+      if ((err as NodeJS.ErrnoException).code === 'ECONNRESET') done(Buffer.concat(got).toString('latin1'));
+      else fail(err);
+    });
+    socket.on('close', () => {
+      clearTimeout(timer);
+      done(Buffer.concat(got).toString('latin1'));
+    });
+    socket.write(bytes, () => {
+      if (opts.halfClose) socket.end();
+    });
+  });
+}
+
+export function statusOf(response: string): number {
+  const m = /^HTTP\/1\.1 (\d{3})/.exec(response);
+  return m ? Number(m[1]) : 0;
+}
+
+/** Runs the CLI to completion. */
+export function jepa(...args: string[]) {
+  const r = spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', env: { ...process.env, JEPA_DEVICE: 'cpu' } });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+export interface ServeChild {
+  child: ChildProcess;
+  url: string;
+  port: number;
+  stderr: () => string;
+  exit: Promise<number | null>;
+}
+
+/** `jepa serve` as a child process, once it says it is ready. */
+export function serveChild(args: string[], opts: { nodeFlags?: string[]; env?: Record<string, string> } = {}): Promise<ServeChild> {
+  const child = spawn(process.execPath, [...(opts.nodeFlags ?? []), cli, 'serve', '--port', '0', ...args], {
+    env: { ...process.env, JEPA_DEVICE: 'cpu', ...opts.env }, stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let err = '';
+  const exit = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+  return new Promise((done, fail) => {
+    const timer = setTimeout(() => fail(new Error(`jepa serve did not start:\n${err}`)), 30_000);
+    child.stderr!.on('data', (d: Buffer) => {
+      err += d.toString();
+      const m = /ready: (http:\/\/127\.0\.0\.1:(\d+))/.exec(err);
+      if (m) {
+        clearTimeout(timer);
+        done({ child, url: m[1]!, port: Number(m[2]), stderr: () => err, exit });
+      }
+    });
+    void exit.then((code) => {
+      clearTimeout(timer);
+      fail(new Error(`jepa serve exited with ${code}:\n${err}`));
+    });
+  });
+}
+
+export function vmRssKiB(pid: number, read: (path: string) => string): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(read(`/proc/${pid}/status`));
+  if (!m) throw new Error('no VmRSS');
+  return Number(m[1]);
+}
+
+/** f32 bits of a base64 embedding, or of JSON numbers rounded to float32. */
+export function f32(embedding: string | number[]): Float32Array {
+  if (typeof embedding === 'string') {
+    const b = Buffer.from(embedding, 'base64');
+    return new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
+  }
+  return Float32Array.from(embedding);
+}
+
+export function sameBits(a: Float32Array, b: Float32Array): boolean {
+  return Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
+}
