@@ -44,7 +44,7 @@ export interface PeerRow {
 export function ensureExport(dir: string, log: (s: string) => void): void {
   if (existsSync(join(dir, 'vit_b16_tokens.onnx')) && existsSync(join(dir, 'vit_b16.safetensors'))) return;
   log('exporting torchvision ViT-B/16 with Debian python3-torch (about a minute)');
-  const r = spawnSync('/usr/bin/python3', [join(root, 'scripts/bench/export_vit_b16.py'), dir], { stdio: 'inherit' });
+  const r = spawnSync('/usr/bin/python3', [join(root, 'scripts/bench/export_vit_b16.py'), dir], { stdio: ['ignore', process.stderr, 'inherit'] });
   if (r.status !== 0) throw new Error('the ONNX export failed (needs /usr/bin/python3 with python3-torch and python3-torchvision)');
 }
 
@@ -62,7 +62,7 @@ export async function peerModel(dir: string, type: string, log: (s: string) => v
 function quantized(f32: string, type: string, dir: string): string {
   const out = join(dir, `vit_b16-${type}.gguf`);
   if (existsSync(out)) return out;
-  const r = spawnSync(process.execPath, [join(root, 'apps/quantize/dist/main.js'), f32, out, type], { stdio: 'inherit' });
+  const r = spawnSync(process.execPath, [join(root, 'apps/quantize/dist/main.js'), f32, out, type], { stdio: ['ignore', process.stderr, 'inherit'] });
   if (r.status !== 0) throw new Error(`jepa-quantize ${type} failed`);
   return out;
 }

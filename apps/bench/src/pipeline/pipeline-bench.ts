@@ -123,6 +123,18 @@ export function pipelineMarkdown(r: PipelineReport): string {
     const n = p.native;
     out.push(`| ${p.set} | ${p.images} | ${f1(p.megapixels.min)}–${f1(p.megapixels.max)}, ${f1(p.megapixels.mean)} | ${mm(n.readMs)} | ${mm(n.decodeMs)} | ${mm(n.recipeMs)} | ${mm(n.totalMs)} | ${mm(p.js.totalMs)} | ${f1(p.pillow.medianMs)} / ${f1(p.pillow.meanMs)} | ${f2(mean(n.totalMs) / p.pillow.meanMs)}× |`);
   }
+  out.push('');
+  out.push('Where the time of `jepa embed` goes, ms per image: the encoder alone at its own rate, and the preprocessing stages (means, one at a time) that run beside it on the libuv pool; "not hidden" is what embed takes beyond the encoder.');
+  out.push('');
+  out.push('| set | weights | jepa embed | encoder alone | not hidden | read | decode | recipe |');
+  out.push('|---|---|---|---|---|---|---|---|');
+  for (const t of r.throughput) {
+    const p = r.prep.find((x) => x.set === t.set);
+    const embedMs = 1000 / t.embed.imagesPerSecond;
+    const encMs = 1000 / t.encoderOnly;
+    const stage = (v: number[] | undefined) => (v ? f1(mean(v)) : '—');
+    out.push(`| ${t.set} | ${t.weights} | ${f1(embedMs)} | ${f1(encMs)} | ${f1(embedMs - encMs)} | ${stage(p?.native.readMs)} | ${stage(p?.native.decodeMs)} | ${stage(p?.native.recipeMs)} |`);
+  }
   if (r.rss.length > 0) {
     out.push('');
     out.push('| jepa embed, 1024-px images | peak RSS MiB |');

@@ -94,7 +94,7 @@ function exportModel(model: string, recipe: PeerRecipe, extra: string[]): void {
   const r = spawnSync(
     DEBIAN_PYTHON,
     [join(repoRoot, 'scripts/bench/export_vit_b16_hf_onnx.py'), model, '--recipe', JSON.stringify(peerRecipeJson(recipe)), ...extra],
-    { cwd: repoRoot, stdio: ['ignore', 'inherit', 'inherit'] },
+    { cwd: repoRoot, stdio: ['ignore', process.stderr, 'inherit'] },
   );
   if (r.status !== 0) {
     throw new Error(`export_vit_b16_hf_onnx.py failed (needs ${DEBIAN_PYTHON} with python3-torch, python3-torchvision and python3-onnx)`);
@@ -125,7 +125,7 @@ export async function ensureTransformersJs(dir: string, log: (s: string) => void
     // binary ships in the package (the repository ignores that script as well)
     const r = spawnSync('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--save-exact', `@huggingface/transformers@${TRANSFORMERS_JS_VERSION}`], {
       cwd: root,
-      stdio: ['ignore', 'inherit', 'inherit'],
+      stdio: ['ignore', process.stderr, 'inherit'],
     });
     if (r.status !== 0 || installedVersion(root) !== TRANSFORMERS_JS_VERSION) throw new Error(`npm install @huggingface/transformers@${TRANSFORMERS_JS_VERSION} in ${root} failed`);
   }
