@@ -8,6 +8,7 @@ import { preprocessCommand } from './commands/preprocess.js';
 import { classifyCommand } from './commands/classify.js';
 import { predictCommand } from './commands/predict.js';
 import { worldmodelCommand } from './commands/worldmodel.js';
+import { serveCommand } from './commands/serve.js';
 import { isUserFacing } from './user-error.js';
 
 const program = new Command('jepa')
@@ -22,6 +23,7 @@ convertCommand(program);
 classifyCommand(program);
 predictCommand(program);
 worldmodelCommand(program);
+serveCommand(program);
 
 program.parseAsync().catch((err: unknown) => {
   const verbose = program.opts<{ verbose?: boolean }>().verbose;

@@ -1,0 +1,100 @@
+// `jepa serve`: the HTTP server of @jepa/server, until SIGTERM or SIGINT.
+import type { Command } from 'commander';
+import { createServer } from '@jepa/server';
+import { positiveInt } from '../runtime-options.js';
+import { UserError } from '../user-error.js';
+
+interface ServeFlags {
+  model?: string[];
+  modelsDir?: string;
+  host: string;
+  port: number;
+  maxBatch: number;
+  maxWaitMs: number;
+  maxQueue: number;
+  maxBodyMb: number;
+  timeoutMs: number;
+  apiKey?: string;
+  allowPath?: string[];
+  threads?: number;
+}
+
+const say = (message: string) => process.stderr.write(`jepa: ${message}\n`);
+
+const count = (v: string) => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`expected an integer >= 0, got '${v}'`);
+  return n;
+};
+
+/** What close() may take beyond --timeout-ms (the drain, then the compute in progress) before the process stops anyway. */
+const EXIT_SLACK_MS = 12_000;
+
+export function serveCommand(program: Command): void {
+  program
+    .command('serve')
+    .description('serve models over HTTP: embeddings, classify, predict, world models (OpenAI-shaped JSON)')
+    .option('-m, --model <gguf...>', 'model files (each is known by its file name without .gguf)')
+    .option('--models-dir <dir>', 'serve every .gguf in this folder too')
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--port <n>', 'port (0: any free one)', count, 8080)
+    .option('--max-batch <n>', 'still images per encoder graph', positiveInt, 8)
+    .option('--max-wait-ms <ms>', 'how long a graph waits for more images', count, 5)
+    .option('--max-queue <n>', 'items admitted at once; more get 429', positiveInt, 256)
+    .option('--max-body-mb <n>', 'largest request body; larger get 413', positiveInt, 64)
+    .option('--timeout-ms <ms>', 'a request not done in this gets 504', positiveInt, 30_000)
+    .option('--api-key <key>', 'require Authorization: Bearer <key> (all routes but /health); default JEPA_API_KEY')
+    .option('--allow-path <dirs...>', 'folders whose files {"path": ...} items may name')
+    .option('-t, --threads <n>', 'CPU threads per model', positiveInt)
+    .action(async (flags: ServeFlags) => {
+      if (!flags.model?.length && !flags.modelsDir) throw new UserError('give --model FILE or --models-dir DIR');
+      const apiKey = flags.apiKey ?? process.env.JEPA_API_KEY;
+      let server;
+      try {
+        server = await createServer({
+          models: flags.model ?? [],
+          ...(flags.modelsDir ? { modelsDir: flags.modelsDir } : {}),
+          host: flags.host, port: flags.port, maxBatch: flags.maxBatch, maxWaitMs: flags.maxWaitMs, maxQueue: flags.maxQueue,
+          maxBodyMb: flags.maxBodyMb, timeoutMs: flags.timeoutMs, allowPaths: flags.allowPath ?? [],
+          ...(apiKey ? { apiKey } : {}),
+          ...(flags.threads ? { threads: flags.threads } : {}),
+          log: say,
+        });
+      } catch (err) {
+        throw new UserError(err instanceof Error ? err.message : String(err));
+      }
+      say(`listening on ${server.url}${apiKey ? ' (API key required)' : ''}; loading models`);
+      let stopping = false;
+      const stop = (signal: string) => {
+        if (stopping) {
+          say(`${signal} again: exiting now`);
+          process.exit(130);
+        }
+        stopping = true;
+        say(`${signal}: finishing the requests in flight, then exiting`);
+        setTimeout(() => {
+          say('shutdown took too long; exiting');
+          process.exit(1);
+        }, flags.timeoutMs + EXIT_SLACK_MS).unref();
+        server.close().then(
+          () => {
+            say('stopped');
+            process.exit(0);
+          },
+          (err: unknown) => {
+            say(`shutdown failed: ${err instanceof Error ? err.message : String(err)}`);
+            process.exit(1);
+          },
+        );
+      };
+      process.on('SIGTERM', () => stop('SIGTERM'));
+      process.on('SIGINT', () => stop('SIGINT'));
+      try {
+        await server.ready;
+      } catch (err) {
+        await server.close();
+        throw new UserError(`cannot load the models: ${err instanceof Error ? err.message : String(err)}`);
+      }
+      say(`ready: ${server.url}`);
+    });
+}
