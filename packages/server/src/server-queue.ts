@@ -118,6 +118,7 @@ export class Batcher {
   readonly #pending: EncodeJob[] = [];
   #running = false;
   #wake: (() => void) | null = null;
+  #incoming = 0;
   readonly #encoder: EncoderContext;
   readonly #lane: ComputeLane;
   readonly #metrics: ServerMetrics;
@@ -132,6 +133,21 @@ export class Batcher {
 
   get pending(): number {
     return this.#pending.length;
+  }
+
+  /**
+   * Says an image for this model is being decoded; the returned function says it is done (queued or
+   * failed). A graph that is not full waits a little for such images.
+   */
+  announce(): () => void {
+    this.#incoming++;
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      this.#incoming--;
+      this.#wake?.();
+    };
   }
 
   /** One item's encoder output (a batch of one); `still` items may share a graph with others. */
@@ -162,9 +178,17 @@ export class Batcher {
     try {
       while (this.#pending.length > 0) {
         const first = this.#pending[0]!;
-        if (first.key !== null && this.#options.maxBatch > 1 && this.#options.maxWaitMs > 0) {
-          const until = first.enqueued + this.#options.maxWaitMs;
-          while (this.#pending[0] === first && this.#compatible(first.key) < this.#options.maxBatch && performance.now() < until) await this.#nap(until);
+        if (first.key !== null && this.#options.maxBatch > 1) {
+          while (this.#pending[0] === first) {
+            const have = this.#compatible(first.key);
+            if (have >= this.#options.maxBatch) break;
+            // Images still decoding are about to arrive: worth waiting for as long as the graph at
+            // hand would take to run, since they would otherwise wait for it anyway.
+            const patience = this.#incoming > 0 ? Math.max(this.#options.maxWaitMs, have * this.#lane.secondsPerItem * 1000) : this.#options.maxWaitMs;
+            const until = first.enqueued + patience;
+            if (performance.now() >= until) break;
+            await this.#nap(until);
+          }
           if (this.#pending[0] !== first) continue;
         }
         await this.#lane.run(() => this.#runBatch());

@@ -202,8 +202,14 @@ export async function encodeItems(
     items.map(async (item) => {
       try {
         if (scope.dropped) throw new Dropped(scope.dropped);
-        const { tensor, still } = await loader.load(slot, item);
-        return { out: await slot.batcher.encode(tensor, still, scope.signal), shape: tensor.shape };
+        const arrived = slot.batcher.announce();
+        let loaded: LoadedItem;
+        try {
+          loaded = await loader.load(slot, item);
+        } finally {
+          arrived();
+        }
+        return { out: await slot.batcher.encode(loaded.tensor, loaded.still, scope.signal), shape: loaded.tensor.shape };
       } catch (err) {
         if (err instanceof Dropped) metrics.droppedItems.inc({ reason: err.reason });
         const failure = err instanceof Dropped ? err : inputFailure(item.field, err);
