@@ -121,6 +121,26 @@ program
     else process.stdout.write(`${machine.summary}\n\n${pipelineMarkdown(report)}\n`);
   });
 
+program
+  .command('serve')
+  .description('jepa serve under load (ViT-B/16 images on loopback): req/s, p50/p99 and graph sizes at each --max-batch x clients, beside the encoder alone at batch 8')
+  .option('-t, --threads <n>', 'server compute threads', int, 2)
+  .option('-c, --clients <list>', 'concurrent clients', intList, [1, 8, 32])
+  .option('--max-batch <list>', 'server --max-batch values', intList, [1, 8])
+  .option('-n, --requests <n>', 'timed requests per row', int, 128)
+  .option('--seconds <s>', 'timed seconds per row instead of a count', int)
+  .option('--type <type>', 'weight type (jepa-quantize names)', 'q8_0')
+  .option('--size <px>', 'side of the PNG each request sends', int, 256)
+  .option('--dir <path>', 'where the ViT-B/16 export and GGUFs live (shared with peers)', 'tmp/peers')
+  .option('--json', 'print JSON')
+  .action(async (o: { threads: number; clients: number[]; maxBatch: number[]; requests: number; seconds?: number; type: string; size: number; dir: string; json?: boolean }) => {
+    const { runServeBench, serveMarkdown } = await import('./serve-bench.js');
+    const report = await runServeBench(o, (s) => process.stderr.write(`${s}\n`));
+    const machine = machineInfo(o.threads);
+    if (o.json) process.stdout.write(`${JSON.stringify({ machine, report }, null, 2)}\n`);
+    else process.stdout.write(`${machine.summary}\n\n${serveMarkdown(report)}\n`);
+  });
+
 registerLewmBenches(program);
 
 program.parseAsync().catch((err: unknown) => {

@@ -1,0 +1,194 @@
+// `jepa serve` under load: N clients on loopback, each posting one image per request and waiting for
+// the answer before the next, against the server in a child process, for every --max-batch x clients
+// pair; beside it the encoder alone at batch 8 (as `jepa-bench encoder` measures it), before and after.
+import { spawn } from 'node:child_process';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { deflateSync, crc32 } from 'node:zlib';
+import { runEncoderBench } from './encoder-bench.js';
+import { peerModel } from './peers/peers-bench.js';
+import { median } from './stats.js';
+
+const root = resolve(fileURLToPath(import.meta.url), '../../../..');
+const cli = join(root, 'apps/cli/dist/main.js');
+
+export interface ServeBenchOptions {
+  threads: number;
+  clients: number[];
+  maxBatch: number[];
+  /** Timed requests per row (ignored when seconds is set). */
+  requests: number;
+  /** Timed seconds per row instead of a request count. */
+  seconds?: number;
+  type: string;
+  size: number;
+  dir: string;
+}
+
+export interface ServeRow {
+  maxBatch: number;
+  clients: number;
+  requests: number;
+  seconds: number;
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** Graphs run in the timed window, by items per graph. */
+  batches: Record<number, number>;
+  failed: number;
+}
+
+export interface ServeReport {
+  model: string;
+  type: string;
+  threads: number;
+  imageSize: number;
+  /** The encoder alone, batch 8, items/s: measured before and after the server rows. */
+  encoderBefore: number;
+  encoderAfter: number;
+  rows: ServeRow[];
+}
+
+function pngChunk(type: string, data: Buffer): Buffer {
+  const head = Buffer.alloc(8);
+  head.writeUInt32BE(data.length, 0);
+  head.write(type, 4, 'latin1');
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), data])) >>> 0, 0);
+  return Buffer.concat([head, data, crc]);
+}
+
+/** A size x size RGB PNG: smooth gradients with a little seeded noise, so it compresses like a photo. */
+function photoPng(size: number, seed: number): Buffer {
+  const raw = Buffer.alloc(size * (1 + 3 * size));
+  let s = seed;
+  for (let y = 0; y < size; y++) {
+    const row = y * (1 + 3 * size);
+    for (let x = 0; x < size; x++)
+      for (let c = 0; c < 3; c++) {
+        s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+        const smooth = 128 + 100 * Math.sin((x * (c + 1) + y * (3 - c) + seed * 17) / 40);
+        raw[row + 1 + 3 * x + c] = Math.max(0, Math.min(255, Math.round(smooth + ((s >>> 28) - 8))));
+      }
+  }
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(size, 0);
+  ihdr.writeUInt32BE(size, 4);
+  ihdr.set([8, 2, 0, 0, 0], 8);
+  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), pngChunk('IHDR', ihdr), pngChunk('IDAT', deflateSync(raw)), pngChunk('IEND', Buffer.alloc(0))]);
+}
+
+interface Child {
+  url: string;
+  stop: () => Promise<number | null>;
+}
+
+function startServe(model: string, threads: number, maxBatch: number, log: (s: string) => void): Promise<Child> {
+  const child = spawn(process.execPath, [cli, 'serve', '-m', model, '--port', '0', '-t', String(threads), '--max-batch', String(maxBatch), '--max-queue', '4096', '--timeout-ms', '600000'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const exit = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+  let err = '';
+  return new Promise((done, fail) => {
+    const listen = (d: Buffer) => {
+      err += d.toString();
+      const m = /ready: (http:\/\/\S+)/.exec(err);
+      if (!m) return;
+      child.stderr!.off('data', listen);
+      child.stderr!.resume();
+      log(`jepa serve --max-batch ${maxBatch}: ${m[1]}`);
+      done({ url: m[1]!, stop: () => (child.kill('SIGTERM'), exit) });
+    };
+    child.stderr!.on('data', listen);
+    void exit.then((code) => fail(new Error(`jepa serve exited (${code}) before it was ready:\n${err}`)));
+  });
+}
+
+async function batchCounts(url: string): Promise<Map<number, number>> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const cumulative = new Map<number, number>();
+  for (const m of text.matchAll(/^jepa_batch_size_bucket\{le="(\d+)"\} (\d+)$/gm)) cumulative.set(Number(m[1]), Number(m[2]));
+  const out = new Map<number, number>();
+  let below = 0;
+  for (const le of [...cumulative.keys()].sort((a, b) => a - b)) {
+    out.set(le, cumulative.get(le)! - below);
+    below = cumulative.get(le)!;
+  }
+  return out;
+}
+
+/** `clients` loops, each sending the next request once its last one is answered, until the count or time is used up. */
+async function load(url: string, bodies: string[], clients: number, stopAt: { requests?: number; ms?: number }) {
+  const latencies: number[] = [];
+  let started = 0;
+  let failed = 0;
+  const t0 = performance.now();
+  const more = () => (stopAt.ms !== undefined ? performance.now() - t0 < stopAt.ms : started < stopAt.requests!);
+  await Promise.all(Array.from({ length: clients }, async () => {
+    while (more()) {
+      const body = bodies[started++ % bodies.length]!;
+      const r0 = performance.now();
+      const r = await fetch(`${url}/v1/embeddings`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      await r.arrayBuffer();
+      if (r.status === 200) latencies.push(performance.now() - r0);
+      else failed++;
+    }
+  }));
+  return { latencies, failed, seconds: (performance.now() - t0) / 1000 };
+}
+
+function percentile(values: number[], p: number): number {
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.max(0, Math.ceil(p * s.length) - 1)] ?? NaN;
+}
+
+async function encoderBatch8(model: string, threads: number, dir: string, log: (s: string) => void): Promise<number> {
+  const [row] = await runEncoderBench({ models: [model], dtypes: [], threads: [threads], batches: [8], sizes: [], frames: [], repeat: 5, warmup: 1, dir, noFlash: false }, log);
+  return row!.itemsPerSecond;
+}
+
+export async function runServeBench(o: ServeBenchOptions, log: (s: string) => void): Promise<ServeReport> {
+  const model = await peerModel(resolve(o.dir), o.type, log);
+  const bodies = [1, 2, 3, 4].map((seed) => JSON.stringify({ input: [{ image: photoPng(o.size, seed).toString('base64') }] }));
+  const encoderBefore = await encoderBatch8(model, o.threads, o.dir, log);
+  const rows: ServeRow[] = [];
+  for (const maxBatch of o.maxBatch) {
+    const server = await startServe(model, o.threads, maxBatch, log);
+    try {
+      for (const clients of o.clients) {
+        await load(server.url, bodies, clients, { requests: 2 * clients });
+        const before = await batchCounts(server.url);
+        const run = await load(server.url, bodies, clients, o.seconds !== undefined ? { ms: o.seconds * 1000 } : { requests: o.requests });
+        const after = await batchCounts(server.url);
+        const batches: Record<number, number> = {};
+        for (const [size, n] of after) if (n - (before.get(size) ?? 0) > 0) batches[size] = n - (before.get(size) ?? 0);
+        const row: ServeRow = {
+          maxBatch, clients, requests: run.latencies.length, seconds: run.seconds, requestsPerSecond: run.latencies.length / run.seconds,
+          p50Ms: median(run.latencies), p99Ms: percentile(run.latencies, 0.99), batches, failed: run.failed,
+        };
+        rows.push(row);
+        log(`max-batch ${maxBatch}, ${clients} clients: ${row.requestsPerSecond.toFixed(2)} req/s, p50 ${row.p50Ms.toFixed(0)} ms, p99 ${row.p99Ms.toFixed(0)} ms`);
+      }
+    } finally {
+      const code = await server.stop();
+      if (code !== 0) log(`jepa serve exited with ${code}`);
+    }
+  }
+  const encoderAfter = await encoderBatch8(model, o.threads, o.dir, log);
+  return { model, type: o.type, threads: o.threads, imageSize: o.size, encoderBefore, encoderAfter, rows };
+}
+
+export function serveMarkdown(r: ServeReport): string {
+  const encoder = (r.encoderBefore + r.encoderAfter) / 2;
+  return [
+    `ViT-B/16 ${r.type}, ${r.threads} threads, one ${r.imageSize}x${r.imageSize} PNG per request (decoded and resized to 224 by the server).`,
+    `Encoder alone at batch 8 (\`jepa-bench encoder\`, same run): ${r.encoderBefore.toFixed(2)} items/s before the server rows, ${r.encoderAfter.toFixed(2)} after; the ratio column uses their mean.`,
+    '',
+    '| max-batch | clients | requests | req/s | p50 ms | p99 ms | p99 / p50 | x encoder b8 | graphs by items per graph |',
+    '|---|---|---|---|---|---|---|---|---|',
+    ...r.rows.map((row) => {
+      const sizes = Object.entries(row.batches).map(([size, n]) => `${size}: ${n}`).join(', ');
+      return `| ${row.maxBatch} | ${row.clients} | ${row.requests}${row.failed ? ` (+${row.failed} failed)` : ''} | ${row.requestsPerSecond.toFixed(2)} | ${row.p50Ms.toFixed(0)} | ${row.p99Ms.toFixed(0)} | ${(row.p99Ms / row.p50Ms).toFixed(2)} | ${(row.requestsPerSecond / encoder).toFixed(2)} | ${sizes} |`;
+    }),
+  ].join('\n');
+}
