@@ -2,6 +2,7 @@
 #include "cpu/gelu_erf.h"
 #include "cpu/flash_attn.h"
 #include "cpu/panel.h"
+#include "malloc_policy.h"
 #include "wrappers.h"
 
 namespace jepa {
@@ -88,6 +89,7 @@ static void silenceLog(ggml_log_level level, const char* text, void*) {
 }
 
 static Napi::Object init(Napi::Env env, Napi::Object exports) {
+  applyMallocPolicy();
   auto* data = new AddonData();
   env.SetInstanceData(data);
   ggml_log_set(silenceLog, nullptr);
