@@ -1,13 +1,14 @@
 // `jepa serve` under load: N clients on loopback, each posting one image per request and waiting for
 // the answer before the next, against the server in a child process, for every --max-batch x clients
-// pair; beside it the encoder alone at batch 8 (as `jepa-bench encoder` measures it), before and after.
+// pair; beside each row the encoder alone at batch 8, timed in this process on either side of it.
 import { spawn } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { deflateSync, crc32 } from 'node:zlib';
+import { Model, type EncoderContext, type EncoderInput } from '@jepa/graph';
 import { runEncoderBench } from './encoder-bench.js';
 import { peerModel } from './peers/peers-bench.js';
-import { median } from './stats.js';
+import { median, timeMs } from './stats.js';
 
 const root = resolve(fileURLToPath(import.meta.url), '../../../..');
 const cli = join(root, 'apps/cli/dist/main.js');
@@ -28,6 +29,8 @@ export interface ServeBenchOptions {
 export interface ServeRow {
   maxBatch: number;
   clients: number;
+  /** The encoder alone at batch 8, items/s, timed right before and right after this row (the server idle). */
+  encoderItemsPerSecond: number;
   requests: number;
   seconds: number;
   requestsPerSecond: number;
@@ -43,9 +46,8 @@ export interface ServeReport {
   type: string;
   threads: number;
   imageSize: number;
-  /** The encoder alone, batch 8, items/s: measured before and after the server rows. */
-  encoderBefore: number;
-  encoderAfter: number;
+  /** `jepa-bench encoder` at batch 8, items/s, before the first row. */
+  encoderBench: number;
   rows: ServeRow[];
 }
 
@@ -142,53 +144,64 @@ function percentile(values: number[], p: number): number {
   return s[Math.max(0, Math.ceil(p * s.length) - 1)] ?? NaN;
 }
 
-async function encoderBatch8(model: string, threads: number, dir: string, log: (s: string) => void): Promise<number> {
-  const [row] = await runEncoderBench({ models: [model], dtypes: [], threads: [threads], batches: [8], sizes: [], frames: [], repeat: 5, warmup: 1, dir, noFlash: false }, log);
-  return row!.itemsPerSecond;
+/** The encoder alone at batch 8 in this process, as encoder-bench times it: items/s over a few graphs. */
+async function encoderRate(ctx: EncoderContext, x: EncoderInput, graphs: number): Promise<number> {
+  const ms = await timeMs(async () => {
+    for (let i = 0; i < graphs; i++) await ctx.encode(x);
+  });
+  return (8 * graphs) / (ms / 1000);
 }
 
 export async function runServeBench(o: ServeBenchOptions, log: (s: string) => void): Promise<ServeReport> {
   const model = await peerModel(resolve(o.dir), o.type, log);
   const bodies = [1, 2, 3, 4].map((seed) => JSON.stringify({ input: [{ image: photoPng(o.size, seed).toString('base64') }] }));
-  const encoderBefore = await encoderBatch8(model, o.threads, o.dir, log);
+  const [bench] = await runEncoderBench({ models: [model], dtypes: [], threads: [o.threads], batches: [8], sizes: [], frames: [], repeat: 5, warmup: 1, dir: o.dir, noFlash: false }, log);
+  // The machine's speed drifts (other work on it): each row is set against the encoder timed on either side of it.
+  const alone = await Model.load(model, { threads: o.threads });
+  const ctx = alone.createContext({ maxBatch: 8 });
+  const size = alone.spec.enc.imgSize;
+  const x = { data: Float32Array.from({ length: 8 * 3 * size * size }, (_, i) => Math.sin(i * 0.001) * 1.5), shape: [8, 3, size, size] };
+  await ctx.encode(x);
   const rows: ServeRow[] = [];
   for (const maxBatch of o.maxBatch) {
     const server = await startServe(model, o.threads, maxBatch, log);
     try {
       for (const clients of o.clients) {
         await load(server.url, bodies, clients, { requests: 2 * clients });
+        const encoderBefore = await encoderRate(ctx, x, 3);
         const before = await batchCounts(server.url);
         const run = await load(server.url, bodies, clients, o.seconds !== undefined ? { ms: o.seconds * 1000 } : { requests: o.requests });
         const after = await batchCounts(server.url);
+        const encoderItemsPerSecond = (encoderBefore + (await encoderRate(ctx, x, 3))) / 2;
         const batches: Record<number, number> = {};
         for (const [size, n] of after) if (n - (before.get(size) ?? 0) > 0) batches[size] = n - (before.get(size) ?? 0);
         const row: ServeRow = {
-          maxBatch, clients, requests: run.latencies.length, seconds: run.seconds, requestsPerSecond: run.latencies.length / run.seconds,
+          maxBatch, clients, encoderItemsPerSecond, requests: run.latencies.length, seconds: run.seconds, requestsPerSecond: run.latencies.length / run.seconds,
           p50Ms: median(run.latencies), p99Ms: percentile(run.latencies, 0.99), batches, failed: run.failed,
         };
         rows.push(row);
-        log(`max-batch ${maxBatch}, ${clients} clients: ${row.requestsPerSecond.toFixed(2)} req/s, p50 ${row.p50Ms.toFixed(0)} ms, p99 ${row.p99Ms.toFixed(0)} ms`);
+        log(`max-batch ${maxBatch}, ${clients} clients: ${row.requestsPerSecond.toFixed(2)} req/s (encoder alone ${encoderItemsPerSecond.toFixed(2)} items/s), p50 ${row.p50Ms.toFixed(0)} ms, p99 ${row.p99Ms.toFixed(0)} ms`);
       }
     } finally {
       const code = await server.stop();
       if (code !== 0) log(`jepa serve exited with ${code}`);
     }
   }
-  const encoderAfter = await encoderBatch8(model, o.threads, o.dir, log);
-  return { model, type: o.type, threads: o.threads, imageSize: o.size, encoderBefore, encoderAfter, rows };
+  ctx.dispose();
+  alone.dispose();
+  return { model, type: o.type, threads: o.threads, imageSize: o.size, encoderBench: bench!.itemsPerSecond, rows };
 }
 
 export function serveMarkdown(r: ServeReport): string {
-  const encoder = (r.encoderBefore + r.encoderAfter) / 2;
   return [
     `ViT-B/16 ${r.type}, ${r.threads} threads, one ${r.imageSize}x${r.imageSize} PNG per request (decoded and resized to 224 by the server).`,
-    `Encoder alone at batch 8 (\`jepa-bench encoder\`, same run): ${r.encoderBefore.toFixed(2)} items/s before the server rows, ${r.encoderAfter.toFixed(2)} after; the ratio column uses their mean.`,
+    `\`jepa-bench encoder\` at batch 8 before the rows: ${r.encoderBench.toFixed(2)} items/s. "encoder b8" is the same encoder timed in the bench process right before and after each row (the server idle then); "x encoder" is req/s over it.`,
     '',
-    '| max-batch | clients | requests | req/s | p50 ms | p99 ms | p99 / p50 | x encoder b8 | graphs by items per graph |',
-    '|---|---|---|---|---|---|---|---|---|',
+    '| max-batch | clients | requests | req/s | encoder b8 items/s | x encoder | p50 ms | p99 ms | p99 / p50 | graphs by items per graph |',
+    '|---|---|---|---|---|---|---|---|---|---|',
     ...r.rows.map((row) => {
       const sizes = Object.entries(row.batches).map(([size, n]) => `${size}: ${n}`).join(', ');
-      return `| ${row.maxBatch} | ${row.clients} | ${row.requests}${row.failed ? ` (+${row.failed} failed)` : ''} | ${row.requestsPerSecond.toFixed(2)} | ${row.p50Ms.toFixed(0)} | ${row.p99Ms.toFixed(0)} | ${(row.p99Ms / row.p50Ms).toFixed(2)} | ${(row.requestsPerSecond / encoder).toFixed(2)} | ${sizes} |`;
+      return `| ${row.maxBatch} | ${row.clients} | ${row.requests}${row.failed ? ` (+${row.failed} failed)` : ''} | ${row.requestsPerSecond.toFixed(2)} | ${row.encoderItemsPerSecond.toFixed(2)} | ${(row.requestsPerSecond / row.encoderItemsPerSecond).toFixed(2)} | ${row.p50Ms.toFixed(0)} | ${row.p99Ms.toFixed(0)} | ${(row.p99Ms / row.p50Ms).toFixed(2)} | ${sizes} |`;
     }),
   ].join('\n');
 }
