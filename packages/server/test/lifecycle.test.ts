@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { forgeModel } from '@jepa/gguf';
 import { describe, expect, it } from 'vitest';
 import { createServer } from '../src/index.js';
-import { THREADS, demo, get, heads, png, post, serveChild, startServer, tmp, vmRssKiB } from './helpers.js';
+import { THREADS, demo, get, heads, png, post, rawRequest, serveChild, startServer, statusOf, tmp, vmRssKiB } from './helpers.js';
 
 const dir = tmp('life');
 const pngs = Array.from({ length: 16 }, (_, i) => png(24 + i, 20, 100 + i).toString('base64'));
@@ -74,7 +74,7 @@ describe('backpressure', () => {
 });
 
 describe('deadlines', () => {
-  it('a request past --timeout-ms gets 504 and its queued items are dropped; a plan stops between iterations', async () => {
+  it('a request past --timeout-ms gets 504 and its queued items are dropped; a plan stops between iterations; a stalled body gets 408', async () => {
     const lewm = join(dir, 'lewm.gguf');
     copyFileSync(join(heads, 'lewm/model.gguf'), lewm);
     const server = await startServer({ models: [demo, lewm], timeoutMs: 100, maxQueue: 64 });
@@ -86,6 +86,8 @@ describe('deadlines', () => {
         model: 'lewm', images: [image(0)], goal: image(1), samples: 4096, iterations: 1000, top_k: 30,
       });
       expect(plan.status).toBe(504);
+      const stalled = await rawRequest(server, 'POST /v1/embeddings HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"inp');
+      expect(statusOf(stalled)).toBe(408);
       const text = (await get(server, '/metrics')).text;
       expect(metric(text, 'jepa_items_dropped_total', 'reason="deadline"')).toBeGreaterThan(0);
       expect((await get(server, '/health')).status).toBe(200);
