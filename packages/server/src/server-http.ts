@@ -12,7 +12,7 @@ import { objectBody, optionalBool, optionalChoice, optionalInt, optionalNumbers,
 import type { ServerMetrics } from './metrics.js';
 import type { ModelRegistry, ModelSlot } from './server-context.js';
 import type { Admission, ComputeLane } from './server-queue.js';
-import { Dropped } from './server-queue.js';
+import { Dropped, dropReason } from './server-queue.js';
 import { RequestScope, encodeItems, type EncodedItem, parseActions, parseIds, parseItem, parseItems, type ItemLoader, type ParsedItem } from './server-task.js';
 
 export type Phase = 'loading' | 'ready' | 'failed' | 'draining';
@@ -92,8 +92,7 @@ export function buildApp(state: ServerState): FastifyInstance {
       if (!timingSafeEqual(digest(m[1]!.trim()), keyDigest))
         throw new ApiError(401, 'authentication_error', 'invalid_api_key', 'the API key is not valid', null, { 'www-authenticate': 'Bearer' });
     }
-    if (path?.startsWith('/v1/') && state.phase !== 'ready')
-      throw state.phase === 'failed' ? new ApiError(503, 'server_error', 'load_failed', `the models failed to load: ${state.loadError}`) : unavailable('the models are still loading', 'loading');
+    if (path?.startsWith('/v1/') && state.phase !== 'ready') throw notReady(state);
   });
 
   app.setErrorHandler((err, _req, reply) => {
@@ -110,9 +109,7 @@ export function buildApp(state: ServerState): FastifyInstance {
 
   app.get('/health', async (_req, reply) => {
     if (state.phase === 'ready') return { status: 'ok', models: state.registry.size };
-    const e = state.phase === 'draining' ? unavailable('the server is shutting down', 'shutting_down')
-      : state.phase === 'failed' ? new ApiError(503, 'server_error', 'load_failed', `the models failed to load: ${state.loadError}`)
-        : unavailable('the models are still loading', 'loading');
+    const e = notReady(state);
     return reply.code(503).headers(e.headers).send({ status: state.phase, ...e.body() });
   });
 
@@ -131,7 +128,7 @@ export function buildApp(state: ServerState): FastifyInstance {
   app.get('/v1/models', async () => ({ object: 'list', data: state.registry.cards() }));
   app.get<{ Params: { id: string } }>('/v1/models/:id', async (req) => state.registry.card(req.params.id));
 
-  const scoped = <T>(req: FastifyRequest, reply: FastifyReply, items: number, work: (scope: RequestScope) => Promise<T>) => runScoped(state, req, reply, items, work);
+  const scoped = <T>(reply: FastifyReply, items: number, work: (scope: RequestScope) => Promise<T>) => runScoped(state, reply, items, work);
 
   app.post('/v1/embeddings', async (req, reply) => {
     const body = objectBody(req.body, ['model', 'input', 'pool', 'normalize', 'encoding_format']);
@@ -143,7 +140,7 @@ export function buildApp(state: ServerState): FastifyInstance {
     const normalize = optionalBool(body, 'normalize', false);
     const format = optionalChoice(body, 'encoding_format', FORMATS, 'float')!;
     const items = parseItems(body.input, 'input', state.maxQueue);
-    return scoped(req, reply, items.length, async (scope) => {
+    return scoped(reply, items.length, async (scope) => {
       const outs = (await encodeItems(state, slot, items, scope)).map((e) => e.out);
       const vectors = await pooled(state.lane, slot, outs, pool);
       if (normalize) for (const v of vectors) l2NormalizeRows(v.values, v.shape[v.shape.length - 1]!);
@@ -165,7 +162,7 @@ export function buildApp(state: ServerState): FastifyInstance {
     const k = optionalInt(body, 'top_k', Math.min(5, classes), 1, classes);
     const withLogits = optionalBool(body, 'logits', false);
     const items = parseItems(body.input, 'input', state.maxQueue);
-    return scoped(req, reply, items.length, async (scope) => {
+    return scoped(reply, items.length, async (scope) => {
       const outs = (await encodeItems(state, slot, items, scope)).map((e) => e.out);
       const results = await compute('input', () => state.lane.run(async () => {
         const all = [];
@@ -195,7 +192,7 @@ export function buildApp(state: ServerState): FastifyInstance {
     const targetIds = parseIds(body.target, 'target');
     const maskIndex = body.mask_index === undefined ? undefined : optionalInt(body, 'mask_index', 0, -(2 ** 31), 2 ** 31 - 1);
     const format = optionalChoice(body, 'encoding_format', FORMATS, 'float')!;
-    return scoped(req, reply, 1, async (scope) => {
+    return scoped(reply, 1, async (scope) => {
       const [{ out, shape }] = (await encodeItems(state, slot, items, scope)) as [EncodedItem];
       const oneFrame = shape.length === 3 || shape[1] === 1;
       const result = await compute('input', () => state.lane.run(() => predictor.predict({
@@ -228,7 +225,7 @@ export function buildApp(state: ServerState): FastifyInstance {
       seqs = stats ? { ...raw, data: normalizeActions(raw.data, stats) } : raw;
     }
     const items = goal ? [...frames, goal] : frames;
-    return scoped(req, reply, items.length, async (scope) => {
+    return scoped(reply, items.length, async (scope) => {
       const { initial, target, outs } = await worldInputs(state, slot, wm, frames.length, items, goal !== null, scope);
       const H = frames.length;
       const rolled = await compute('actions', () => state.lane.run(() => wm.rollout({ data: initial, candidates: 1, steps: H }, seqs)));
@@ -258,7 +255,7 @@ export function buildApp(state: ServerState): FastifyInstance {
     const topk = optionalInt(body, 'top_k', Math.min(30, samples), 2, samples);
     const seed = optionalInt(body, 'seed', 0, -(2 ** 31), 2 ** 31 - 1);
     const items = [...frames, goal];
-    return scoped(req, reply, items.length, async (scope) => {
+    return scoped(reply, items.length, async (scope) => {
       const { initial, target, outs } = await worldInputs(state, slot, wm, H, items, true, scope);
       // wm.plan, with every iteration's batched rollout on the lane and a dropped request stopping between them
       const result = await compute('samples', () => planCem(async (candidates, count) => {
@@ -280,6 +277,12 @@ export function buildApp(state: ServerState): FastifyInstance {
   return app;
 }
 
+function notReady(state: ServerState): ApiError {
+  if (state.phase === 'draining') return unavailable('the server is shutting down', 'shutting_down');
+  if (state.phase === 'failed') return new ApiError(503, 'server_error', 'load_failed', `the models failed to load: ${state.loadError}`);
+  return unavailable('the models are still loading', 'loading');
+}
+
 function routeOf(req: FastifyRequest): string {
   return req.routeOptions.url ?? 'not_found';
 }
@@ -288,7 +291,7 @@ function routeOf(req: FastifyRequest): string {
  * Runs a request's work holding its items' place in the queue, with its deadline and its client's
  * disconnect wired to drop whatever of it is still queued.
  */
-async function runScoped<T>(state: ServerState, _req: FastifyRequest, reply: FastifyReply, items: number, work: (scope: RequestScope) => Promise<T>): Promise<T> {
+async function runScoped<T>(state: ServerState, reply: FastifyReply, items: number, work: (scope: RequestScope) => Promise<T>): Promise<T> {
   const scope = new RequestScope(state.admission.reserve(items));
   const timer = setTimeout(() => scope.drop('deadline'), state.timeoutMs);
   const onClose = () => {
@@ -318,7 +321,8 @@ async function runScoped<T>(state: ServerState, _req: FastifyRequest, reply: Fas
 function dropped(signal: AbortSignal): Promise<never> {
   return new Promise<never>((_resolve, reject) => {
     const fire = () => {
-      if (signal.reason !== 'failed') reject(new Dropped(signal.reason as 'deadline'));
+      const reason = dropReason(signal);
+      if (reason !== 'failed') reject(new Dropped(reason));
     };
     if (signal.aborted) fire();
     else signal.addEventListener('abort', fire, { once: true });
