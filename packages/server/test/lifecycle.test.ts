@@ -127,7 +127,9 @@ describe('jepa serve as a process', () => {
     ];
     await until(async () => (await depth(s)) >= 12, 'the requests to be admitted');
     s.child.kill('SIGTERM');
-    const late = await new Promise((r) => setTimeout(r, 20)).then(() => post(s, '/v1/embeddings', { input: [image(0)] }).then((a) => a.status, () => 'refused'));
+    // Sent once the server has said it is draining: a loaded machine can take longer than any fixed pause to deliver the signal.
+    await until(async () => /SIGTERM: finishing the requests in flight/.test(s.stderr()), 'the server to start draining');
+    const late = await post(s, '/v1/embeddings', { input: [image(0)] }).then((a) => a.status, () => 'refused');
     const done = await Promise.all(inFlight);
     expect(done.map((a) => a.status)).toEqual([200, 200, 200, 200, 200]);
     expect(done[0]!.json.data).toHaveLength(8);
