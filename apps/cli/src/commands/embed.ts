@@ -80,8 +80,9 @@ export function embedCommand(program: Command): void {
       await encodeGroup(ctx, group, pool, records, world);
       progress.tick(group.length);
     };
-    // Stills decode a batch and a little ahead while the current batch encodes; a clip decodes
-    // (ffmpeg) while the one before it encodes. Order is the input order either way.
+    // Stills decode a batch and a little ahead while the current batch encodes. With clips among the
+    // inputs everything runs 2 ahead (a clip tensor is megabytes): a clip decodes (ffmpeg) while the
+    // one before it encodes. Order is the input order either way.
     const stillDepth = batchSize + 4;
     const queue = prefetchInOrder(items, (item) => item.load(), items.some((i) => !i.still) ? 2 : stillDepth);
     for await (const next of queue) {
