@@ -4,7 +4,8 @@
 import { spawn } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { deflateSync, crc32 } from 'node:zlib';
+import { deflateSync } from 'node:zlib';
+import { pngChunk, rgbPngHeader } from '@jepa/preprocess';
 import { Model, type EncoderContext, type EncoderInput } from '@jepa/graph';
 import { runEncoderBench } from './encoder-bench.js';
 import { peerModel } from './peers/peers-bench.js';
@@ -51,15 +52,6 @@ export interface ServeReport {
   rows: ServeRow[];
 }
 
-function pngChunk(type: string, data: Buffer): Buffer {
-  const head = Buffer.alloc(8);
-  head.writeUInt32BE(data.length, 0);
-  head.write(type, 4, 'latin1');
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), data])) >>> 0, 0);
-  return Buffer.concat([head, data, crc]);
-}
-
 /** A size x size RGB PNG: smooth gradients with a little seeded noise, so it compresses like a photo. */
 function photoPng(size: number, seed: number): Buffer {
   const raw = Buffer.alloc(size * (1 + 3 * size));
@@ -73,11 +65,7 @@ function photoPng(size: number, seed: number): Buffer {
         raw[row + 1 + 3 * x + c] = Math.max(0, Math.min(255, Math.round(smooth + ((s >>> 28) - 8))));
       }
   }
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(size, 0);
-  ihdr.writeUInt32BE(size, 4);
-  ihdr.set([8, 2, 0, 0, 0], 8);
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), pngChunk('IHDR', ihdr), pngChunk('IDAT', deflateSync(raw)), pngChunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([rgbPngHeader(size, size), pngChunk('IDAT', deflateSync(raw)), pngChunk('IEND', Buffer.alloc(0))]);
 }
 
 interface Child {

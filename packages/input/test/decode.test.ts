@@ -1,6 +1,5 @@
-import { crc32 } from 'node:zlib';
 import { join } from 'node:path';
-import { MAX_DECODE_PIXELS, PreprocessError, type PreprocessErrorCode } from '@jepa/preprocess';
+import { MAX_DECODE_PIXELS, PreprocessError, pngChunk, rgbPngHeader, type PreprocessErrorCode } from '@jepa/preprocess';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import {
@@ -23,24 +22,10 @@ async function refusal(work: Promise<unknown>): Promise<{ code: PreprocessErrorC
   throw new Error('expected a refusal, the decode succeeded');
 }
 
-function pngChunk(kind: string, data: Uint8Array): Buffer {
-  const head = Buffer.alloc(8);
-  head.writeUInt32BE(data.length, 0);
-  head.write(kind, 4, 'latin1');
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), data])) >>> 0, 0);
-  return Buffer.concat([head, data, crc]);
-}
-
 /** An 8-bit RGB PNG header declaring width x height, with one empty IDAT. */
 function hugePng(width: number, height: number): Buffer {
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(width, 0);
-  ihdr.writeUInt32BE(height, 4);
-  ihdr.set([8, 2, 0, 0, 0], 8);
   return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    pngChunk('IHDR', ihdr),
+    rgbPngHeader(width, height),
     pngChunk('IDAT', Buffer.from([0x78, 0x9c, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01])),
     pngChunk('IEND', new Uint8Array(0)),
   ]);

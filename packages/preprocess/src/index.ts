@@ -1,6 +1,7 @@
 export { PreprocessError, type PreprocessErrorCode } from './errors.js';
 export type { RgbImage } from './image/types.js';
 export { decodeImage, readImageFile, MAX_DECODE_PIXELS, type DecodeOptions } from './image/decode.js';
+export { pngChunk, rgbPngHeader } from './image/png-bytes.js';
 export { probeImage, exifOrientation, type ImageFormat, type ImageHeader } from './image/probe.js';
 export { orientRgb } from './image/orient.js';
 export { resizeU8, type ResampleFilter } from './image/resize.js';

@@ -4,7 +4,8 @@ import { mkdtempSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { crc32, deflateSync } from 'node:zlib';
+import { deflateSync } from 'node:zlib';
+import { pngChunk, rgbPngHeader } from '@jepa/preprocess';
 import { createServer, type JepaServer, type ServerOptions } from '../src/index.js';
 
 export const root = resolve(__dirname, '../../..');
@@ -19,15 +20,6 @@ export function tmp(prefix: string): string {
   return mkdtempSync(join(tmpdir(), `jepa-server-test-${prefix}-`));
 }
 
-function chunk(type: string, data: Buffer): Buffer {
-  const head = Buffer.alloc(8);
-  head.writeUInt32BE(data.length, 0);
-  head.write(type, 4, 'latin1');
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), data])) >>> 0, 0);
-  return Buffer.concat([head, data, crc]);
-}
-
 /** An 8-bit RGB PNG of seeded pixels. */
 export function png(width: number, height: number, seed: number): Buffer {
   const raw = Buffer.alloc(height * (1 + width * 3));
@@ -39,14 +31,7 @@ export function png(width: number, height: number, seed: number): Buffer {
       raw[row + 1 + x] = (s >>> 24) ^ (x * 7 + y * 3);
     }
   }
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(width, 0);
-  ihdr.writeUInt32BE(height, 4);
-  ihdr.set([8, 2, 0, 0, 0], 8);
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0)),
-  ]);
+  return Buffer.concat([rgbPngHeader(width, height), pngChunk('IDAT', deflateSync(raw)), pngChunk('IEND', Buffer.alloc(0))]);
 }
 
 export async function startServer(options: ServerOptions): Promise<JepaServer> {
