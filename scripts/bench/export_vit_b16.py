@@ -41,9 +41,8 @@ def save_safetensors(path, tensors):
             f.write(b)
 
 
-def main():
-    out = sys.argv[1]
-    os.makedirs(out, exist_ok=True)
+def seeded_vit():
+    """The benchmark's ViT-B/16: torchvision's initialisation from seed 0, biases and class token drawn too."""
     torch.manual_seed(0)
     vit = torchvision.models.vit_b_16().eval()
     with torch.no_grad():
@@ -51,6 +50,13 @@ def main():
         for name, p in vit.named_parameters():
             if name.endswith("bias") or name == "class_token":
                 p.normal_(0, 0.02)
+    return vit
+
+
+def main():
+    out = sys.argv[1]
+    os.makedirs(out, exist_ok=True)
+    vit = seeded_vit()
     tokens = Tokens(vit).eval()
     x = torch.randn(1, 3, 224, 224)
     torch.onnx.export(tokens, x, os.path.join(out, "vit_b16_tokens.onnx"), opset_version=17,

@@ -91,17 +91,10 @@ def preprocessor_config(recipe):
 
 
 def seeded_vit():
-    """export_vit_b16.py's weights, made the same way."""
-    import torch
-    import torchvision
+    """export_vit_b16.py's weights, from its own code."""
+    from export_vit_b16 import seeded_vit as seeded
 
-    torch.manual_seed(0)
-    vit = torchvision.models.vit_b_16().eval()
-    with torch.no_grad():
-        for name, p in vit.named_parameters():
-            if name.endswith("bias") or name == "class_token":
-                p.normal_(0, 0.02)
-    return vit
+    return seeded()
 
 
 def read_safetensors(path):
@@ -122,17 +115,9 @@ def read_safetensors(path):
 def export_fp32(vit, path):
     import torch
 
-    class HiddenState(torch.nn.Module):
-        def __init__(self, vit):
-            super().__init__()
-            self.vit = vit
+    from export_vit_b16 import Tokens  # the same forward: patches, CLS, encoder, final LayerNorm
 
-        def forward(self, pixel_values):
-            x = self.vit._process_input(pixel_values)
-            cls = self.vit.class_token.expand(x.shape[0], -1, -1)
-            return self.vit.encoder(torch.cat([cls, x], dim=1))
-
-    model = HiddenState(vit).eval()
+    model = Tokens(vit).eval()
     x = torch.randn(2, 3, 224, 224)
     torch.onnx.export(model, x, path, opset_version=17, input_names=["pixel_values"],
                       output_names=["last_hidden_state"],
