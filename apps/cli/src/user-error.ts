@@ -10,5 +10,5 @@ export class UserError extends Error {
 export function isUserFacing(err: unknown): err is Error & { code?: string } {
   if (err instanceof UserError) return true;
   return err instanceof Error && typeof (err as { code?: unknown }).code === 'string' &&
-    ['GgufError', 'PreprocessError', 'GraphError', 'NativeError', 'ConvertError'].includes(err.name);
+    ['GgufError', 'PreprocessError', 'GraphError', 'NativeError', 'ConvertError', 'CorpusError'].includes(err.name);
 }

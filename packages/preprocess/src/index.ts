@@ -31,4 +31,4 @@ export { sampleIndices } from './video/sample.js';
 export { readVideoFrames, type VideoFrames, type ReadVideoOptions } from './video/read.js';
 export { readFramesNpy } from './video/frames-npy.js';
 export { ffmpegBinaries, probeVideo, type VideoStreamInfo } from './video/ffmpeg.js';
-export { readNpy, writeNpy, encodeNpy, type NpyArray, type NpyData, type NpyDtype } from './npy.js';
+export { readNpy, writeNpy, encodeNpy, npyHeader, parseNpyHeader, type NpyArray, type NpyData, type NpyDtype } from './npy.js';

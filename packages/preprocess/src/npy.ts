@@ -39,6 +39,28 @@ function elementCount(shape: readonly number[]): number {
   return n;
 }
 
+/**
+ * The .npy (format 1.0) header for a C-order little-endian array: magic, version, length and the
+ * padded dict. `minBytes` pads it further, so that a streaming writer can rewrite the row count in place.
+ */
+export function npyHeader(dtype: NpyDtype, shape: readonly number[], minBytes = 0): Uint8Array {
+  const shapeText = shape.length === 1 ? `(${shape[0]},)` : `(${shape.join(', ')})`;
+  let header = `{'descr': '${DESCR_OF[dtype]}', 'fortran_order': False, 'shape': ${shapeText}, }`;
+  // Magic (6) + version (2) + header length (2) + header, padded with spaces and a final \n to a multiple of 64.
+  const unpadded = Math.max(10 + header.length + 1, minBytes);
+  header += ' '.repeat(unpadded - 10 - header.length - 1);
+  header += ' '.repeat((64 - (unpadded % 64)) % 64) + '\n';
+  if (header.length > 0xffff) throw new PreprocessError('npy_unsupported', 'npy: header too long for format 1.0');
+  const out = new Uint8Array(10 + header.length);
+  out.set(MAGIC, 0);
+  out[6] = 1;
+  out[7] = 0;
+  out[8] = header.length & 0xff;
+  out[9] = header.length >> 8;
+  for (let i = 0; i < header.length; i++) out[10 + i] = header.charCodeAt(i);
+  return out;
+}
+
 /** Serialises a C-order little-endian array as an .npy (format 1.0) file image. */
 export function encodeNpy(data: NpyData, shape: readonly number[]): Uint8Array {
   const dtype = dtypeOfArray(data);
@@ -49,21 +71,11 @@ export function encodeNpy(data: NpyData, shape: readonly number[]): Uint8Array {
       `encodeNpy: shape (${shape.join(', ')}) holds ${count} elements but the array has ${data.length}`,
     );
   }
-  const shapeText = shape.length === 1 ? `(${shape[0]},)` : `(${shape.join(', ')})`;
-  let header = `{'descr': '${DESCR_OF[dtype]}', 'fortran_order': False, 'shape': ${shapeText}, }`;
-  // Magic (6) + version (2) + header length (2) + header, padded with spaces and a final \n to a multiple of 64.
-  const unpadded = 10 + header.length + 1;
-  header += ' '.repeat((64 - (unpadded % 64)) % 64) + '\n';
-  if (header.length > 0xffff) throw new PreprocessError('npy_unsupported', 'encodeNpy: header too long for format 1.0');
+  const header = npyHeader(dtype, shape);
   const payload = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-  const out = new Uint8Array(10 + header.length + payload.length);
-  out.set(MAGIC, 0);
-  out[6] = 1;
-  out[7] = 0;
-  out[8] = header.length & 0xff;
-  out[9] = header.length >> 8;
-  for (let i = 0; i < header.length; i++) out[10 + i] = header.charCodeAt(i);
-  out.set(payload, 10 + header.length);
+  const out = new Uint8Array(header.length + payload.length);
+  out.set(header, 0);
+  out.set(payload, header.length);
   return out;
 }
 
@@ -105,9 +117,8 @@ function parseHeader(header: string): { dtype: NpyDtype; shape: number[] } {
   return { dtype, shape };
 }
 
-/** Reads an .npy file (or its bytes); the returned data is a fresh, aligned copy. */
-export function readNpy(pathOrBytes: string | Uint8Array): NpyArray {
-  const bytes = typeof pathOrBytes === 'string' ? readFileSync(pathOrBytes) : pathOrBytes;
+/** The dtype, shape and data offset of an .npy file image, from its first bytes. */
+export function parseNpyHeader(bytes: Uint8Array): { dtype: NpyDtype; shape: number[]; dataStart: number } {
   if (bytes.length < 10 || MAGIC.some((b, i) => bytes[i] !== b)) {
     throw new PreprocessError('npy_corrupt', 'npy: missing \\x93NUMPY magic');
   }
@@ -127,7 +138,13 @@ export function readNpy(pathOrBytes: string | Uint8Array): NpyArray {
   const dataStart = headerStart + headerLen;
   if (dataStart > bytes.length) throw new PreprocessError('npy_corrupt', 'npy: header runs past the end of the file');
   const header = new TextDecoder('latin1').decode(bytes.subarray(headerStart, dataStart));
-  const { dtype, shape } = parseHeader(header);
+  return { ...parseHeader(header), dataStart };
+}
+
+/** Reads an .npy file (or its bytes); the returned data is a fresh, aligned copy. */
+export function readNpy(pathOrBytes: string | Uint8Array): NpyArray {
+  const bytes = typeof pathOrBytes === 'string' ? readFileSync(pathOrBytes) : pathOrBytes;
+  const { dtype, shape, dataStart } = parseNpyHeader(bytes);
   const count = elementCount(shape);
   const byteLength = count * ITEM_BYTES[dtype];
   if (dataStart + byteLength > bytes.length) {

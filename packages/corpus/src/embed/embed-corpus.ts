@@ -1,0 +1,88 @@
+// Embeds a corpus in input order, a batch at a time, while the next inputs decode. Yields each batch's
+// records (embeddings and failures, in input order) as soon as it is encoded, so nothing accumulates.
+import type { EncoderContext, PoolMode } from '@jepa/graph';
+import { prefetchInOrder, type ItemTensor } from '@jepa/input';
+import type { WorldModel } from '@jepa/worldmodel';
+import { type CorpusItem, type CorpusRecord } from './corpus-item.js';
+
+/** lewm: the LeWorldModel state, the projector applied to the CLS token. */
+export type Pool = PoolMode | 'none' | 'lewm';
+
+export interface EmbedCorpusOptions {
+  ctx: EncoderContext;
+  pool: Pool;
+  /** Stills per encoder call (default 32). */
+  batch?: number;
+  /** Needed for pool 'lewm'. */
+  world?: WorldModel | null;
+}
+
+type Pending = { item: CorpusItem; tensor: ItemTensor } | { item: CorpusItem; error: string };
+
+export async function* embedCorpus(items: readonly CorpusItem[], options: EmbedCorpusOptions): AsyncGenerator<CorpusRecord[]> {
+  const batchSize = options.batch ?? 32;
+  // Stills decode a batch and a little ahead while the current batch encodes. With clips among the
+  // inputs everything runs 2 ahead (a clip tensor is megabytes): a clip decodes (ffmpeg) while the
+  // one before it encodes.
+  const depth = items.some((i) => !i.still) ? 2 : batchSize + 4;
+  let pending: Pending[] = [];
+  let shape = '';
+  let tensors = 0;
+  const flush = async (): Promise<CorpusRecord[]> => {
+    const group = pending;
+    pending = [];
+    tensors = 0;
+    return encodeGroup(group, options);
+  };
+  for await (const next of prefetchInOrder(items, (item) => item.load(), depth)) {
+    if (!next.ok) {
+      // A failure waits in its place, so the records stay in input order without splitting the batch.
+      pending.push({ item: next.item, error: describe(next.error) });
+      continue;
+    }
+    const tensor = next.value;
+    const itemShape = tensor.shape.join();
+    if (tensors > 0 && (itemShape !== shape || !next.item.still)) yield await flush();
+    pending.push({ item: next.item, tensor });
+    shape = itemShape;
+    tensors++;
+    if (!next.item.still || tensors >= batchSize) yield await flush();
+  }
+  if (pending.length > 0) yield await flush();
+}
+
+function describe(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+async function encodeGroup(group: Pending[], { ctx, pool, world }: EmbedCorpusOptions): Promise<CorpusRecord[]> {
+  const encoded = group.filter((g): g is { item: CorpusItem; tensor: ItemTensor } => !('error' in g));
+  const results = new Map<CorpusItem, { values: Float32Array; shape: number[] }>();
+  if (encoded.length > 0) {
+    const itemShape = encoded[0]!.tensor.shape;
+    const size = encoded[0]!.tensor.data.length;
+    const data = new Float32Array(encoded.length * size);
+    encoded.forEach((g, i) => data.set(g.tensor.data, i * size));
+    const input = { data, shape: [encoded.length, ...itemShape] };
+    if (pool === 'lewm') {
+      if (!world) throw new Error('embedCorpus: pool lewm needs a world model');
+      const states = await world.encode(input);
+      const dim = states.length / encoded.length;
+      encoded.forEach((g, i) => results.set(g.item, { values: states.slice(i * dim, (i + 1) * dim), shape: [dim] }));
+    } else {
+      const out = await ctx.encode(input);
+      const pooled = pool === 'none' ? null : out.pool(pool);
+      encoded.forEach((g, i) =>
+        results.set(
+          g.item,
+          pooled
+            ? { values: pooled.slice(i * out.dim, (i + 1) * out.dim), shape: [out.dim] }
+            : { values: out.item(i).slice(), shape: [out.nTokens, out.dim] },
+        ),
+      );
+    }
+  }
+  return group.map((g) => ('error' in g ? { item: g.item, error: g.error } : { item: g.item, ...results.get(g.item)! }));
+}
+
+
