@@ -1,18 +1,27 @@
 #!/usr/bin/env bash
 # Sets up a fresh machine (Node 20, npm, cmake, g++, python3) to build and test jepa:
-# ffmpeg from Debian (video input), pnpm pinned, dependencies, the pinned ggml, the addon, the packages.
+# ffmpeg (video input) and redis-server (corpus tests) from Debian, pnpm pinned, dependencies,
+# the pinned ggml, the addon, the packages.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PNPM_VERSION=10.34.8
 
+missing=()
 if ! command -v ffmpeg >/dev/null 2>&1 || ! command -v ffprobe >/dev/null 2>&1; then
+  missing+=(ffmpeg)
+fi
+if ! command -v redis-server >/dev/null 2>&1; then
+  missing+=(redis-server)
+fi
+if [ "${#missing[@]}" -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    echo "setup: installing ffmpeg from Debian" >&2
+    echo "setup: installing ${missing[*]} from Debian" >&2
     apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ffmpeg >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
   else
-    echo "setup: ffmpeg is missing; video input needs it (sudo apt-get install ffmpeg)" >&2
+    echo "setup: ${missing[*]} missing; video input needs ffmpeg, the corpus tests need redis-server" \
+      "(sudo apt-get install ${missing[*]})" >&2
   fi
 fi
 
