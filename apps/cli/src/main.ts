@@ -9,6 +9,8 @@ import { classifyCommand } from './commands/classify.js';
 import { predictCommand } from './commands/predict.js';
 import { worldmodelCommand } from './commands/worldmodel.js';
 import { serveCommand } from './commands/serve.js';
+import { queueCommand } from './commands/queue.js';
+import { workerCommand } from './commands/worker.js';
 import { isUserFacing } from './user-error.js';
 
 const program = new Command('jepa')
@@ -24,6 +26,8 @@ classifyCommand(program);
 predictCommand(program);
 worldmodelCommand(program);
 serveCommand(program);
+queueCommand(program);
+workerCommand(program);
 
 program.parseAsync().catch((err: unknown) => {
   const verbose = program.opts<{ verbose?: boolean }>().verbose;

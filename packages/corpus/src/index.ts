@@ -4,3 +4,11 @@ export { embedCorpus, type EmbedCorpusOptions, type Pool } from './embed/embed-c
 export { EmbeddingWriter, type WriterOptions, type WrittenFailure } from './output/embedding-writer.js';
 export { indexPathOf, outputFormat, partialPathOf, recordJson, type OutputFormat } from './output/format.js';
 export { readIndex, type IndexEntry } from './output/index-file.js';
+export { DEFAULT_REDIS_URL, connectForWorker, connectOnce, redisUrl } from './queue/connection.js';
+export { checkQueueName, jobIdOf, type CorpusMeta, type EmbedJobData, type EmbedJobResult } from './queue/corpus-queue.js';
+export { addCorpus, removeCorpus, type AddOptions } from './queue/add-corpus.js';
+export { startCorpusWorker, type CorpusWorkerOptions } from './queue/corpus-worker.js';
+export { collectCorpus, type CollectResult } from './queue/collect-corpus.js';
+export { isFinished, queueStatus, type QueueCounts, type QueueStatus } from './queue/queue-status.js';
+export { readShard, writeShard, type ShardMeta } from './queue/shard.js';
+export type { Redis } from 'ioredis';

@@ -1,4 +1,4 @@
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
 import { WorldModel } from '@jepa/worldmodel';
 import { ModelInput } from '@jepa/input';
 import { readNpy } from '@jepa/preprocess';
@@ -7,6 +7,7 @@ import { expandInputs } from '../inputs.js';
 import { contextOptions, loadModel, type RuntimeFlags } from '../load-model.js';
 import { inputOptions, type InputFlags } from '../input-options.js';
 import { checkOutputWritable } from '../output.js';
+import { poolOption, resolvePool } from '../pool-option.js';
 import { Progress } from '../progress.js';
 import { UserError } from '../user-error.js';
 import { addRuntimeOptions } from '../runtime-options.js';
@@ -33,7 +34,7 @@ export function embedCommand(program: Command): void {
     .option('--video <clips...>', 'video clips (ffmpeg decodes them)')
     .option('--frames-npy <files...>', 'clips as THWC uint8 .npy frames')
     .option('--input-npy <file>', 'an already preprocessed float32 tensor [B,3,H,W] or [B,3,T,H,W]')
-    .addOption(new Option('--pool <mode>', 'mean of patch tokens, the CLS token, every token, or the LeWM state').choices(['mean', 'cls', 'none', 'lewm']))
+    .addOption(poolOption())
     .option('-o, --output <file>', 'write .npy, .json or .jsonl as the inputs are embedded (default: JSON lines on stdout)')
     .option('--resume', 'continue an interrupted run of the same command: skip the inputs already in the output');
   addRuntimeOptions(cmd);
@@ -54,9 +55,7 @@ export function embedCommand(program: Command): void {
     for (const p of flags.framesNpy ?? []) items.push({ label: p, load: () => input.framesNpy(p), still: false });
     if (flags.inputNpy) items.push(...tensorItems(flags.inputNpy));
 
-    const pool: Pool = flags.pool ?? (spec.enc.nCls > 0 ? 'cls' : 'mean');
-    if (pool === 'cls' && spec.enc.nCls === 0) throw new UserError(`${spec.family} models have no CLS token; use --pool mean`);
-    if (pool === 'lewm' && spec.pred?.kind !== 'action') throw new UserError(`--pool lewm needs a LeWorldModel file; this is ${spec.family}`);
+    const pool = resolvePool(spec, flags.pool);
     const writer = EmbeddingWriter.open(flags.output, items, { resume: flags.resume });
     if (writer.done > 0) say(`resuming: ${writer.done} of ${items.length} inputs are already in ${flags.output}`);
     const world = pool === 'lewm' ? new WorldModel(model) : null;
