@@ -141,6 +141,28 @@ program
     else process.stdout.write(`${machine.summary}\n\n${serveMarkdown(report)}\n`);
   });
 
+program
+  .command('queue')
+  .description('jepa embed against the same images through jepa queue + workers (a real redis-server): items/s side by side, and the overhead per job')
+  .option('-n, --images <n>', 'images in the corpus (1024-px JPEGs)', int, 1000)
+  .option('-t, --threads <n>', 'threads of the one jepa embed, shared out among the workers', int, 2)
+  .option('-w, --workers <n>', 'workers', int, 2)
+  .option('-b, --batch <n>', 'inputs per job and per graph', int, 32)
+  .option('--rounds <n>', 'alternating rounds of embed and queue', int, 1)
+  .option('--overhead-batches <list>', 'batch sizes for the overhead per job', intList, [1, 8, 32])
+  .option('--overhead-images <n>', 'images for each overhead row', int, 96)
+  .option('--type <type>', 'weight type (jepa-quantize names)', 'f32')
+  .option('--dir <path>', 'lists, shards and outputs', 'tmp/queue-bench')
+  .option('--peers-dir <path>', 'where the ViT-B/16 export and GGUFs live (shared with peers)', 'tmp/peers')
+  .option('--json', 'print JSON')
+  .action(async (o: { images: number; threads: number; workers: number; batch: number; rounds: number; overheadBatches: number[]; overheadImages: number; type: string; dir: string; peersDir: string; json?: boolean }) => {
+    const { runQueueBench, queueMarkdown } = await import('./queue/queue-bench.js');
+    const report = await runQueueBench(o, (s) => process.stderr.write(`${s}\n`));
+    const machine = machineInfo(o.threads);
+    if (o.json) process.stdout.write(`${JSON.stringify({ machine, report }, null, 2)}\n`);
+    else process.stdout.write(`${machine.summary}\n\n${queueMarkdown(report)}\n`);
+  });
+
 registerLewmBenches(program);
 
 program.parseAsync().catch((err: unknown) => {
