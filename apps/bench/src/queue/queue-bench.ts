@@ -43,6 +43,8 @@ export interface OverheadRow {
   overheadMsPerJob: number;
   /** The same inputs through `jepa embed --batch B` in the same worker thread count, items/s. */
   embedItemsPerSecond: number;
+  /** Redis's CPU time (user + sys) from add to the last completion, per job: what bounds jobs/s on one Redis. */
+  redisCpuMsPerJob: number;
 }
 
 export interface QueueReport {
@@ -128,9 +130,12 @@ async function overheadAt(o: QueueBenchOptions, model: string, list: string, bat
   const shards = join(dir, 'shards');
   const worker = await startWorker([name, '-m', model, '--out', shards, '--redis', url, '-t', String(o.threads), '--batch', String(batch)], log);
   let jobs: { processedOn?: number; finishedOn?: number; returnvalue: { seconds: number; shard: string } }[];
+  let redisCpuS = 0;
   try {
+    const before = await redisCpuSeconds(client);
     await jepa(['queue', 'add', name, `@${list}`, '--batch', String(batch), '--redis', url]);
     await waitFinished(client, name);
+    redisCpuS = (await redisCpuSeconds(client)) - before;
     const queue = new Queue(name, { connection: client });
     jobs = await queue.getJobs(['completed'], 0, -1, true);
     await queue.close();
@@ -142,7 +147,22 @@ async function overheadAt(o: QueueBenchOptions, model: string, list: string, bat
   const inJobsS = jobs.reduce((s, j) => s + j.returnvalue.seconds, 0);
   const embedLog = await jepa(['embed', '-m', model, `@${list}`, '-t', String(o.threads), '--batch', String(batch), '-o', join(dir, `overhead-${batch}.npy`)]);
   const rate = /\(([\d.]+) items\/s\)/.exec(embedLog);
-  return { batch, jobs: jobs.length, spanS, inJobsS, overheadMsPerJob: ((spanS - inJobsS) * 1000) / jobs.length, embedItemsPerSecond: rate ? Number(rate[1]) : NaN };
+  return {
+    batch,
+    jobs: jobs.length,
+    spanS,
+    inJobsS,
+    overheadMsPerJob: ((spanS - inJobsS) * 1000) / jobs.length,
+    embedItemsPerSecond: rate ? Number(rate[1]) : NaN,
+    redisCpuMsPerJob: (redisCpuS * 1000) / jobs.length,
+  };
+}
+
+/** used_cpu_user + used_cpu_sys of the Redis server, seconds (its status polls and idle ticks included). */
+async function redisCpuSeconds(client: Redis): Promise<number> {
+  const info = await client.info('cpu');
+  const field = (key: string) => Number(new RegExp(`^${key}:([\\d.]+)`, 'm').exec(info)?.[1] ?? NaN);
+  return field('used_cpu_user') + field('used_cpu_sys');
 }
 
 export function queueMarkdown(r: QueueReport): string {
@@ -155,9 +175,9 @@ export function queueMarkdown(r: QueueReport): string {
     '',
     `Median queue / embed: **${r.medianRatio.toFixed(3)}**.`,
     '',
-    '| batch | jobs | span s (first start → last end) | in jobs s | overhead ms per job | jepa embed items/s, same inputs |',
-    '|---:|---:|---:|---:|---:|---:|',
-    ...r.overhead.map((x) => `| ${x.batch} | ${x.jobs} | ${x.spanS.toFixed(2)} | ${x.inJobsS.toFixed(2)} | ${x.overheadMsPerJob.toFixed(2)} | ${x.embedItemsPerSecond.toFixed(2)} |`),
+    '| batch | jobs | span s (first start → last end) | in jobs s | overhead ms per job | Redis CPU ms per job | jepa embed items/s, same inputs |',
+    '|---:|---:|---:|---:|---:|---:|---:|',
+    ...r.overhead.map((x) => `| ${x.batch} | ${x.jobs} | ${x.spanS.toFixed(2)} | ${x.inJobsS.toFixed(2)} | ${x.overheadMsPerJob.toFixed(2)} | ${x.redisCpuMsPerJob.toFixed(3)} | ${x.embedItemsPerSecond.toFixed(2)} |`),
   ];
   return lines.join('\n');
 }
