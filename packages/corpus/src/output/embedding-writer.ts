@@ -172,8 +172,10 @@ export class EmbeddingWriter {
       );
     if (previous === null) {
       rmSync(partialPath, { force: true });
-      this.#dataFd = this.#guardOpen(this.format === 'jsonl' ? output : partialPath, 'w');
+      // The index first: a run killed between the two opens leaves an empty index, which --resume
+      // continues, rather than a data file without one, which --resume refuses.
       this.#indexFd = this.#guardOpen(indexPath, 'w');
+      this.#dataFd = this.#guardOpen(this.format === 'jsonl' ? output : partialPath, 'w');
       if (this.format === 'json') this.#start();
       return 0;
     }
@@ -185,7 +187,8 @@ export class EmbeddingWriter {
     while (kept > 0 && previous.entries[kept - 1]!.end > dataSize) kept--;
     const entries = previous.entries.slice(0, kept);
     this.#dataFd = this.#guardOpen(dataPath, existsSync(dataPath) ? 'r+' : 'w');
-    this.#indexFd = this.#guardOpen(indexPath, 'r+');
+    // 'a': index lines are appended after the kept ones (an 'r+' fd would write them from byte 0).
+    this.#indexFd = this.#guardOpen(indexPath, 'a');
     this.#guard(() => ftruncateSync(this.#indexFd, kept > 0 ? previous.bytes[kept - 1]! : 0));
     const end = kept > 0 ? entries[kept - 1]!.end : 0;
     this.#guard(() => ftruncateSync(this.#dataFd, end));
