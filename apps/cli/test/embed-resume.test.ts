@@ -245,6 +245,10 @@ describe('jepa embed killed and resumed', () => {
     const other = jepa(embedArgs(out, [copies[1]!, copies[0]!, ...copies.slice(2)], '--resume'));
     expect(other.code).toBe(2);
     expect(other.err).toMatch(/^jepa: --resume: input 1 was .*c0\.png in .*out\.jsonl but is .*c1\.png now; give the same inputs in the same order, or run without --resume\n$/);
+    // The refusal comes before the model is loaded: a model path that does not exist is never reached.
+    const early = jepa(embedArgs(out, [copies[1]!, copies[0]!, ...copies.slice(2)], '--resume').map((a) => (a === model ? join(dir, 'no-such-model.gguf') : a)));
+    expect(early.code).toBe(2);
+    expect(early.err).toMatch(/^jepa: --resume: input 1 was .*c0\.png/);
     const later = new Date(Date.UTC(2025, 0, 1));
     utimesSync(copies[2]!, later, later);
     const changed = jepa(embedArgs(out, copies, '--resume'));

@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { WorldModel } from '@jepa/worldmodel';
 import { ModelInput } from '@jepa/input';
 import { readNpy } from '@jepa/preprocess';
-import { EmbeddingWriter, embedCorpus, type CorpusItem, type Pool } from '@jepa/corpus';
+import { EmbeddingWriter, embedCorpus, resumableEntries, type CorpusItem, type Pool } from '@jepa/corpus';
 import { expandInputs } from '../inputs.js';
 import { contextOptions, loadModel, type RuntimeFlags } from '../load-model.js';
 import { inputOptions, type InputFlags } from '../input-options.js';
@@ -46,14 +46,17 @@ export function embedCommand(program: Command): void {
     const clips = [...(flags.video ?? []), ...(flags.framesNpy ?? [])];
     if (stills.length + clips.length === 0 && !flags.inputNpy)
       throw new UserError('nothing to embed: give images, --video, --frames-npy or --input-npy');
+    // The items exist before the model, so that --resume can refuse another run's output at once.
+    let input: ModelInput | undefined;
+    const items: CorpusItem[] = [];
+    for (const p of stills) items.push({ label: p, load: () => input!.image(p), still: true });
+    for (const p of flags.video ?? []) items.push({ label: p, load: () => input!.video(p), still: false });
+    for (const p of flags.framesNpy ?? []) items.push({ label: p, load: () => input!.framesNpy(p), still: false });
+    if (flags.inputNpy) items.push(...tensorItems(flags.inputNpy));
+    if (flags.resume) resumableEntries(flags.output!, items);
     const model = await loadModel(flags.model, flags);
     const spec = model.spec;
-    const input = new ModelInput(spec, inputOptions(flags, say));
-    const items: CorpusItem[] = [];
-    for (const p of stills) items.push({ label: p, load: () => input.image(p), still: true });
-    for (const p of flags.video ?? []) items.push({ label: p, load: () => input.video(p), still: false });
-    for (const p of flags.framesNpy ?? []) items.push({ label: p, load: () => input.framesNpy(p), still: false });
-    if (flags.inputNpy) items.push(...tensorItems(flags.inputNpy));
+    input = new ModelInput(spec, inputOptions(flags, say));
 
     const pool = resolvePool(spec, flags.pool);
     const writer = EmbeddingWriter.open(flags.output, items, { resume: flags.resume });

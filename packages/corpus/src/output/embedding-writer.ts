@@ -164,12 +164,7 @@ export class EmbeddingWriter {
   #open(output: string, resume: boolean): number {
     const indexPath = indexPathOf(output);
     const partialPath = partialPathOf(output);
-    const previous = resume ? readIndex(indexPath) : null;
-    if (resume && previous === null && (existsSync(output) || existsSync(partialPath)))
-      throw new CorpusError(
-        'resume_no_index',
-        `--resume: ${output} has no index (${indexPath}), so it was not written by a resumable run; remove it or run without --resume`,
-      );
+    const previous = resume ? resumableEntries(output, this.#items) : null;
     if (previous === null) {
       rmSync(partialPath, { force: true });
       // The index first: a run killed between the two opens leaves an empty index, which --resume
@@ -179,7 +174,6 @@ export class EmbeddingWriter {
       if (this.format === 'json') this.#start();
       return 0;
     }
-    this.#checkSameInputs(output, previous.entries);
     const dataPath = this.format === 'jsonl' ? output : partialPath;
     if (this.format !== 'jsonl' && !existsSync(partialPath) && existsSync(output)) renameSync(output, partialPath);
     const dataSize = existsSync(dataPath) ? statSync(dataPath).size : 0;
@@ -213,27 +207,6 @@ export class EmbeddingWriter {
     if (dtype !== 'float32' || dataStart + this.rows * rowBytes !== this.#dataEnd)
       throw new CorpusError('resume_corrupt', `--resume: ${partialPathOf(output)} does not hold the ${this.rows} rows its index lists; remove it and run without --resume`);
     this.#rowShape = shape.slice(1);
-  }
-
-  #checkSameInputs(output: string, entries: readonly IndexEntry[]): void {
-    if (entries.length > this.#items.length)
-      throw new CorpusError(
-        'resume_mismatch',
-        `--resume: ${output} holds ${entries.length} inputs but this run has ${this.#items.length}; give the same inputs, or run without --resume`,
-      );
-    entries.forEach((e, i) => {
-      const item = this.#items[i]!;
-      if (e.input !== item.label)
-        throw new CorpusError(
-          'resume_mismatch',
-          `--resume: input ${i + 1} was ${e.input} in ${output} but is ${item.label} now; give the same inputs in the same order, or run without --resume`,
-        );
-      if (!sameIdentity(identityOf(item.source ?? item.label), e))
-        throw new CorpusError(
-          'resume_changed',
-          `--resume: ${item.source ?? item.label} changed (size or mtime) since it was embedded into ${output}; run without --resume`,
-        );
-    });
   }
 
   #writeAt(fd: number, chunks: readonly Uint8Array[], position: number): void {
@@ -276,6 +249,43 @@ export class EmbeddingWriter {
       );
     }
   }
+}
+
+/**
+ * What an earlier run of these inputs left in OUT's index (null: nothing, so a fresh start), after
+ * checking that it can be continued: refuses an output without an index, and an index of other inputs.
+ */
+export function resumableEntries(output: string, items: readonly CorpusItem[]): { entries: IndexEntry[]; bytes: number[] } | null {
+  const indexPath = indexPathOf(output);
+  const previous = readIndex(indexPath);
+  if (previous === null && (existsSync(output) || existsSync(partialPathOf(output))))
+    throw new CorpusError(
+      'resume_no_index',
+      `--resume: ${output} has no index (${indexPath}), so it was not written by a resumable run; remove it or run without --resume`,
+    );
+  if (previous) checkSameInputs(output, previous.entries, items);
+  return previous;
+}
+
+function checkSameInputs(output: string, entries: readonly IndexEntry[], items: readonly CorpusItem[]): void {
+  if (entries.length > items.length)
+    throw new CorpusError(
+      'resume_mismatch',
+      `--resume: ${output} holds ${entries.length} inputs but this run has ${items.length}; give the same inputs, or run without --resume`,
+    );
+  entries.forEach((e, i) => {
+    const item = items[i]!;
+    if (e.input !== item.label)
+      throw new CorpusError(
+        'resume_mismatch',
+        `--resume: input ${i + 1} was ${e.input} in ${output} but is ${item.label} now; give the same inputs in the same order, or run without --resume`,
+      );
+    if (!sameIdentity(identityOf(item.source ?? item.label), e))
+      throw new CorpusError(
+        'resume_changed',
+        `--resume: ${item.source ?? item.label} changed (size or mtime) since it was embedded into ${output}; run without --resume`,
+      );
+  });
 }
 
 const WRITE_ERRORS: Record<string, string> = {
