@@ -151,11 +151,12 @@ program
   .option('--rounds <n>', 'alternating rounds of embed and queue', int, 1)
   .option('--overhead-batches <list>', 'batch sizes for the overhead per job', intList, [1, 8, 32])
   .option('--overhead-images <n>', 'images for each overhead row', int, 96)
+  .option('--memory-images <list>', 'corpus sizes for jepa embed --pool none peak RSS (empty: skip)', intList, [100, 400])
   .option('--type <type>', 'weight type (jepa-quantize names)', 'f32')
   .option('--dir <path>', 'lists, shards and outputs', 'tmp/queue-bench')
   .option('--peers-dir <path>', 'where the ViT-B/16 export and GGUFs live (shared with peers)', 'tmp/peers')
   .option('--json', 'print JSON')
-  .action(async (o: { images: number; threads: number; workers: number; batch: number; rounds: number; overheadBatches: number[]; overheadImages: number; type: string; dir: string; peersDir: string; json?: boolean }) => {
+  .action(async (o: { images: number; threads: number; workers: number; batch: number; rounds: number; overheadBatches: number[]; overheadImages: number; memoryImages: number[]; type: string; dir: string; peersDir: string; json?: boolean }) => {
     const { runQueueBench, queueMarkdown } = await import('./queue/queue-bench.js');
     const report = await runQueueBench(o, (s) => process.stderr.write(`${s}\n`));
     const machine = machineInfo(o.threads);

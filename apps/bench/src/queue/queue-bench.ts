@@ -1,12 +1,13 @@
 // jepa embed against the same corpus through the queue, as users run them: one `jepa embed` with
 // T threads, then W workers with T/W threads each (`jepa queue add`, the workers, `jepa queue
 // collect`), alternating over rounds; and the queue's overhead per job at several batch sizes.
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { connectOnce, isFinished, queueStatus, readShard, type Redis } from '@jepa/corpus';
 import { RedisServer } from '@jepa/corpus/testing';
 import { Queue } from 'bullmq';
 import { ensureManySmall } from '../pipeline/photo-sets.js';
+import { runJepaEmbed } from '../pipeline/jepa-side.js';
 import { peerModel } from '../peers/peers-bench.js';
 import { median } from '../stats.js';
 import { jepa, startWorker, type WorkerProcess } from './cli-process.js';
@@ -20,6 +21,8 @@ export interface QueueBenchOptions {
   rounds: number;
   overheadBatches: number[];
   overheadImages: number;
+  /** Corpus sizes for the memory rows: jepa embed --pool none (every token, 605 KB an image at ViT-B/16). */
+  memoryImages: number[];
   type: string;
   dir: string;
   peersDir: string;
@@ -56,6 +59,7 @@ export interface QueueReport {
   rounds: ThroughputRound[];
   medianRatio: number;
   overhead: OverheadRow[];
+  memory: { images: number; outputMiB: number; maxRssMiB: number }[];
 }
 
 export async function runQueueBench(o: QueueBenchOptions, log: (s: string) => void): Promise<QueueReport> {
@@ -91,8 +95,16 @@ export async function runQueueBench(o: QueueBenchOptions, log: (s: string) => vo
       log(`overhead at batch ${batch}: ${few.length} images, 1 worker x ${o.threads} threads`);
       overhead.push(await overheadAt(o, model, fewList, batch, redis.url, client, dir, log));
     }
+    const memory: QueueReport['memory'] = [];
+    for (const n of o.memoryImages) {
+      log(`memory: jepa embed --pool none of ${n} images`);
+      const out = join(dir, `tokens-${n}.npy`);
+      const run = await runJepaEmbed(model, [`@${listOf(dir, files.slice(0, n), `memory-${n}.txt`)}`], o.threads, out, ['--pool', 'none', '--batch', String(o.batch)]);
+      memory.push({ images: n, outputMiB: statSync(out).size / 2 ** 20, maxRssMiB: run.maxRssMiB });
+      rmSync(out);
+    }
     const ratios = rounds.map((r) => r.queueItemsPerSecond / r.embedItemsPerSecond);
-    return { model, images: o.images, threads: o.threads, workers: o.workers, batch: o.batch, rounds, medianRatio: median(ratios), overhead };
+    return { model, images: o.images, threads: o.threads, workers: o.workers, batch: o.batch, rounds, medianRatio: median(ratios), overhead, memory };
   } finally {
     client.disconnect();
     await redis.stop();
@@ -116,6 +128,12 @@ async function throughQueue(o: QueueBenchOptions, model: string, list: string, u
   } finally {
     await Promise.all(workers.map((w) => w.stop()));
   }
+}
+
+function listOf(dir: string, files: readonly string[], name: string): string {
+  const path = join(dir, name);
+  writeFileSync(path, `${files.join('\n')}\n`);
+  return path;
 }
 
 async function waitFinished(client: Redis, name: string): Promise<void> {
@@ -179,5 +197,12 @@ export function queueMarkdown(r: QueueReport): string {
     '|---:|---:|---:|---:|---:|---:|---:|',
     ...r.overhead.map((x) => `| ${x.batch} | ${x.jobs} | ${x.spanS.toFixed(2)} | ${x.inJobsS.toFixed(2)} | ${x.overheadMsPerJob.toFixed(2)} | ${x.redisCpuMsPerJob.toFixed(3)} | ${x.embedItemsPerSecond.toFixed(2)} |`),
   ];
+  if (r.memory.length > 0)
+    lines.push(
+      '',
+      '| jepa embed --pool none, images | output MiB | peak RSS MiB |',
+      '|---:|---:|---:|',
+      ...r.memory.map((m) => `| ${m.images} | ${m.outputMiB.toFixed(0)} | ${m.maxRssMiB.toFixed(0)} |`),
+    );
   return lines.join('\n');
 }
