@@ -30,7 +30,7 @@ export interface CorpusWorkerOptions {
 export function startCorpusWorker(options: CorpusWorkerOptions): Worker<EmbedJobData, EmbedJobResult> {
   const dir = resolve(options.outDir, checkQueueName(options.queue));
   const free = Array.from({ length: options.concurrency ?? 1 }, (_, i) => i);
-  const process = async (job: Job<EmbedJobData, EmbedJobResult>): Promise<EmbedJobResult> => {
+  const run = async (job: Job<EmbedJobData, EmbedJobResult>): Promise<EmbedJobResult> => {
     const slot = free.pop()!;
     try {
       const started = performance.now();
@@ -50,7 +50,7 @@ export function startCorpusWorker(options: CorpusWorkerOptions): Worker<EmbedJob
       free.push(slot);
     }
   };
-  return new Worker<EmbedJobData, EmbedJobResult>(options.queue, process, {
+  return new Worker<EmbedJobData, EmbedJobResult>(options.queue, run, {
     connection: options.connection,
     concurrency: options.concurrency ?? 1,
     lockDuration: options.lockDurationMs ?? 30_000,
