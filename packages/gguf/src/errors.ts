@@ -21,6 +21,8 @@ export type GgufErrorCode =
   | 'GGUF_TENSOR_TOO_LARGE'
   | 'GGUF_TENSOR_OFFSET'
   | 'GGUF_TENSOR_OUT_OF_FILE'
+  | 'GGUF_TENSOR_SIZE'
+  | 'GGUF_BAD_LIMIT'
   | 'GGUF_WRITE_STATE'
   | 'GGUF_WRITE_SIZE'
   // jepa.* schema
@@ -32,6 +34,7 @@ export type GgufErrorCode =
   | 'JEPA_KEY_UNUSED'
   | 'JEPA_KEY_TYPE'
   | 'JEPA_RANGE'
+  | 'JEPA_BUDGET'
   | 'JEPA_NOT_FINITE'
   | 'JEPA_ENUM'
   | 'JEPA_INVARIANT'

@@ -6,8 +6,16 @@ export {
   GGUF_VALUE_TAGS, gv, type GgufArray, type GgufMetadata, type GgufValue, type GgufValueType, type GgufTypedArray,
 } from './gguf/value.js';
 export { GGUF_DEFAULT_ALIGNMENT, GGUF_VERSION, GGML_MAX_NAME } from './gguf/constants.js';
-export type { GgufHeader, GgufTensorInfo } from './gguf/header.js';
-export { readGguf, readGgufFromBuffer, readGgufFromSource } from './gguf/reader.js';
+export type { GgufHeader, GgufSkippedValue, GgufTensorInfo } from './gguf/header.js';
+export {
+  readGguf, readGgufFromBuffer, readGgufFromSource,
+  type GgufValueAction, type GgufValueDecision, type GgufValueHead, type ReadOptions,
+} from './gguf/reader.js';
+export {
+  GGUF_MAX_KEY_LENGTH, UNUSED_VALUE_MAX_BYTES, V8_MAX_STRING_LENGTH, V8_SAFE_ARRAY_LENGTH, maxInputMib, maxLabels, maxMetaItems,
+} from './budgets.js';
+export { keyBound, MAX_LABEL_BYTES, MAX_STRING_KEY_BYTES, type KeyBound } from './schema/key-bounds.js';
+export { schemaReadOptions, schemaValuePolicy } from './schema/read-policy.js';
 export { bufferSource, type ByteSource } from './gguf/byte-source.js';
 export { GgufWriter, type DeclaredTensor, type GgufWriteResult } from './gguf/writer.js';
 export * from './schema/families.js';
@@ -17,6 +25,6 @@ export type * from './schema/model-spec.js';
 export { parseHparams } from './schema/parse-hparams.js';
 export { hparamsToMetadata } from './schema/to-metadata.js';
 export { expectedTensors, tensorNames, type TensorRole, type TensorSpec } from './schema/tensors.js';
-export { validateModel, loadModelSpec } from './validate/validate-model.js';
+export { validateModel, loadModelSpec, loadModelSpecFromSource } from './validate/validate-model.js';
 export { forgeModel, forgeModelBytes, forgeHparams, type ForgeKnobs, type ForgedModel } from './forge/forge.js';
 export { mulberry32 } from './forge/rng.js';

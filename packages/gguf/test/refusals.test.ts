@@ -245,6 +245,9 @@ describe('forged defects are refused with a typed error', () => {
       it.each(defects.map((d) => [d.what, d] as const))('%s', (_, d) => {
         expectRefused(d.bytes(), d.code, d.names);
       });
+      it.each(defects.map((d) => [d.what, d] as const))('%s (plain reader, every value materialised)', (_, d) => {
+        expectRefused(d.bytes(), d.code, d.names, true);
+      });
     });
   }
 

@@ -2,6 +2,7 @@ import { GgufError, type GgufErrorCode } from '../errors.js';
 import { mulberry32 } from '../forge/rng.js';
 import { bufferSource } from '../gguf/byte-source.js';
 import { readGgufFromSource } from '../gguf/reader.js';
+import { schemaReadOptions } from '../schema/read-policy.js';
 import { validateModel } from '../validate/validate-model.js';
 import { seedCorpus } from './corpus.js';
 import { MUTATORS, MUTATOR_NAMES, type MutatorName } from './mutate.js';
@@ -40,16 +41,27 @@ export interface FuzzOptions {
   target?: (bytes: Uint8Array) => ReturnType<typeof runInput>;
 }
 
-/** Runs one input through reader + validator; returns the outcome or throws whatever escaped. */
+/**
+ * Runs one input through the plain reader (every value materialised) and then through reader + validator as
+ * `loadModelSpec` runs them (under the schema's read policy); returns the second outcome, or throws whatever
+ * escaped either. `bytesRead` is the larger of the two passes.
+ */
 export function runInput(bytes: Uint8Array): { loaded: true; bytesRead: number } | { loaded: false; code: GgufErrorCode; bytesRead: number } {
   const inner = bufferSource(bytes);
   let bytesRead = 0;
   const source = { size: inner.size, read: (p: number, n: number) => ((bytesRead += n), inner.read(p, n)) };
   try {
-    validateModel(readGgufFromSource(source), bytes.byteLength);
-    return { loaded: true, bytesRead };
+    readGgufFromSource(source);
   } catch (e) {
-    if (e instanceof GgufError) return { loaded: false, code: e.code, bytesRead };
+    if (!(e instanceof GgufError)) throw e;
+  }
+  const plainRead = bytesRead;
+  bytesRead = 0;
+  try {
+    validateModel(readGgufFromSource(source, schemaReadOptions()), bytes.byteLength);
+    return { loaded: true, bytesRead: Math.max(plainRead, bytesRead) };
+  } catch (e) {
+    if (e instanceof GgufError) return { loaded: false, code: e.code, bytesRead: Math.max(plainRead, bytesRead) };
     throw e;
   }
 }

@@ -12,7 +12,10 @@ export function checkTensorExtents(
     if (start < 0n || end > size) {
       throw new GgufError(
         'GGUF_TENSOR_OUT_OF_FILE',
-        `tensor '${t.name}' needs ${end - start} bytes at [${start}, ${end}) but the file has ${size} bytes`,
+        `tensor '${t.name}' needs ${end - start} bytes at [${start}, ${end}) but the file has ${size} bytes: ` +
+          (start < size
+            ? `truncated inside the data section, ${end - size} bytes short (or '${t.name}' has a wrong dim or type)`
+            : `it starts past the end of the file (truncated, or '${t.name}' has a wrong offset)`),
       );
     }
   }

@@ -1,4 +1,4 @@
-import type { GgufMetadata } from './value.js';
+import type { GgufMetadata, GgufValueType } from './value.js';
 
 export interface GgufTensorInfo {
   readonly name: string;
@@ -13,10 +13,24 @@ export interface GgufTensorInfo {
   readonly nbytes: number;
 }
 
+/** A metadata value the reader walked past by its byte extent instead of materialising it (see ReadOptions). */
+export interface GgufSkippedValue {
+  readonly key: string;
+  readonly type: GgufValueType;
+  /** Arrays: the item type and count. */
+  readonly itemType?: GgufValueType;
+  readonly count?: number;
+  /** Absolute offset of the value's type tag, and the bytes from there to the end of the value. */
+  readonly offset: number;
+  readonly nbytes: number;
+}
+
 export interface GgufHeader {
   readonly version: number;
   readonly alignment: number;
   readonly metadata: GgufMetadata;
+  /** Values left unread by the read policy, in file order; empty when every value was materialised. */
+  readonly skipped: ReadonlyMap<string, GgufSkippedValue>;
   readonly tensors: readonly GgufTensorInfo[];
   readonly tensorIndex: ReadonlyMap<string, GgufTensorInfo>;
   /** Absolute offset of the (aligned) data section. */

@@ -53,6 +53,13 @@ export function typedArrayFromBytes(itemType: GgufNumberType | GgufBigType, byte
   return new Ctor(copy.buffer, 0, copy.byteLength / Ctor.BYTES_PER_ELEMENT);
 }
 
+/** Wraps bytes the caller owns (byteOffset 0, nothing else holds them) without copying. */
+export function typedArrayOwning(itemType: GgufNumberType | GgufBigType, bytes: Uint8Array): GgufTypedArray {
+  if (bytes.byteOffset !== 0 || bytes.buffer.byteLength !== bytes.byteLength) return typedArrayFromBytes(itemType, bytes);
+  const Ctor = TYPED_ARRAY_CTORS[itemType];
+  return new Ctor(bytes.buffer as ArrayBuffer, 0, bytes.byteLength / Ctor.BYTES_PER_ELEMENT);
+}
+
 /** Convenience constructors, so callers do not spell out the tagged objects. */
 export const gv = {
   u8: (value: number): GgufValue => ({ type: 'u8', value }),

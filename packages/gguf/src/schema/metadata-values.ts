@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { GgufError } from '../errors.js';
 import type { GgufMetadata, GgufValue } from '../gguf/value.js';
+import { keyBound, tooManyItems } from './key-bounds.js';
 import { KEY_INDEX, type KeyDef, type KeyType } from './keys.js';
 
 export type KeyValue = number | boolean | string | number[] | string[];
@@ -12,10 +13,20 @@ export type KeyValue = number | boolean | string | number[] | string[];
 export class MetadataValues {
   private readonly used = new Set<string>();
 
-  constructor(private readonly metadata: GgufMetadata) {}
+  private readonly skipped: ReadonlySet<string>;
+
+  /** `skipped`: keys the reader walked past without materialising (header.skipped); they count as present. */
+  constructor(private readonly metadata: GgufMetadata, skipped: Iterable<string> = []) {
+    this.skipped = new Set(skipped);
+  }
 
   has(key: string): boolean {
-    return this.metadata.has(key);
+    return this.metadata.has(key) || this.skipped.has(key);
+  }
+
+  private *allKeys(): Iterable<string> {
+    yield* this.metadata.keys();
+    yield* this.skipped;
   }
 
   /** The key's value, or null when absent; a present key is always checked. */
@@ -24,6 +35,9 @@ export class MetadataValues {
     if (def === undefined) throw new Error(`schema bug: '${key}' is not in KEYS`);
     this.used.add(key);
     const raw = this.metadata.get(key);
+    if (raw === undefined && this.skipped.has(key)) {
+      throw new GgufError('JEPA_KEY_TYPE', `metadata key '${key}' was skipped unread by the reader's policy, so it cannot be checked`);
+    }
     if (raw === undefined) return null;
     return checkDomain(def, toPlain(def, raw)) as T;
   }
@@ -41,20 +55,22 @@ export class MetadataValues {
 
   /** Every jepa.* key must be known to the schema and used by this family's configuration. */
   refuseUnknownKeys(): void {
-    for (const key of this.metadata.keys()) {
-      if (key.startsWith('jepa.') && !KEY_INDEX.has(key)) {
-        throw new GgufError('JEPA_KEY_UNKNOWN', `metadata key '${key}' is not part of jepa schema v1`);
-      }
+    for (const key of this.allKeys()) {
+      if (key.startsWith('jepa.') && !KEY_INDEX.has(key)) throw unknownKey(key);
     }
   }
 
   refuseUnusedKeys(family: string): void {
-    for (const key of this.metadata.keys()) {
+    for (const key of this.allKeys()) {
       if (key.startsWith('jepa.') && !this.used.has(key)) {
         throw new GgufError('JEPA_KEY_UNUSED', `metadata key '${key}' does not apply to this ${family} model`);
       }
     }
   }
+}
+
+export function unknownKey(key: string, note?: string): GgufError {
+  return new GgufError('JEPA_KEY_UNKNOWN', `metadata key '${key}' is not part of jepa schema v1${note ? ` (${note})` : ''}`);
 }
 
 const STORED: Record<KeyType, (v: GgufValue) => boolean> = {
@@ -76,6 +92,8 @@ function toPlain(def: KeyDef, v: GgufValue): KeyValue {
     throw new GgufError('JEPA_KEY_TYPE', `metadata key '${def.key}' must be stored as ${def.type}, found ${describe(v)}`);
   }
   if (v.type === 'array') {
+    const bound = keyBound(def);
+    if (bound.kind === 'array' && v.value.length > bound.maxItems) throw tooManyItems(def, bound, v.value.length);
     const items = v.itemType === 'string' ? [...(v.value as string[])] : Array.from(v.value as Float32Array | Uint32Array);
     items.forEach((x, i) => {
       if (typeof x === 'number' && !Number.isFinite(x)) {
@@ -111,6 +129,9 @@ function issueToError(key: string, value: KeyValue, issue: z.core.$ZodIssue): Gg
   }
 }
 
+/** A value as a refusal shows it: long strings and arrays are cut, so a refusal stays one short line. */
 function fmt(v: unknown): string {
-  return typeof v === 'string' ? `'${v}'` : Array.isArray(v) ? `[${v.map(fmt).join(', ')}]` : String(v);
+  if (typeof v === 'string') return v.length > 80 ? `'${v.slice(0, 40)}…' (${v.length} characters)` : `'${v}'`;
+  if (Array.isArray(v)) return `[${v.slice(0, 8).map(fmt).join(', ')}${v.length > 8 ? `, … (${v.length} items)` : ''}]`;
+  return String(v);
 }

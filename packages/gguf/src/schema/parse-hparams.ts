@@ -1,3 +1,4 @@
+import { formatBytes, maxInputMib } from '../budgets.js';
 import { GgufError } from '../errors.js';
 import type { GgufMetadata } from '../gguf/value.js';
 import {
@@ -16,8 +17,8 @@ function invariant(ok: boolean, message: string): void {
 }
 
 /** Metadata → validated hyperparameters, in the spec's order: identity, ranges and enums, then derived invariants. */
-export function parseHparams(metadata: GgufMetadata): ModelHparams {
-  const m = new MetadataValues(metadata);
+export function parseHparams(metadata: GgufMetadata, skippedKeys: Iterable<string> = []): ModelHparams {
+  const m = new MetadataValues(metadata, skippedKeys);
   const arch = m.peek('general.architecture');
   if (arch?.type !== 'string' || arch.value !== 'jepa') {
     const found = arch === undefined ? 'missing' : arch.type === 'string' ? `'${arch.value}'` : `a ${arch.type}`;
@@ -48,6 +49,7 @@ export function parseHparams(metadata: GgufMetadata): ModelHparams {
   const pred = parsePredictor(m, family, traits, enc);
   const { head, labels } = parseHead(m, family, traits, enc);
   const pre = parsePre(m, enc);
+  checkInputBudget(enc, pre);
   m.refuseUnusedKeys(family);
   return { family, schemaVersion: SCHEMA_VERSION, name, license, fileType, enc, pred, head, pre, labels };
 }
@@ -232,4 +234,21 @@ function parsePre(m: MetadataValues, enc: EncoderHparams): PreprocessSpec {
   const resize = resizeShort !== null ? { mode: 'short' as const, size: resizeShort } : { mode: 'squash' as const, size: squash as number };
   invariant(crop <= resize.size, `jepa.pre.crop ${crop} is larger than the resize size ${resize.size}`);
   return { mean, std, resize, crop, resample, rescale, cropRounding };
+}
+
+/**
+ * The float32 tensor one item becomes (C·T·H·W: max(3, in_chans) channels, n_frames frames, crop² pixels) is sized
+ * from the recipe alone, so it is costed here, before any image or frame buffer exists.
+ */
+function checkInputBudget(enc: EncoderHparams, pre: PreprocessSpec): void {
+  const channels = Math.max(3, enc.inChans);
+  const bytes = 4 * channels * enc.nFrames * pre.crop * pre.crop;
+  const maxMib = maxInputMib();
+  if (bytes <= maxMib * 2 ** 20) return;
+  const frames = enc.nFrames > 1 ? `jepa.enc.n_frames ${enc.nFrames} × ` : '';
+  throw new GgufError(
+    'JEPA_BUDGET',
+    `${frames}jepa.pre.crop ${pre.crop}² × ${channels} channels needs a ${formatBytes(bytes)} float32 input tensor per item; ` +
+      `the limit is JEPA_MAX_INPUT_MIB=${maxMib} (set it higher to allow)`,
+  );
 }
