@@ -1,5 +1,5 @@
 import { closeSync, fstatSync, openSync } from 'node:fs';
-import { GGUF_MAX_KEY_LENGTH, UNUSED_VALUE_MAX_BYTES, V8_SAFE_ARRAY_LENGTH, maxMetaItems } from '../budgets.js';
+import { GGUF_MAX_KEY_LENGTH, UNUSED_VALUE_MAX_BYTES, maxMetaItems } from '../budgets.js';
 import { GgufError } from '../errors.js';
 import { GGML_MAX_DIMS, ggmlTypeInfo, tensorNbytes } from '../ggml-types.js';
 import { bufferSource, Cursor, fdSource, type ByteSource } from './byte-source.js';
@@ -143,13 +143,8 @@ class ItemBudget {
   private max = -1;
 
   take(count: number, key: string, itemType: GgufValueType): void {
+    // maxMetaItems() is at most V8_SAFE_ARRAY_LENGTH, so no JS array built here comes near V8's own limit
     if (this.max < 0) this.max = maxMetaItems();
-    if (count > V8_SAFE_ARRAY_LENGTH) {
-      throw new GgufError(
-        'GGUF_ARRAY_TOO_LONG',
-        `array '${key}' has ${count} ${itemType} items; a JS array that long is beyond V8 (limit ${V8_SAFE_ARRAY_LENGTH})`,
-      );
-    }
     if (this.used + count > this.max) {
       throw new GgufError(
         'GGUF_ARRAY_TOO_LONG',
