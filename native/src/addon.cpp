@@ -18,6 +18,7 @@ Napi::Value resampleU8Sync(const Napi::CallbackInfo& info);
 Napi::Value resampleNormalize(const Napi::CallbackInfo& info);
 Napi::Value resampleNormalizeSync(const Napi::CallbackInfo& info);
 Napi::Value resampleKernels(const Napi::CallbackInfo& info);
+Napi::Value findNonFinite(const Napi::CallbackInfo& info);
 
 static const char* deviceType(ggml_backend_dev_t dev) {
   switch (ggml_backend_dev_type(dev)) {
@@ -120,6 +121,7 @@ static Napi::Object init(Napi::Env env, Napi::Object exports) {
   exports.Set("resampleNormalize", Napi::Function::New(env, resampleNormalize, "resampleNormalize"));
   exports.Set("resampleNormalizeSync", Napi::Function::New(env, resampleNormalizeSync, "resampleNormalizeSync"));
   exports.Set("resampleKernels", Napi::Function::New(env, resampleKernels, "resampleKernels"));
+  exports.Set("findNonFinite", Napi::Function::New(env, findNonFinite, "findNonFinite"));
   exports.Set("setErrorClass", Napi::Function::New(env, setErrorClass, "setErrorClass"));
   return exports;
 }

@@ -172,6 +172,12 @@ void PromiseWorker::failWith(const std::string& code, const std::string& message
   SetError(message);
 }
 
+void PromiseWorker::failWith(const std::string& code, const std::string& message,
+                             std::vector<std::pair<std::string, double>> details) {
+  details_ = std::move(details);
+  failWith(code, message);
+}
+
 void PromiseWorker::Execute() {
   try {
     work_(*this);
@@ -193,7 +199,9 @@ void PromiseWorker::OnOK() {
 
 void PromiseWorker::OnError(const Napi::Error& e) {
   Napi::HandleScope scope(Env());
-  deferred_.Reject(makeError(Env(), code_, e.Message()).Value());
+  Napi::Error err = makeError(Env(), code_, e.Message());
+  for (const auto& [key, value] : details_) err.Set(key, Napi::Number::New(Env(), value));
+  deferred_.Reject(err.Value());
   work_ = nullptr;
   result_ = nullptr;
 }

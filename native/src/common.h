@@ -153,6 +153,8 @@ class PromiseWorker : public Napi::AsyncWorker {
   PromiseWorker(Napi::Env env, Work work, Result result);
   Napi::Promise promise() { return deferred_.Promise(); }
   void failWith(const std::string& code, const std::string& message);
+  // As failWith, with numeric properties set on the error (e.g. a deadline's nodesDone).
+  void failWith(const std::string& code, const std::string& message, std::vector<std::pair<std::string, double>> details);
   void Execute() override;
   void OnOK() override;
   void OnError(const Napi::Error& e) override;
@@ -162,6 +164,7 @@ class PromiseWorker : public Napi::AsyncWorker {
   Work work_;
   Result result_;
   std::string code_ = "NATIVE";
+  std::vector<std::pair<std::string, double>> details_;
 };
 
 }  // namespace jepa

@@ -1,5 +1,7 @@
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstdio>
 
 #include "wrappers.h"
 
@@ -135,33 +137,114 @@ Napi::Value Graph::allocate(const Napi::CallbackInfo& info) {
   return Napi::Number::New(env, static_cast<double>(ggml_gallocr_get_buffer_size(g->allocr, 0)));
 }
 
+// A compute deadline, checked by ggml's abort callback after every node (thread 0 of the compute
+// calls it, so the counter needs no atomics) and by the binding before the first.
+struct Deadline {
+  std::chrono::steady_clock::time_point at;
+  double ms = 0;
+  std::vector<int> computed;  // the nodes ggml computes (not views, reshapes, ...), in order
+  size_t calls = 0;           // callbacks so far: nodes computed
+  int nodesDone = 0;          // when it hit: the nodes of the graph that had run
+  bool hit = false;
+};
+
+static bool pastDeadline(void* data) {
+  auto* d = static_cast<Deadline*>(data);
+  const size_t done = ++d->calls;
+  // after the last node the result is whole: nothing left to abort
+  if (done >= d->computed.size() || std::chrono::steady_clock::now() < d->at) return false;
+  d->hit = true;
+  d->nodesDone = d->computed[done - 1] + 1;
+  return true;
+}
+
+static bool isComputed(const ggml_tensor* t) {
+  switch (t->op) {
+    case GGML_OP_NONE:
+    case GGML_OP_RESHAPE:
+    case GGML_OP_TRANSPOSE:
+    case GGML_OP_VIEW:
+    case GGML_OP_PERMUTE: return false;
+    default: return (t->flags & GGML_TENSOR_FLAG_COMPUTE) != 0;
+  }
+}
+
+// The backend's abort-callback setter (the CPU's; null where a backend has none, e.g. CUDA: there
+// the deadline is checked only before the graph starts).
+using SetAbortCallback = void (*)(ggml_backend_t, ggml_abort_callback, void*);
+static SetAbortCallback abortSetter(const BackendRes& b) {
+  ggml_backend_reg_t reg = ggml_backend_dev_backend_reg(b.device);
+  return reg ? reinterpret_cast<SetAbortCallback>(ggml_backend_reg_get_proc_address(reg, "ggml_backend_set_abort_callback")) : nullptr;
+}
+
+// Options argument i: {timeoutMs?: number >= 0}; the deadline runs from this call.
+static std::shared_ptr<Deadline> argDeadline(const Napi::CallbackInfo& info, size_t i) {
+  if (info.Length() <= i || info[i].IsUndefined() || info[i].IsNull()) return nullptr;
+  if (!info[i].IsObject()) fail(info.Env(), "BAD_ARGUMENT", "compute options must be an object");
+  Napi::Value t = info[i].As<Napi::Object>().Get("timeoutMs");
+  if (t.IsUndefined()) return nullptr;
+  double ms = t.IsNumber() ? t.As<Napi::Number>().DoubleValue() : -1;
+  if (!(ms >= 0) || !std::isfinite(ms)) fail(info.Env(), "BAD_ARGUMENT", "timeoutMs must be a finite number >= 0");
+  auto d = std::make_shared<Deadline>();
+  d->ms = ms;
+  d->at = std::chrono::steady_clock::now() +
+          std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double, std::milli>(ms));
+  return d;
+}
+
+static std::string formatMs(double ms) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", ms);
+  return buf;
+}
+
 // Runs the whole graph, or (perNode) one single-node view of it after another, on the backend's
-// compute thread; perNode fills `ms` with each node's wall time.
+// compute thread; perNode fills `ms` with each node's wall time. With a deadline, a graph still
+// running when it passes stops between nodes: NativeError DEADLINE with nodesDone and nodeCount.
 static Napi::Value launch(const Napi::CallbackInfo& info, std::shared_ptr<GraphRes> g, bool perNode) {
   Napi::Env env = info.Env();
   auto b = argBackend(info, 0);
+  auto deadline = argDeadline(info, 1);
   if (g->allocatedFor != b) fail(env, "NOT_ALLOCATED", "allocate the graph on this backend before computing it");
   bool expected = false;
   if (!g->busy.compare_exchange_strong(expected, true)) fail(env, "BUSY", "the graph is already computing");
   auto ms = std::make_shared<std::vector<double>>();
   auto* worker = new PromiseWorker(
       env,
-      [g, b, perNode, ms](PromiseWorker& w) {
+      [g, b, perNode, ms, deadline](PromiseWorker& w) {
         std::lock_guard<std::mutex> lock(b->computeMu);
         ggml_status status = GGML_STATUS_FAILED;
+        const int n = ggml_graph_n_nodes(g->graph);
         b->computeThread->run([&] {
-          if (b->isCpu) enableFlushToZero(b->threads);
-          if (!perNode) {
-            status = ggml_backend_graph_compute(b->backend, g->graph);
+          if (deadline && std::chrono::steady_clock::now() >= deadline->at) {
+            deadline->hit = true;  // it passed while the graph waited for the backend
+            status = GGML_STATUS_ABORTED;
             return;
           }
-          const int n = ggml_graph_n_nodes(g->graph);
+          if (b->isCpu) enableFlushToZero(b->threads);
+          if (!perNode) {
+            SetAbortCallback setAbort = deadline ? abortSetter(*b) : nullptr;
+            if (setAbort) {
+              for (int i = 0; i < n; ++i)
+                if (isComputed(ggml_graph_node(g->graph, i))) deadline->computed.push_back(i);
+              setAbort(b->backend, pastDeadline, deadline.get());
+            }
+            status = ggml_backend_graph_compute(b->backend, g->graph);
+            if (setAbort) setAbort(b->backend, nullptr, nullptr);
+            return;
+          }
           ms->reserve(static_cast<size_t>(n));
           ggml_init_params params{ggml_graph_overhead_custom(1, false), nullptr, true};
           ggml_context* scratch = ggml_init(params);
           ggml_cgraph* one = scratch ? ggml_new_graph_custom(scratch, 1, false) : nullptr;
           status = one ? GGML_STATUS_SUCCESS : GGML_STATUS_ALLOC_FAILED;
           for (int i = 0; i < n && status == GGML_STATUS_SUCCESS; ++i) {
+            if (deadline && i > 0 && std::chrono::steady_clock::now() >= deadline->at) {
+              deadline->hit = true;
+              deadline->nodesDone = i;
+              status = GGML_STATUS_ABORTED;
+              break;
+            }
             ggml_graph_clear(one);
             ggml_graph_add_node(one, ggml_graph_node(g->graph, i));
             auto t0 = std::chrono::steady_clock::now();
@@ -171,7 +254,13 @@ static Napi::Value launch(const Napi::CallbackInfo& info, std::shared_ptr<GraphR
           if (scratch) ggml_free(scratch);
         });
         g->busy.store(false);
-        if (status != GGML_STATUS_SUCCESS) w.failWith("COMPUTE", std::string("graph compute failed: ") + ggml_status_to_string(status));
+        if (status == GGML_STATUS_ABORTED && deadline && deadline->hit)
+          w.failWith("DEADLINE",
+                     "graph compute ran past its " + formatMs(deadline->ms) + " ms deadline after node " +
+                         std::to_string(deadline->nodesDone) + " of " + std::to_string(n),
+                     {{"nodesDone", static_cast<double>(deadline->nodesDone)}, {"nodeCount", static_cast<double>(n)}, {"timeoutMs", deadline->ms}});
+        else if (status != GGML_STATUS_SUCCESS)
+          w.failWith("COMPUTE", std::string("graph compute failed: ") + ggml_status_to_string(status));
       },
       perNode ? PromiseWorker::Result([ms](Napi::Env e) -> Napi::Value {
         Napi::Array out = Napi::Array::New(e, ms->size());
@@ -184,10 +273,10 @@ static Napi::Value launch(const Napi::CallbackInfo& info, std::shared_ptr<GraphR
   return promise;
 }
 
-// compute(backend) -> Promise<void>, run on the libuv pool.
+// compute(backend, {timeoutMs}?) -> Promise<void>, run on the libuv pool.
 Napi::Value Graph::compute(const Napi::CallbackInfo& info) { return launch(info, res(info.Env()), false); }
 
-// profile(backend) -> Promise<number[]>: the graph's result, computed node by node, with each node's ms.
+// profile(backend, {timeoutMs}?) -> Promise<number[]>: the graph's result, computed node by node, with each node's ms.
 Napi::Value Graph::profile(const Napi::CallbackInfo& info) { return launch(info, res(info.Env()), true); }
 
 void Graph::dispose(const Napi::CallbackInfo&) { res_.reset(); }

@@ -95,15 +95,43 @@ export interface Graph extends Disposable {
   validate(backend: Backend): void;
   /** Gives every tensor without memory a place in the graph's compute buffer; returns its bytes. */
   allocate(backend: Backend): number;
-  /** Runs the graph off the main thread. */
-  compute(backend: Backend): Promise<void>;
+  /**
+   * Runs the graph off the main thread. With `timeoutMs`, a graph still running that long after this
+   * call stops between two nodes (ggml's abort callback; on a backend without one, e.g. CUDA, it is
+   * checked only before the graph starts) and the promise rejects with NativeError `DEADLINE`, its
+   * `nodesDone` and `nodeCount` set; the graph's outputs are then partial, and the graph stays usable.
+   */
+  compute(backend: Backend, options?: ComputeOptions): Promise<void>;
   /**
    * Computes the graph one node at a time and resolves to each node's wall-clock ms, index for index
    * with nodes(). Same results as compute(); slower overall (every node is its own dispatch).
    */
-  profile(backend: Backend): Promise<number[]>;
+  profile(backend: Backend, options?: ComputeOptions): Promise<number[]>;
   dispose(): void;
 }
+
+export interface ComputeOptions {
+  /** Abort the graph between nodes once this many ms have passed since the call (>= 0). */
+  timeoutMs?: number;
+}
+
+/** One entry of a non-finite scan: where a tensor's bytes are, and their ggml type. */
+export interface NonFiniteQuery {
+  /** Byte offset in the mapping. */
+  offset: number;
+  nbytes: number;
+  type: number;
+}
+
+/**
+ * What the scan found in one entry: all finite; a type it cannot read (integers, types without f16 /
+ * f32 scales it knows); or the first NaN / Inf: `element` is its index, or for a quantized type
+ * (`inScale`) the first element of the block whose scale (d, dmin, m) is not finite.
+ */
+export type NonFiniteResult =
+  | { status: 'finite' }
+  | { status: 'unchecked' }
+  | { status: 'nan' | 'inf'; element: number; inScale: boolean };
 
 /** A ggml context: tensor metadata, and the ops that build graphs from tensors. */
 export interface Context extends Disposable {
@@ -294,5 +322,6 @@ export interface Addon {
   resampleNormalize(job: ResampleJob, tables: Float32Array, out: Float32Array, channelStride: number, offset: number): Promise<void>;
   resampleNormalizeSync(job: ResampleJob, tables: Float32Array, out: Float32Array, channelStride: number, offset: number): void;
   resampleKernels(): string[];
+  findNonFinite(mapping: Mapping, entries: NonFiniteQuery[], threads?: number): Promise<NonFiniteResult[]>;
   setErrorClass(cls: new (message: string, code: string) => Error): void;
 }

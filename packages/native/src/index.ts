@@ -4,12 +4,15 @@ export type {
   Backend,
   Buffer,
   BuildInfo,
+  ComputeOptions,
   Context,
   DeviceInfo,
   Dims,
   GgufInfo,
   Graph,
   Mapping,
+  NonFiniteQuery,
+  NonFiniteResult,
   PanelEpilogue,
   ResampleCrop,
   ResampleJob,
@@ -22,7 +25,7 @@ export { dequantizeRow, quantizeRows, rowBytes, typeByName, typeTraits } from '.
 export { resampleKernels, resampleNormalize, resampleNormalizeSync, resampleU8, resampleU8Sync } from './resample.js';
 
 import { addon } from './addon.js';
-import type { BuildInfo, Context, GgufInfo, Mapping, Tensor } from './binding.js';
+import type { BuildInfo, Context, GgufInfo, Mapping, NonFiniteQuery, NonFiniteResult, Tensor } from './binding.js';
 
 /** A ggml context holding up to `maxTensors` tensor descriptions (no data until allocated). */
 export function createContext(maxTensors: number): Context {
@@ -54,4 +57,13 @@ export function panelPack(src: Tensor, dst: Tensor): void {
 /** ggml's own GGUF reader (gguf.cpp), for interoperability checks. */
 export function ggufInfo(path: string): GgufInfo {
   return addon().ggufInfo(path);
+}
+
+/**
+ * The first NaN or Inf in each entry's bytes of a mapped file, read in place on `threads` threads off
+ * the main thread: every value of f32 / f64 / f16 / bf16, the block scales of quantized types (q4_0 ..
+ * q8_0, the K-quants, most i-quants). One result per entry, in order.
+ */
+export function findNonFinite(mapping: Mapping, entries: NonFiniteQuery[], threads = 1): Promise<NonFiniteResult[]> {
+  return addon().findNonFinite(mapping, entries, threads);
 }
