@@ -8,7 +8,7 @@ import { patchGrid, patchify, type PatchGeometry } from './patchify.js';
 import { ropeTables, signedSin } from './rope3d.js';
 import { interpolatePositions } from './position-interpolation.js';
 import { tensorNames } from '@jepa/gguf';
-import { GraphRunner, kvTypeFor, nodeTimings, type NodeTiming } from './graph-runner.js';
+import { Deadline, GraphRunner, kvTypeFor, runGraph, type NodeTiming } from './graph-runner.js';
 import { gpuPrecF32, maxBatch, maxGraphBytes } from './runtime-options.js';
 
 export interface EncoderContextOptions {
@@ -20,6 +20,18 @@ export interface EncoderContextOptions {
   kv?: 'f16' | 'f32';
   /** Image items per graph (default JEPA_MAX_BATCH, 32). */
   maxBatch?: number;
+  /**
+   * A compute deadline for every encode() / profile() call, in ms from when the call starts running
+   * (after the earlier calls of this context): a graph still running then stops between two nodes and
+   * the call rejects with GraphError TIMEOUT, returning nothing; the context stays usable. Default none.
+   */
+  timeoutMs?: number;
+}
+
+/** Options of one encode() call. */
+export interface EncodeOptions {
+  /** This call's deadline in ms, in place of the context's timeoutMs. */
+  timeoutMs?: number;
 }
 
 /** A preprocessed input: [B, C, H, W] images or [B, C, T, H, W] clips, float32, C order. */
@@ -85,18 +97,18 @@ export class EncoderContext implements Disposable {
   }
 
   /** Encodes a batch; calls on one context run one after another. */
-  encode(input: EncoderInput): Promise<EncodeOutput> {
-    return this.#runner.serial(() => this.#encode(input));
+  encode(input: EncoderInput, options: EncodeOptions = {}): Promise<EncodeOutput> {
+    return this.#runner.serial(() => this.#encode(input, options));
   }
 
   /**
    * encode(), computed node by node: the same output, with the wall time of every graph node, for
    * finding where an encoder spends its time (jepa-bench encoder --profile). Slower than encode().
    */
-  profile(input: EncoderInput): Promise<{ output: EncodeOutput; nodes: NodeTiming[] }> {
+  profile(input: EncoderInput, options: EncodeOptions = {}): Promise<{ output: EncodeOutput; nodes: NodeTiming[] }> {
     return this.#runner.serial(async () => {
       const nodes: NodeTiming[] = [];
-      const output = await this.#encode(input, nodes);
+      const output = await this.#encode(input, options, nodes);
       return { output, nodes };
     });
   }
@@ -119,7 +131,8 @@ export class EncoderContext implements Disposable {
     return { grid, np, n, patchLen, perGraph: video ? 1 : this.#batchFor(n, batch) };
   }
 
-  async #encode(input: EncoderInput, timings?: NodeTiming[]): Promise<EncodeOutput> {
+  async #encode(input: EncoderInput, options: EncodeOptions, timings?: NodeTiming[]): Promise<EncodeOutput> {
+    const deadline = Deadline.of(options.timeoutMs ?? this.#options.timeoutMs, 'encoder');
     const backend = this.#runner.backend;
     const e = this.#model.spec.enc;
     const { batch, geometry, image } = this.#geometry(input);
@@ -127,9 +140,13 @@ export class EncoderContext implements Disposable {
     const prefix = prefixTokens(e);
     const itemSize = geometry.channels * geometry.frames * geometry.height * geometry.width;
     const out = new Float32Array(batch * n * e.embedDim);
+    const chunks: { start: number; b: number; g: EncoderGraph }[] = [];
     for (let start = 0; start < batch; start += perGraph) {
       const b = Math.min(perGraph, batch - start);
-      const g = this.#graph(b, np, patchLen, image, geometry, n);
+      chunks.push({ start, b, g: this.#graph(b, np, patchLen, image, geometry, n) });
+    }
+    if (deadline) deadline.total = chunks.reduce((a, c) => a + c.g.graph.nodeCount, 0);
+    for (const { start, b, g } of chunks) {
       const patches = new Float32Array(b * np * patchLen);
       for (let i = 0; i < b; i++) {
         const pixels = input.data.subarray((start + i) * itemSize, (start + i + 1) * itemSize);
@@ -150,8 +167,7 @@ export class EncoderContext implements Disposable {
         g.ropeSin.set(signedSin(tables));
       }
       if (g.mask) g.mask.set(blockCausalMaskF16({ prefix, slots: grid.t, tokensPerSlot: grid.h * grid.w }));
-      if (timings) timings.push(...nodeTimings(g.graph, await g.graph.profile(backend)));
-      else await g.graph.compute(backend);
+      await runGraph(g.graph, backend, deadline, timings);
       g.output.get(out.subarray(start * n * e.embedDim, (start + b) * n * e.embedDim));
     }
     return new EncodeOutput(out, batch, n, e.embedDim, prefix, e.nCls);

@@ -1,6 +1,6 @@
 // What every head / predictor context shares with the encoder's: one backend, a graph cache keyed
 // by shape (each graph validated and allocated once), and calls that run one after another.
-import { openBackend, type Backend, type Context, type Graph } from '@jepa/native';
+import { NativeError, openBackend, type Backend, type Context, type Graph } from '@jepa/native';
 import { GraphError } from './errors.js';
 import type { Model } from './model.js';
 import { GGML_F16, GGML_F32 } from './attention.js';
@@ -62,6 +62,63 @@ export class GraphRunner<G extends BuiltGraph> implements Disposable {
   [Symbol.dispose](): void {
     this.dispose();
   }
+}
+
+/**
+ * A compute deadline over one call (an encode, a classify, a predict), which may run several graphs:
+ * each gets the time that is left, and ggml stops the one running when it passes, between two nodes.
+ */
+export class Deadline {
+  readonly #at: number;
+  /** Nodes of the call's graphs before the one running, and in all of them. */
+  done = 0;
+  total: number;
+
+  private constructor(readonly timeoutMs: number, readonly what: string, total: number) {
+    this.#at = performance.now() + timeoutMs;
+    this.total = total;
+  }
+
+  /** A deadline `timeoutMs` from now, or undefined without one; refuses a negative or non-finite value. */
+  static of(timeoutMs: number | undefined, what: string, total = 0): Deadline | undefined {
+    if (timeoutMs === undefined) return undefined;
+    if (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs < 0)
+      throw new GraphError(`timeoutMs must be a finite number of ms >= 0, got ${String(timeoutMs)}`, 'BAD_OPTION');
+    return new Deadline(timeoutMs, what, total);
+  }
+
+  /** ms left, never below 0. */
+  get left(): number {
+    return Math.max(0, this.#at - performance.now());
+  }
+
+  error(nodesDone: number): GraphError {
+    return new GraphError(
+      `the ${this.what} ran past the ${formatDuration(this.timeoutMs)} deadline (timeoutMs, --timeout) after node ${this.done + nodesDone} of ${this.total}; nothing was returned`,
+      'TIMEOUT',
+    );
+  }
+}
+
+function formatDuration(ms: number): string {
+  return ms >= 1000 ? `${Number((ms / 1000).toPrecision(6))} s` : `${Number(ms.toPrecision(6))} ms`;
+}
+
+/**
+ * graph.compute (or, with `timings`, graph.profile, whose node times it fills) within what is left of
+ * the deadline; a graph stopped by it throws the deadline's GraphError TIMEOUT. Counts the graph's
+ * nodes into the deadline's progress when it finishes.
+ */
+export async function runGraph(graph: Graph, backend: Backend, deadline: Deadline | undefined, timings?: NodeTiming[]): Promise<void> {
+  const options = deadline ? { timeoutMs: deadline.left } : undefined;
+  try {
+    if (timings) timings.push(...nodeTimings(graph, await graph.profile(backend, options)));
+    else await graph.compute(backend, options);
+  } catch (err) {
+    if (deadline && err instanceof NativeError && err.code === 'DEADLINE') throw deadline.error(err.nodesDone ?? 0);
+    throw err;
+  }
+  if (deadline) deadline.done += graph.nodeCount;
 }
 
 /** One graph node's share of a profiled run. */

@@ -1,5 +1,5 @@
 export { Model, type ModelLoadOptions } from './model.js';
-export { EncodeOutput, EncoderContext, type EncoderContextOptions, type EncoderInput, type PoolMode } from './encoder-context.js';
+export { EncodeOutput, EncoderContext, type EncodeOptions, type EncoderContextOptions, type EncoderInput, type PoolMode } from './encoder-context.js';
 export { GraphError } from './errors.js';
 export { patchify, patchGrid, type PatchGeometry } from './patchify.js';
 export { ropeAxisWidth, ropeTables, signedSin, tokenPosition, type RopeLayout, type RopeTableOptions, type RopeTables, type TokenGrid } from './rope3d.js';
@@ -7,7 +7,7 @@ export { blockCausalMaskBytes, blockCausalMaskF16, blockCausalOpen, type BlockCa
 export { POLICY, compareTokens, cosine, judge, policyRow, relBound, tierOf, type Backend, type FamilyClass, type PolicyRow, type Tier, type TokenMetrics, type Verdict } from './parity.js';
 export { HeadContext, softmax, topK, type ClassScore, type Classification, type HeadContextOptions } from './heads/head-context.js';
 export { MaskedPredictorContext, predictorTokens, type PredictInput, type PredictOutput, type PredictorContextOptions } from './predictor/masked-predictor-context.js';
-export { GraphRunner, kvTypeFor, timingsByOp, type BuiltGraph, type NodeTiming } from './graph-runner.js';
+export { Deadline, GraphRunner, kvTypeFor, runGraph, timingsByOp, type BuiltGraph, type NodeTiming } from './graph-runner.js';
 export { attention, GGML_F16, GGML_F32, type AttentionOptions } from './attention.js';
 export { layerNorm, linear, type LinearThen } from './encoder-graph.js';
 export { gpuPrecF32, maxGraphBytes } from './runtime-options.js';

@@ -13,6 +13,11 @@ export interface ModelLoadOptions {
   device?: string | number;
   /** CPU threads per context; default the machine's available parallelism. */
   threads?: number;
+  /**
+   * Load weights holding NaN or Inf. By default loading scans every f32 / f16 / bf16 value and every
+   * quantized block scale, and refuses such a file with GraphError NON_FINITE naming the tensor.
+   */
+  allowNonFinite?: boolean;
 }
 
 export class Model implements Disposable {
@@ -35,14 +40,17 @@ export class Model implements Disposable {
     this.#weights = weights;
   }
 
-  /** Validates the file (metadata, extents, dtypes, shapes, required tensors) and maps its weights. */
+  /**
+   * Validates the file (metadata, extents, dtypes, shapes, required tensors), checks its weights are
+   * finite (unless allowNonFinite) and maps them.
+   */
   static async load(path: string, options: ModelLoadOptions = {}): Promise<Model> {
     const spec = loadModelSpec(path);
     const device = resolveDevice(options.device);
     const threads = options.threads ?? availableParallelism();
     const backend = openBackend({ device, threads });
     try {
-      const weights = loadWeights(spec, path, backend);
+      const weights = await loadWeights(spec, path, backend, { allowNonFinite: options.allowNonFinite === true, threads });
       return new Model(spec, path, device, threads, backend, weights);
     } catch (err) {
       backend.dispose();

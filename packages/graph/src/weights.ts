@@ -1,7 +1,7 @@
 // The model's tensors as ggml tensors: bound zero-copy to the mapped file on the CPU (matmul weights
 // repacked for this engine's kernels, the file's pages released behind them), uploaded into one
 // device buffer elsewhere.
-import { buildInfo, createContext, mapFile, panelBytes, panelPack, typeByName, typeTraits, type Backend, type Buffer, type Context, type Mapping, type Tensor } from '@jepa/native';
+import { buildInfo, createContext, findNonFinite, mapFile, panelBytes, panelPack, typeByName, typeTraits, type Backend, type Buffer, type Context, type Mapping, type Tensor } from '@jepa/native';
 import { expectedTensors, type GgufTensorInfo, type ModelSpec } from '@jepa/gguf';
 import { GraphError } from './errors.js';
 import { panelSetting } from './runtime-options.js';
@@ -62,12 +62,51 @@ function panelBytesOrNull(type: number, rows: number, k: number): number | null 
   }
 }
 
-export function loadWeights(spec: ModelSpec, path: string, backend: Backend): Weights {
+export interface WeightsLoadOptions {
+  /** Skip the scan for NaN / Inf (Model.load's allowNonFinite). */
+  allowNonFinite?: boolean;
+  /** Threads of the scan. */
+  threads?: number;
+}
+
+/**
+ * Refuses a file whose weights hold NaN or Inf, naming the first such tensor in file order: every
+ * value of f32 / f16 / bf16 tensors and the block scales of quantized ones, read in place from the
+ * mapping (natively, on `threads` threads) before anything is bound or uploaded.
+ */
+export async function checkFinite(spec: ModelSpec, mapping: Mapping, threads = 1): Promise<void> {
+  const infos = [...spec.tensors.values()].sort((a, b) => a.offset - b.offset);
+  const results = await findNonFinite(mapping, infos.map((t) => ({ offset: t.offset, nbytes: t.nbytes, type: t.type })), threads);
+  const bad = results.flatMap((r, i) => (r.status === 'nan' || r.status === 'inf' ? [{ info: infos[i]!, r }] : []));
+  if (bad.length === 0) return;
+  const { info, r } = bad[0]!;
+  if (r.status !== 'nan' && r.status !== 'inf') return;
+  const where = `first at element ${r.element}${r.inScale ? `, the scale of its ${typeTraits(info.type).name} block` : ''}`;
+  const more = bad.length === 2 ? ', as does 1 more tensor' : bad.length > 2 ? `, as do ${bad.length - 1} more tensors` : '';
+  throw new GraphError(
+    `${info.name} holds ${r.status === 'nan' ? 'NaN' : 'Inf'} (${where})${more}; the file is damaged or was saved from a diverged run; --allow-nonfinite loads it anyway`,
+    'NON_FINITE',
+  );
+}
+
+export async function loadWeights(spec: ModelSpec, path: string, backend: Backend, options: WeightsLoadOptions = {}): Promise<Weights> {
+  const mapping: Mapping = mapFile(path);
+  if (!options.allowNonFinite) {
+    try {
+      await checkFinite(spec, mapping, options.threads ?? 1);
+    } catch (err) {
+      mapping.dispose();
+      throw err;
+    }
+  }
+  return bindWeights(spec, mapping, backend);
+}
+
+function bindWeights(spec: ModelSpec, mapping: Mapping, backend: Backend): Weights {
   const tensors = new Map<string, Tensor>();
   const panels = new Map<string, Tensor>();
   const contexts: Context[] = [];
   const buffers: Buffer[] = [];
-  const mapping: Mapping = mapFile(path);
   const create = (ctx: Context, info: GgufTensorInfo) => {
     const t = ctx.newTensor(info.type, [...info.shape]);
     t.name = info.name.length < 64 ? info.name : info.name.slice(0, 63);

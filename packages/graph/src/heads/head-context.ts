@@ -4,7 +4,7 @@ import type { EncodeOutput } from '../encoder-context.js';
 import type { Model } from '../model.js';
 import { gpuPrecF32 } from '../runtime-options.js';
 import { buildAttentiveHeadGraph, type AttentiveHeadGraph } from './attentive-head-graph.js';
-import { GraphRunner, kvTypeFor } from '../graph-runner.js';
+import { Deadline, GraphRunner, kvTypeFor, runGraph } from '../graph-runner.js';
 
 export interface HeadContextOptions {
   threads?: number;
@@ -12,6 +12,8 @@ export interface HeadContextOptions {
   noFlash?: boolean;
   /** K/V type of the self-attention blocks (the cross-attention is always F32). */
   kv?: 'f16' | 'f32';
+  /** A compute deadline for each logits() / classify() call, in ms (see EncoderContextOptions.timeoutMs). */
+  timeoutMs?: number;
 }
 
 export interface ClassScore {
@@ -71,6 +73,7 @@ export class HeadContext implements Disposable {
   }
 
   async #logits(out: EncodeOutput): Promise<Float32Array[]> {
+    const deadline = Deadline.of(this.#options.timeoutMs, 'classifier head');
     const spec = this.#model.spec;
     const head = spec.head!;
     if (out.dim !== spec.enc.embedDim)
@@ -87,9 +90,10 @@ export class HeadContext implements Disposable {
       }),
     );
     const result: Float32Array[] = [];
+    if (deadline) deadline.total = out.batch * g.graph.nodeCount;
     for (let b = 0; b < out.batch; b++) {
       g.tokens.set(out.item(b).subarray(out.prefix * out.dim));
-      await g.graph.compute(backend);
+      await runGraph(g.graph, backend, deadline);
       result.push(g.logits.get(new Float32Array(head.nClasses)));
     }
     return result;

@@ -2,7 +2,7 @@
 import type { MaskedPredictorHparams, RopeLayout } from '@jepa/gguf';
 import { GraphError } from '../errors.js';
 import type { EncodeOutput } from '../encoder-context.js';
-import { GraphRunner, kvTypeFor } from '../graph-runner.js';
+import { Deadline, GraphRunner, kvTypeFor, runGraph } from '../graph-runner.js';
 import type { Model } from '../model.js';
 import { ropeTables, signedSin } from '../rope3d.js';
 import { gpuPrecF32, maxGraphBytes } from '../runtime-options.js';
@@ -14,6 +14,8 @@ export interface PredictorContextOptions {
   kv?: 'f16' | 'f32';
   /** Debugging and negative controls only: the RoPE layout to use instead of the file's. */
   ropeLayout?: RopeLayout;
+  /** A compute deadline for each predict() call, in ms (see EncoderContextOptions.timeoutMs). */
+  timeoutMs?: number;
 }
 
 export interface PredictInput {
@@ -78,6 +80,7 @@ export class MaskedPredictorContext implements Disposable {
   }
 
   async #predict(input: PredictInput): Promise<PredictOutput> {
+    const deadline = Deadline.of(this.#options.timeoutMs, 'predictor');
     const p = this.#p;
     const { tokens, dim } = input;
     if (dim !== p.embedInDim) throw new GraphError(`the predictor takes ${p.embedInDim}-wide tokens, these are ${dim} wide`, 'BAD_INPUT');
@@ -139,7 +142,8 @@ export class MaskedPredictorContext implements Disposable {
     g.contextRows?.set(sortedPos.subarray(0, nc));
     g.ropeCos.set(tables.cos);
     g.ropeSin.set(signedSin(tables));
-    await g.graph.compute(backend);
+    if (deadline) deadline.total = g.graph.nodeCount;
+    await runGraph(g.graph, backend, deadline);
     return {
       targets: g.targets.get(new Float32Array(nt * p.outDim)),
       context: g.contextOut ? g.contextOut.get(new Float32Array(nc * p.outDim)) : null,
