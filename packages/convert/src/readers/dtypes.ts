@@ -73,7 +73,10 @@ export function viewAs(dtype: TensorDType, bytes: Uint8Array): TypedArray {
 export function elementCount(shape: readonly number[], what: string): number {
   let n = 1;
   for (const d of shape) {
-    if (!Number.isSafeInteger(d) || d < 0) throw new ConvertError('CONVERT_BAD_SHAPE', `${what}: bad dimension ${String(d)} in shape [${shape.join(', ')}]`);
+    if (typeof d !== 'number' || !Number.isInteger(d) || d < 0) {
+      throw new ConvertError('CONVERT_BAD_SHAPE', `${what}: dimension ${String(d)} in shape [${shape.join(', ')}] is not a non-negative integer`);
+    }
+    if (!Number.isSafeInteger(d)) throw new ConvertError('CONVERT_BAD_SHAPE', `${what}: dimension ${d} in shape [${shape.join(', ')}] exceeds 2^53 - 1, the largest size read`);
     n *= d;
     if (!Number.isSafeInteger(n)) throw new ConvertError('CONVERT_BAD_SHAPE', `${what}: shape [${shape.join(', ')}] has too many elements`);
   }

@@ -88,7 +88,11 @@ export async function openCheckpoint(path: string): Promise<Checkpoint> {
   await file.close();
   if (format === 'safetensors') return openSingleSafetensors(target);
   if (format === 'legacy-torch') {
-    throw new ConvertError('CONVERT_LEGACY_TORCH_FORMAT', `${target}: a pre-1.6 torch.save file (not the zip format); re-save it with a current torch`);
+    // Not "re-save it with torch": torch.load on an untrusted file is how a pickle payload runs.
+    throw new ConvertError(
+      'CONVERT_LEGACY_TORCH_FORMAT',
+      `${target}: the pre-1.6 torch.save format (a bare pickle or tar, not a zip) is refused because it cannot be read safely; ask its publisher for safetensors or a zip-format checkpoint`,
+    );
   }
   throw new ConvertError('CONVERT_UNKNOWN_FORMAT', `${target}: neither a torch zip checkpoint nor safetensors`);
 }

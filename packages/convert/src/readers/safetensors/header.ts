@@ -104,18 +104,35 @@ function parseEntry(name: string, value: unknown, dataSize: number, what: string
   if (dtype === undefined) throw new ConvertError('CONVERT_UNKNOWN_DTYPE', `${where} has unknown dtype ${JSON.stringify(rawDtype)}`);
   if (!Array.isArray(shape)) throw new ConvertError('SAFETENSORS_BAD_ENTRY', `${where} has no shape array`);
   const count = elementCount(shape as number[], where);
-  if (!Array.isArray(offsets) || offsets.length !== 2 || !offsets.every((o) => Number.isSafeInteger(o) && o >= 0)) {
-    throw new ConvertError('SAFETENSORS_BAD_ENTRY', `${where} has bad data_offsets ${JSON.stringify(offsets)}`);
-  }
-  const [begin, end] = offsets as [number, number];
-  if (end < begin || end > dataSize) {
-    throw new ConvertError('SAFETENSORS_OFFSETS_OUT_OF_DATA', `${where}: data_offsets [${begin}, ${end}] lie outside the data section (${dataSize} bytes)`);
-  }
+  const [begin, end] = dataOffsets(offsets, where, dataSize);
   const expected = count * DTYPE_BYTES[dtype];
   if (end - begin !== expected) {
     throw new ConvertError('SAFETENSORS_SIZE_MISMATCH', `${where}: shape [${shape.join(', ')}] x ${rawDtype} is ${expected} bytes but data_offsets span ${end - begin}`);
   }
   return { name, dtype, shape: [...(shape as number[])], begin, end };
+}
+
+/**
+ * `data_offsets` as [begin, end], each refusal saying which rule broke: not a pair of integers, a
+ * negative one, one past what a file can address, reversed, or past the data section.
+ */
+function dataOffsets(offsets: unknown, where: string, dataSize: number): [number, number] {
+  if (!Array.isArray(offsets) || offsets.length !== 2 || !offsets.every((o) => typeof o === 'number' && Number.isInteger(o))) {
+    throw new ConvertError('SAFETENSORS_BAD_ENTRY', `${where} has data_offsets ${JSON.stringify(offsets)}, not a pair of integers`);
+  }
+  const [begin, end] = offsets as [number, number];
+  if (begin < 0 || end < 0) throw new ConvertError('SAFETENSORS_BAD_ENTRY', `${where} has a negative data_offset in [${begin}, ${end}]`);
+  if (!Number.isSafeInteger(begin) || !Number.isSafeInteger(end)) {
+    throw new ConvertError(
+      'SAFETENSORS_OFFSETS_OUT_OF_DATA',
+      `${where}: data_offsets [${begin}, ${end}] exceed 2^53 - 1, the largest offset read (the data section has ${dataSize} bytes)`,
+    );
+  }
+  if (end < begin) throw new ConvertError('SAFETENSORS_BAD_ENTRY', `${where}: data_offsets [${begin}, ${end}] are reversed (the end is before the begin)`);
+  if (end > dataSize) {
+    throw new ConvertError('SAFETENSORS_OFFSETS_OUT_OF_DATA', `${where}: data_offsets [${begin}, ${end}] end past the data section (${dataSize} bytes)`);
+  }
+  return [begin, end];
 }
 
 /** As in the reference implementation: the tensors tile the data section exactly, no overlap, no hole. */

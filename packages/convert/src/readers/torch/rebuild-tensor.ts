@@ -5,10 +5,22 @@ import { gatherStrided, isContiguous, viewExtent } from '../strided-copy.js';
 import { createTensorRef, type TensorRef } from '../tensor-ref.js';
 import { TorchStorage } from './torch-storage.js';
 
+function shown(value: PyValue): string {
+  return Array.isArray(value) ? `(${value.map((v) => String(v)).join(', ')})` : String(value);
+}
+
+/** A size or stride tuple; an element too large to address is told apart from one of the wrong kind. */
 function intList(value: PyValue, what: string): number[] {
-  if (!Array.isArray(value) || !value.every((v) => Number.isSafeInteger(v) && (v as number) >= 0)) {
-    throw new ConvertError('CONVERT_BAD_SHAPE', `torch tensor: ${what} ${String(value)} is not a list of non-negative integers`);
-  }
+  if (!Array.isArray(value)) throw new ConvertError('CONVERT_BAD_SHAPE', `torch tensor: ${what} ${shown(value)} is not a tuple of integers`);
+  value.forEach((v, i) => {
+    const integer = typeof v === 'bigint' || (typeof v === 'number' && Number.isInteger(v));
+    if (!integer || (v as number | bigint) < 0) {
+      throw new ConvertError('CONVERT_BAD_SHAPE', `torch tensor: ${what} ${shown(value)} has element ${i} = ${String(v)}, not a non-negative integer`);
+    }
+    if (typeof v === 'bigint' || !Number.isSafeInteger(v)) {
+      throw new ConvertError('CONVERT_TENSOR_TOO_LARGE', `torch tensor: ${what} ${shown(value)} has element ${i} = ${String(v)}, past 2^53 - 1, the largest size read`);
+    }
+  });
   return [...(value as number[])];
 }
 
