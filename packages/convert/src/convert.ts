@@ -3,7 +3,7 @@
 // that is renamed when complete.
 import { expectedTensors, GgmlType, GgufWriter, hparamsToMetadata, type Family, type ModelHparams, type TensorSpec } from '@jepa/gguf';
 import { ConvertError } from './errors.js';
-import { encodeHalf } from './half.js';
+import { encodeHalfScanned, scanNonFinite, type NonFinite } from './half.js';
 import { validatedHparams } from './mappings/hparams.js';
 import { detectMapping } from './mappings/index.js';
 import { mapMetaProbe } from './mappings/meta-probe.js';
@@ -32,6 +32,8 @@ export interface ConvertOptions extends ArchOverrides {
   dtype?: WeightDtype;
   /** Skip source tensors no rule maps instead of refusing the checkpoint. */
   allowUnmapped?: boolean;
+  /** Write tensors holding NaN or ±Inf instead of refusing the checkpoint (they are listed in the summary). */
+  allowNonfinite?: boolean;
   /** A Meta attentive-probe file (V-JEPA `*-probe.pth.tar`, V-JEPA 2 `evals/*.pt`) to convert as the head. */
   probe?: string;
   /** The probe's attention heads when they differ from the encoder's (Meta's ViT-g probes use 16). */
@@ -53,6 +55,8 @@ export interface ConvertSummary {
   ignored: string[];
   /** Source tensors skipped because allowUnmapped was set. */
   skippedUnmapped: string[];
+  /** Output tensors written with NaN or ±Inf values because allowNonfinite was set. */
+  nonFinite: { tensor: string; count: number }[];
   notes: string[];
   hparams: ModelHparams;
 }
@@ -82,12 +86,27 @@ function matchOutputs(specs: readonly TensorSpec[], outputs: ReadonlyMap<string,
   if (extra.length > 0) throw new ConvertError('CONVERT_SHAPE_MISMATCH', `mapped tensors the hyperparameters do not describe: ${listed(extra)}`);
 }
 
-function tensorBytes(data: Float32Array, spec: TensorSpec, dtype: WeightDtype): ArrayBufferView {
-  if (spec.role !== 'matmul' || dtype === 'f32') return data;
-  return encodeHalf(data, dtype);
+/** The bytes to write, with the non-finite scan done in the same pass as the f16/bf16 encoding. */
+function tensorBytes(data: Float32Array, spec: TensorSpec, dtype: WeightDtype): { bytes: ArrayBufferView; nonFinite: NonFinite | null } {
+  if (spec.role !== 'matmul' || dtype === 'f32') return { bytes: data, nonFinite: scanNonFinite(data) };
+  const { out, nonFinite } = encodeHalfScanned(data, dtype);
+  return { bytes: out, nonFinite };
 }
 
-async function writeModel(out: string, hparams: ModelHparams, specs: readonly TensorSpec[], outputs: ReadonlyMap<string, OutputTensor>, options: ConvertOptions, dtype: WeightDtype): Promise<number> {
+function nonFiniteRefusal(output: OutputTensor, found: NonFinite): ConvertError {
+  const from = output.sources.length > 0 ? ` (from ${output.sources.map((s) => `'${s}'`).join(' + ')})` : '';
+  const value = Number.isNaN(found.value) ? 'NaN' : found.value > 0 ? 'Inf' : '-Inf';
+  const count = found.count === 1 ? 'the only non-finite value' : `${found.count} non-finite values in all`;
+  return new ConvertError(
+    'CONVERT_NONFINITE',
+    `tensor '${output.name}'${from} holds ${value} (first at element ${found.first}; ${count}); the checkpoint is damaged or was saved from a diverged run; --allow-nonfinite converts it anyway`,
+  );
+}
+
+async function writeModel(
+  out: string, hparams: ModelHparams, specs: readonly TensorSpec[], outputs: ReadonlyMap<string, OutputTensor>, options: ConvertOptions, dtype: WeightDtype,
+  nonFiniteKept: { tensor: string; count: number }[],
+): Promise<number> {
   const writer = GgufWriter.toFile(out);
   try {
     for (const [key, value] of hparamsToMetadata(hparams)) writer.setMetadata(key, value);
@@ -96,10 +115,16 @@ async function writeModel(out: string, hparams: ModelHparams, specs: readonly Te
     let bytesWritten = 0;
     for (let i = 0; i < specs.length; i++) {
       const spec = specs[i]!;
-      const data = await outputs.get(spec.name)!.produce();
+      const output = outputs.get(spec.name)!;
+      const data = await output.produce();
       const count = spec.shape.reduce((a, b) => a * b, 1);
       if (data.length !== count) throw new Error(`mapping bug: '${spec.name}' produced ${data.length} values for ${count}`);
-      writer.writeTensorData(tensorBytes(data, spec, dtype));
+      const { bytes, nonFinite } = tensorBytes(data, spec, dtype);
+      if (nonFinite) {
+        if (!options.allowNonfinite) throw nonFiniteRefusal(output, nonFinite);
+        nonFiniteKept.push({ tensor: spec.name, count: nonFinite.count });
+      }
+      writer.writeTensorData(bytes);
       bytesWritten += declared[i]!.nbytes;
       options.onProgress?.({ tensor: spec.name, index: i + 1, count: specs.length, bytesWritten, bytesTotal });
     }
@@ -143,10 +168,11 @@ async function convertSource(source: Source, probe: Checkpoint | null, out: stri
   const hparams = validatedHparams(mapped.parts, FILE_TYPE[dtype]);
   const specs = expectedTensors(hparams);
   matchOutputs(specs, outputs, mapping.layout);
-  const bytes = await writeModel(out, hparams, specs, outputs, options, dtype);
+  const nonFinite: { tensor: string; count: number }[] = [];
+  const bytes = await writeModel(out, hparams, specs, outputs, options, dtype, nonFinite);
   return {
     out, family: hparams.family, mapping: mapping.id, layout: mapping.layout, dtype, sourceEntry: mapped.sourceEntry,
-    tensors: specs.length, bytes, ignored, skippedUnmapped: unmapped, notes: mapped.notes, hparams,
+    tensors: specs.length, bytes, ignored, skippedUnmapped: unmapped, nonFinite, notes: mapped.notes, hparams,
   };
 }
 

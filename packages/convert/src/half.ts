@@ -34,6 +34,47 @@ export function f32BitsToBf16(u: number): number {
 
 export type HalfKind = 'f16' | 'bf16';
 
+/** Where a tensor holds NaN or ±Inf: the first such element, its value, and how many there are. */
+export interface NonFinite {
+  first: number;
+  value: number;
+  count: number;
+}
+
+const EXP_MASK = 0x7f800000;
+
+function nonFiniteFrom(values: Float32Array, first: number, count: number): NonFinite | null {
+  return count === 0 ? null : { first, value: values[first]!, count };
+}
+
+/** One pass over the f32 bits (an all-ones exponent is NaN or ±Inf). */
+export function scanNonFinite(values: Float32Array): NonFinite | null {
+  const bits = new Uint32Array(values.buffer, values.byteOffset, values.length);
+  let first = -1;
+  let count = 0;
+  for (let i = 0; i < bits.length; i++) {
+    if ((bits[i]! & EXP_MASK) === EXP_MASK) {
+      if (count++ === 0) first = i;
+    }
+  }
+  return nonFiniteFrom(values, first, count);
+}
+
+/** encodeHalf with the non-finite scan folded into the same loop. */
+export function encodeHalfScanned(values: Float32Array, kind: HalfKind): { out: Uint16Array; nonFinite: NonFinite | null } {
+  const bits = new Uint32Array(values.buffer, values.byteOffset, values.length);
+  const out = new Uint16Array(values.length);
+  const convert = kind === 'f16' ? f32BitsToF16 : f32BitsToBf16;
+  let first = -1;
+  let count = 0;
+  for (let i = 0; i < bits.length; i++) {
+    const u = bits[i]!;
+    if ((u & EXP_MASK) === EXP_MASK && count++ === 0) first = i;
+    out[i] = convert(u);
+  }
+  return { out, nonFinite: nonFiniteFrom(values, first, count) };
+}
+
 export function encodeHalf(values: Float32Array, kind: HalfKind): Uint16Array {
   const bits = new Uint32Array(values.buffer, values.byteOffset, values.length);
   const out = new Uint16Array(values.length);

@@ -20,6 +20,6 @@ export {
   type WeightDtype,
 } from './convert.js';
 export { defaultOutputName } from './source.js';
-export { encodeHalf, f32BitsToBf16, f32BitsToF16 } from './half.js';
+export { encodeHalf, encodeHalfScanned, f32BitsToBf16, f32BitsToF16, scanNonFinite, type NonFinite } from './half.js';
 export { MAPPINGS } from './mappings/index.js';
 export type { Mapping, ArchOverrides } from './mappings/types.js';

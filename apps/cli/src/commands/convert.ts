@@ -8,6 +8,7 @@ interface ConvertFlags {
   dtype: WeightDtype;
   family?: string;
   allowUnmapped?: boolean;
+  allowNonfinite?: boolean;
   nHead?: string;
   imgSize?: string;
   nFrames?: string;
@@ -31,6 +32,9 @@ function report(s: ConvertSummary): void {
   for (const note of s.notes) say(note);
   if (s.ignored.length > 0) say(`skipped by rule (unused by the model): ${s.ignored.length} tensors`);
   if (s.skippedUnmapped.length > 0) say(`skipped, no mapping (--allow-unmapped): ${s.skippedUnmapped.join(', ')}`);
+  if (s.nonFinite.length > 0) {
+    say(`written with NaN/Inf values (--allow-nonfinite): ${s.nonFinite.map((t) => `${t.tensor} (${t.count})`).join(', ')}`);
+  }
   say(`${s.tensors} tensors, matmul weights ${s.dtype}, ${mib} MiB`);
   process.stdout.write(`${s.out}\n`);
 }
@@ -44,6 +48,7 @@ export function convertCommand(program: Command): void {
     .addOption(new Option('--dtype <type>', 'type of the matmul weights').choices([...WEIGHT_DTYPES]).default('f32'))
     .option('--family <name>', 'family or mapping id, when detection is not enough')
     .option('--allow-unmapped', 'skip source tensors no rule maps instead of refusing')
+    .option('--allow-nonfinite', 'write tensors holding NaN or Inf instead of refusing the checkpoint')
     .option('--n-head <n>', 'attention heads (Meta pickles record none)')
     .option('--img-size <px>', 'trained input side (Meta pickles that do not record it)')
     .option('--n-frames <n>', 'trained clip length (Meta pickles that do not record it)')
@@ -57,6 +62,7 @@ export function convertCommand(program: Command): void {
         dtype: flags.dtype,
         family: flags.family,
         allowUnmapped: flags.allowUnmapped,
+        allowNonfinite: flags.allowNonfinite,
         nHead: positiveInt(flags.nHead, '--n-head'),
         imgSize: positiveInt(flags.imgSize, '--img-size'),
         nFrames: positiveInt(flags.nFrames, '--n-frames'),
