@@ -8,6 +8,9 @@ export interface RuntimeFlags {
   kvF16?: boolean;
   kvF32?: boolean;
   batch?: number;
+  /** --timeout, in seconds. */
+  timeout?: number;
+  allowNonfinite?: boolean;
 }
 
 /** `--gpu` alone picks GPU 0; `--gpu N` picks GPU N; neither leaves JEPA_DEVICE (default CPU) in charge. */
@@ -18,7 +21,11 @@ export function deviceFlag(gpu: string | boolean | undefined): string | undefine
 
 export async function loadModel(path: string, flags: RuntimeFlags): Promise<Model> {
   const device = deviceFlag(flags.gpu);
-  return Model.load(path, { ...(device ? { device } : {}), ...(flags.threads ? { threads: flags.threads } : {}) });
+  return Model.load(path, {
+    ...(device ? { device } : {}),
+    ...(flags.threads ? { threads: flags.threads } : {}),
+    ...(flags.allowNonfinite ? { allowNonFinite: true } : {}),
+  });
 }
 
 export function contextOptions(flags: RuntimeFlags): EncoderContextOptions {
@@ -27,5 +34,6 @@ export function contextOptions(flags: RuntimeFlags): EncoderContextOptions {
   if (flags.kvF16) o.kv = 'f16';
   if (flags.kvF32) o.kv = 'f32';
   if (flags.batch) o.maxBatch = flags.batch;
+  if (flags.timeout !== undefined) o.timeoutMs = flags.timeout * 1000;
   return o;
 }
