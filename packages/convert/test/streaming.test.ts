@@ -27,13 +27,18 @@ describe('positioned reads', () => {
     await checkpoint.close();
   });
 
-  it('a contiguous torch tensor read touches its local header once and then only its bytes', async () => {
+  // The first read of a storage checks its records once: the local header (30 bytes, then its name
+  // and extra field), the data descriptor torch writes after the data (24 bytes), and the CRC-32 of the
+  // whole storage record (here a 10-element storage, 40 bytes, that several tensors view).
+  const checks = (nameAndExtra: number) => [30, nameAndExtra, 24, 10 * 4];
+
+  it('a torch tensor over part of a storage checks the storage once, then reads only its own bytes', async () => {
     const checkpoint = await openCheckpoint(fixturePath('torch', 'nested.pt'));
     const reads = spyReads();
     const ref = checkpoint.tensors.get('encoder.module.blocks.0.norm1.weight')!;
     await ref.read();
     await ref.read();
-    expect(reads.map((r) => r.length)).toEqual([30, ref.byteLength, ref.byteLength]);
+    expect(reads.map((r) => r.length)).toEqual([...checks(reads[1]!.length), ref.byteLength, ref.byteLength]);
     await checkpoint.close();
   });
 
@@ -44,7 +49,18 @@ describe('positioned reads', () => {
     const ref = checkpoint.tensors.get('encoder.module.blocks.0.norm1.bias')!;
     expect(ref.location).toMatchObject({ elementOffset: 3, strides: [2] });
     await ref.read();
-    expect(reads.map((r) => r.length)).toEqual([30, 7 * 4]);
+    await ref.read();
+    expect(reads.map((r) => r.length)).toEqual([...checks(reads[1]!.length), 7 * 4, 7 * 4]);
+    await checkpoint.close();
+  });
+
+  it('a tensor that is its whole storage is CRC-checked on the bytes it reads, with no second pass', async () => {
+    const checkpoint = await openCheckpoint(fixturePath('torch', 'nested.pt'));
+    const reads = spyReads();
+    const ref = checkpoint.tensors.get('encoder.module.patch_embed.proj.weight')!;
+    await ref.read();
+    await ref.read();
+    expect(reads.map((r) => r.length)).toEqual([30, reads[1]!.length, 24, ref.byteLength, ref.byteLength]);
     await checkpoint.close();
   });
 });

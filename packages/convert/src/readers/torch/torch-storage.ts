@@ -1,7 +1,6 @@
 import { DTYPE_BYTES, type TensorDType } from '../dtypes.js';
 import { PyHandle } from '../pickle/py-values.js';
-import type { ZipEntry } from '../zip/central-directory.js';
-import type { ZipArchive } from '../zip/zip-archive.js';
+import type { ZipArchive, ZipEntry } from '../zip/zip-archive.js';
 
 /** One `<archive>/data/<key>` record: a flat run of `numel` elements of one dtype. */
 export class TorchStorage extends PyHandle {

@@ -1,7 +1,5 @@
 import { ConvertError } from '../../errors.js';
 
-export const SIG_LOCAL_HEADER = 0x04034b50;
-export const SIG_CENTRAL_ENTRY = 0x02014b50;
 export const SIG_END = 0x06054b50;
 export const SIG_ZIP64_END = 0x06064b50;
 export const SIG_ZIP64_LOCATOR = 0x07064b50;
