@@ -255,6 +255,18 @@ export const HOSTILE_CASES: readonly HostileCase[] = [
     expectPlain: 'loads',
   },
   {
+    name: 'foreign-strings-40k',
+    finding: 'control: a small foreign string array (320 KB) is walked, then read, and counts once against JEPA_MAX_META_ITEMS',
+    giant: false,
+    build: () => {
+      const count = 40_000;
+      return withEntry('ijepa', {}, 'hostile.strings', [entryHead('hostile.strings', 'array', { itemType: 'string', count }), ...run(emptyString, count)]);
+    },
+    testEnv: { JEPA_MAX_META_ITEMS: '50000' },
+    expect: 'loads',
+    expectPlain: 'loads',
+  },
+  {
     name: 'unknown-jepa-u8-1GiB',
     finding: 'a 1 GiB−1 u8 array under an unknown jepa.* key: 3.1 GB peak before the refusal',
     giant: true,

@@ -139,7 +139,7 @@ function parse(source: ByteSource, options: ReadOptions): GgufHeader {
 
 /** JS items (strings, bools, nested arrays) materialised so far, against JEPA_MAX_META_ITEMS. */
 class ItemBudget {
-  private used = 0;
+  used = 0;
   private max = -1;
 
   take(count: number, key: string, itemType: GgufValueType): void {
@@ -204,10 +204,12 @@ function readKeyValue(ctx: ReadContext, key: string, metadata: GgufMetadata, ski
     metadata.set(key, readBody(ctx, head, decision));
     return;
   }
+  const usedBefore = ctx.budget.used;
   skipBody(ctx, head);
   const nbytes = c.pos - tagAt;
   if (decision.action === 'read-small' && nbytes <= UNUSED_VALUE_MAX_BYTES) {
     c.pos = bodyAt;
+    ctx.budget.used = usedBefore; // the walk and the read are the same items
     metadata.set(key, readBody(ctx, head, decision));
     return;
   }
