@@ -66,6 +66,12 @@ describe('readVideoFrames against PyAV to_ndarray(rgb24)', () => {
     const garbage = join(scratch, 'garbage.mp4');
     writeFileSync(garbage, Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 97 + 13) & 255)));
     await expect(readVideoFrames(garbage, 4)).rejects.toMatchObject({ code: 'video_unreadable' });
+    // ffprobe's complaint is one line that names the file once, not "exited with code 1\nPATH: ..."
+    const text = join(scratch, 'notes.md');
+    writeFileSync(text, '# not a video\n');
+    const notVideo = await readVideoFrames(text, 4).catch((err: Error) => err);
+    expect((notVideo as Error).message).toMatch(/^ffprobe cannot read .*notes\.md: [^\n]*Invalid data found when processing input$/);
+    expect((notVideo as Error).message).not.toMatch(/exited with code|notes\.md: .*notes\.md/);
     const headless = join(scratch, 'headless.webm');
     writeFileSync(headless, readFileSync(fixturePath('video', 'vfr.webm')).subarray(0, 200));
     await expect(readVideoFrames(headless, 4)).rejects.toBeInstanceOf(PreprocessError);

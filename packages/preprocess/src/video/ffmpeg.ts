@@ -59,6 +59,20 @@ function positiveInt(value: unknown): number | null {
   return Number.isSafeInteger(n) && n > 0 ? n : null;
 }
 
+/**
+ * ffmpeg's or ffprobe's complaint about `path` as one line: fluent-ffmpeg's "ffprobe exited with
+ * code 1" wrapper and the tool's own "PATH: " prefix dropped (the message names the file once),
+ * the lines joined with "; ".
+ */
+export function toolComplaint(text: string, path: string): string {
+  const lines = text
+    .split(/\r\n|\r|\n/)
+    .map((line) => line.trim().replace(/^ff(?:mpeg|probe) exited with code \d+:?\s*/, ''))
+    .map((line) => (line.startsWith(`${path}: `) ? line.slice(path.length + 2) : line))
+    .filter((line) => line !== '');
+  return [...new Set(lines)].slice(0, 3).join('; ') || 'no reason given';
+}
+
 function ffprobeStreams(path: string, options: string[]): Promise<ffmpeg.FfprobeStream[]> {
   const { ffprobe } = ffmpegBinaries();
   return new Promise((resolve, reject) => {
@@ -66,7 +80,7 @@ function ffprobeStreams(path: string, options: string[]): Promise<ffmpeg.Ffprobe
     ffmpeg.ffprobe(path, ['-v', 'error', '-select_streams', 'v:0', ...options], (err, data) => {
       if (err) {
         reject(
-          new PreprocessError('video_unreadable', `ffprobe cannot read ${path}: ${String(err.message).trim()}`, { cause: err }),
+          new PreprocessError('video_unreadable', `ffprobe cannot read ${path}: ${toolComplaint(String(err.message), path)}`, { cause: err }),
         );
       } else {
         resolve(data.streams.filter((s) => s.codec_type === 'video'));

@@ -3,7 +3,7 @@ import { PassThrough } from 'node:stream';
 import ffmpeg from 'fluent-ffmpeg';
 import { PreprocessError } from '../errors.js';
 import { MAX_DECODE_PIXELS } from '../image/decode.js';
-import { countFrames, ffmpegBinaries, passthroughTimingArgs, probeVideo } from './ffmpeg.js';
+import { countFrames, ffmpegBinaries, passthroughTimingArgs, probeVideo, toolComplaint } from './ffmpeg.js';
 import { sampleIndices } from './sample.js';
 
 export interface VideoFrames {
@@ -66,8 +66,7 @@ function decodePass(path: string, frameBytes: number, wanted: Set<number>, timeo
       if (failed || !streamEnded || stderrText === null) return;
       if (stderrText.trim() !== '') {
         // With -v error anything on stderr is a decode error; PyAV raises on the same clips.
-        const firstLines = stderrText.trim().split('\n').slice(0, 3).join(' | ');
-        fail(new PreprocessError('video_corrupt', `ffmpeg reported errors decoding ${path}: ${firstLines}`));
+        fail(new PreprocessError('video_corrupt', `ffmpeg reported errors decoding ${path}: ${toolComplaint(stderrText, path)}`));
       } else if (filled !== 0) {
         fail(
           new PreprocessError(
@@ -92,7 +91,7 @@ function decodePass(path: string, frameBytes: number, wanted: Set<number>, timeo
         const message = `ffmpeg did not finish decoding ${path} within ${timeoutSeconds} s`;
         fail(new PreprocessError('video_timeout', message, { cause: err }));
       } else {
-        fail(new PreprocessError('video_corrupt', `ffmpeg failed decoding ${path}: ${err.message.trim()}`, { cause: err }));
+        fail(new PreprocessError('video_corrupt', `ffmpeg failed decoding ${path}: ${toolComplaint(err.message, path)}`, { cause: err }));
       }
     });
     command.on('end', (_stdout: string | null, stderr: string | null) => {
