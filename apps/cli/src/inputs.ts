@@ -2,7 +2,7 @@
 // (one path per line) and simple globs (`*`, `?` in the last path segment).
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, extname, join, resolve } from 'node:path';
-import { UserError } from './user-error.js';
+import { fsReason, isFsError, UserError } from './user-error.js';
 
 const IMAGE_EXTENSIONS = new Set(['.jpg', '.jpeg', '.jpe', '.jfif', '.png', '.webp', '.avif', '.tif', '.tiff', '.gif']);
 
@@ -11,12 +11,24 @@ function globToRegExp(pattern: string): RegExp {
   return new RegExp(`^${escaped}$`);
 }
 
+/** A name that cannot be stat'ed (a dangling link) is kept, to be reported as the input that failed. */
+function isFileOrBroken(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return true;
+  }
+}
+
 function listFolder(dir: string, keep: (name: string) => boolean): string[] {
   return readdirSync(dir)
-    .filter((name) => keep(name) && statSync(join(dir, name)).isFile())
+    .filter((name) => keep(name) && isFileOrBroken(join(dir, name)))
     .sort()
     .map((name) => join(dir, name));
 }
+
+/** Why a list file or folder could not be read, in words. */
+const why = (err: unknown) => (isFsError(err) ? fsReason(err) : err instanceof Error ? err.message : String(err));
 
 export function expandInputs(args: readonly string[], isImage = true): string[] {
   const out: string[] = [];
@@ -26,8 +38,8 @@ export function expandInputs(args: readonly string[], isImage = true): string[] 
       let text: string;
       try {
         text = readFileSync(listFile, 'utf8');
-      } catch {
-        throw new UserError(`cannot read the list file ${listFile}`);
+      } catch (err) {
+        throw new UserError(`cannot read the list file ${listFile}: ${why(err)}`);
       }
       const base = dirname(resolve(listFile));
       for (const line of text.split(/\r?\n/)) {
@@ -42,8 +54,8 @@ export function expandInputs(args: readonly string[], isImage = true): string[] 
       let matches: string[] = [];
       try {
         matches = listFolder(dir, (name) => re.test(name));
-      } catch {
-        throw new UserError(`cannot list ${dir} for the pattern ${arg}`);
+      } catch (err) {
+        throw new UserError(`cannot list ${dir} for the pattern ${arg}: ${why(err)}`);
       }
       if (matches.length === 0) throw new UserError(`no file matches ${arg}`);
       out.push(...matches);
@@ -57,7 +69,12 @@ export function expandInputs(args: readonly string[], isImage = true): string[] 
       continue;
     }
     if (isDir) {
-      const files = listFolder(arg, (name) => !isImage || IMAGE_EXTENSIONS.has(extname(name).toLowerCase()));
+      let files: string[];
+      try {
+        files = listFolder(arg, (name) => !isImage || IMAGE_EXTENSIONS.has(extname(name).toLowerCase()));
+      } catch (err) {
+        throw new UserError(`cannot list the folder ${arg}: ${why(err)}`);
+      }
       if (files.length === 0) throw new UserError(`no images in the folder ${arg}`);
       out.push(...files);
     } else {

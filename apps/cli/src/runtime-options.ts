@@ -1,8 +1,9 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 
+/** A commander parser: commander prints "option '--threads <n>' argument '0' is invalid: expected a positive integer". */
 export function positiveInt(v: string): number {
   const n = Number(v);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`expected a positive integer, got '${v}'`);
+  if (v.trim() === '' || !Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError('expected a positive integer');
   return n;
 }
 

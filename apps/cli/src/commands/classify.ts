@@ -5,8 +5,10 @@ import { encodeNpy } from '@jepa/preprocess';
 import { contextOptions, loadModel, type RuntimeFlags } from '../load-model.js';
 import { addInputOptions } from '../input-options.js';
 import { addRuntimeOptions, positiveInt } from '../runtime-options.js';
-import { UserError } from '../user-error.js';
-import { clipInput, say, type ClipFlags } from './clip-input.js';
+import { aboutFileAsync, checkInputFile, UserError } from '../user-error.js';
+import { checkNpyOutput } from '../output.js';
+import { printLines, say } from '../display-text.js';
+import { checkClipInput, clipInput, type ClipFlags } from './clip-input.js';
 
 interface ClassifyFlags extends RuntimeFlags, ClipFlags {
   model: string;
@@ -30,8 +32,10 @@ export function classifyCommand(program: Command): void {
   addRuntimeOptions(cmd);
   addInputOptions(cmd);
   cmd.action(async (image: string | undefined, flags: ClassifyFlags) => {
-    if (flags.logits && !flags.logits.endsWith('.npy')) throw new UserError(`--logits ${flags.logits}: write a .npy file`);
-    const model = await loadModel(flags.model, flags);
+    checkInputFile(flags.model, '-m');
+    checkClipInput(image, flags);
+    checkNpyOutput(flags.logits, '--logits');
+    const model = await aboutFileAsync(`-m ${flags.model}`, flags.model, () => loadModel(flags.model, flags));
     try {
       if (!model.spec.head) throw new UserError(`${flags.model} has no classifier head`);
       const { label, input } = await clipInput(model, image, flags);
@@ -59,10 +63,9 @@ export function classifyCommand(program: Command): void {
         process.stdout.write(`${JSON.stringify(rows.length === 1 ? rows[0] : rows, null, 2)}\n`);
         return;
       }
-      for (const row of rows) {
-        process.stdout.write(`${row.input}\n`);
-        row.top.forEach((c, rank) => process.stdout.write(`  ${rank + 1}. ${c.label}  ${(100 * c.prob).toFixed(2)}%  (logit ${c.logit.toFixed(4)}, class ${c.index})\n`));
-      }
+      // the labels are the file's, the input names the user's: both go out inert
+      for (const row of rows)
+        printLines(row.input, ...row.top.map((c, rank) => `  ${rank + 1}. ${c.label}  ${(100 * c.prob).toFixed(2)}%  (logit ${c.logit.toFixed(4)}, class ${c.index})`));
     } finally {
       model.dispose();
     }

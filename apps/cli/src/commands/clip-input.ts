@@ -4,7 +4,8 @@ import type { EncoderInput, Model } from '@jepa/graph';
 import { readNpy } from '@jepa/preprocess';
 import { ModelInput } from '@jepa/input';
 import { inputOptions, type InputFlags } from '../input-options.js';
-import { UserError } from '../user-error.js';
+import { say } from '../display-text.js';
+import { checkInputFile, UserError } from '../user-error.js';
 
 export interface ClipFlags extends InputFlags {
   video?: string;
@@ -12,11 +13,21 @@ export interface ClipFlags extends InputFlags {
   inputNpy?: string;
 }
 
-export const say = (message: string) => process.stderr.write(`jepa: ${message}\n`);
-
-export async function clipInput(model: Model, image: string | undefined, flags: ClipFlags): Promise<{ label: string; input: EncoderInput }> {
+/**
+ * Refuses anything but exactly one input, and one that is not a readable file, naming its flag:
+ * before the model is loaded.
+ */
+export function checkClipInput(image: string | undefined, flags: ClipFlags): void {
   const given = [image, flags.video, flags.framesNpy, flags.inputNpy].filter((x) => x !== undefined);
   if (given.length !== 1) throw new UserError('give exactly one of an image, --video, --frames-npy or --input-npy');
+  if (image !== undefined) checkInputFile(image);
+  else if (flags.video !== undefined) checkInputFile(flags.video, '--video');
+  else if (flags.framesNpy !== undefined) checkInputFile(flags.framesNpy, '--frames-npy');
+  else checkInputFile(flags.inputNpy!, '--input-npy');
+}
+
+export async function clipInput(model: Model, image: string | undefined, flags: ClipFlags): Promise<{ label: string; input: EncoderInput }> {
+  checkClipInput(image, flags);
   if (flags.inputNpy) {
     const npy = readNpy(flags.inputNpy);
     if (npy.dtype !== 'float32' || !(npy.shape.length === 4 || npy.shape.length === 5))

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { buildInfo, devices } from '@jepa/native';
+import { printLines } from '../display-text.js';
 
 export function devicesCommand(program: Command): void {
   program
@@ -13,15 +14,16 @@ export function devicesCommand(program: Command): void {
         process.stdout.write(`${JSON.stringify({ build: info, devices: list }, null, 2)}\n`);
         return;
       }
-      process.stdout.write(`ggml ${info.ggmlVersion} (llama.cpp ${info.ggmlCommit.slice(0, 7)})${info.cuda ? ', CUDA build' : ''}\n`);
+      // device names and descriptions are the drivers' text: printed inert like any other
+      printLines(`ggml ${info.ggmlVersion} (llama.cpp ${info.ggmlCommit.slice(0, 7)})${info.cuda ? ', CUDA build' : ''}`);
       list.forEach((d, i) => {
         const mem = d.memoryTotal ? `, ${(d.memoryTotal / 2 ** 30).toFixed(1)} GiB` : '';
-        process.stdout.write(`${i}: ${d.name} (${d.type}) ${d.description}${mem}\n`);
+        printLines(`${i}: ${d.name} (${d.type}) ${d.description}${mem}`);
       });
       const panels = (kernel: string | null) => (kernel ? `${kernel} panels` : "ggml's own");
-      process.stdout.write(
+      printLines(
         `CPU kernels: GELU(erf) ${info.geluErfCpu}; f32 / f16 matmul ${panels(info.panelKernelF32)}; q8_0 / q4_0 / q4_K matmul ${panels(info.panelKernel)}; ` +
-          `F32 K/V flash attention ${info.flashAttnCpu ?? "ggml's own"}\n`,
+          `F32 K/V flash attention ${info.flashAttnCpu ?? "ggml's own"}`,
       );
     });
 }

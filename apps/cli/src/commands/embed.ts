@@ -9,7 +9,8 @@ import { inputOptions, type InputFlags } from '../input-options.js';
 import { checkOutputWritable } from '../output.js';
 import { poolOption, resolvePool } from '../pool-option.js';
 import { Progress } from '../progress.js';
-import { UserError } from '../user-error.js';
+import { aboutFileAsync, checkInputFile, UserError } from '../user-error.js';
+import { say } from '../display-text.js';
 import { addRuntimeOptions } from '../runtime-options.js';
 import { addInputOptions } from '../input-options.js';
 
@@ -22,8 +23,6 @@ interface EmbedFlags extends RuntimeFlags, InputFlags {
   output?: string;
   resume?: boolean;
 }
-
-const say = (message: string) => process.stderr.write(`jepa: ${message}\n`);
 
 export function embedCommand(program: Command): void {
   const cmd = program
@@ -54,7 +53,8 @@ export function embedCommand(program: Command): void {
     for (const p of flags.framesNpy ?? []) items.push({ label: p, load: () => input!.framesNpy(p), still: false });
     if (flags.inputNpy) items.push(...tensorItems(flags.inputNpy));
     if (flags.resume) resumableEntries(flags.output!, items);
-    const model = await loadModel(flags.model, flags);
+    checkInputFile(flags.model, '-m');
+    const model = await aboutFileAsync(`-m ${flags.model}`, flags.model, () => loadModel(flags.model, flags));
     const spec = model.spec;
     input = new ModelInput(spec, inputOptions(flags, say));
 
@@ -93,6 +93,7 @@ export function embedCommand(program: Command): void {
 }
 
 function tensorItems(path: string): CorpusItem[] {
+  checkInputFile(path, '--input-npy');
   const npy = readNpy(path);
   if (npy.dtype !== 'float32' || !(npy.shape.length === 4 || npy.shape.length === 5))
     throw new UserError(`--input-npy ${path}: expected float32 [B,3,H,W] or [B,3,T,H,W], got ${npy.dtype} [${npy.shape.join(', ')}]`);

@@ -1,5 +1,7 @@
 import type { Command } from 'commander';
 import { ggmlTypeInfo, loadModelSpec, type GgufValue, type ModelSpec } from '@jepa/gguf';
+import { printLines } from '../display-text.js';
+import { aboutFile, checkInputFile } from '../user-error.js';
 
 function formatValue(v: GgufValue): string {
   if (v.type === 'array') {
@@ -41,7 +43,8 @@ export function infoCommand(program: Command): void {
     .option('--kv', 'print every metadata key')
     .option('--no-tensors', 'leave out the tensor table')
     .action((path: string, opts: { json?: boolean; kv?: boolean; tensors: boolean }) => {
-      const spec = loadModelSpec(path);
+      checkInputFile(path);
+      const spec = aboutFile(path, path, () => loadModelSpec(path));
       const tensors = [...spec.tensors.values()].map((t) => ({ name: t.name, type: ggmlTypeInfo(t.type).name, shape: t.shape, offset: t.offset, nbytes: t.nbytes }));
       if (opts.json) {
         const { tensors: _t, header: _h, ...hparams } = spec;
@@ -51,14 +54,9 @@ export function infoCommand(program: Command): void {
         process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
         return;
       }
-      process.stdout.write(`${summary(spec).join('\n')}\n`);
-      if (opts.kv) {
-        process.stdout.write('\nmetadata:\n');
-        for (const [k, v] of spec.header.metadata) process.stdout.write(`  ${k} = ${formatValue(v)}\n`);
-      }
-      if (opts.tensors) {
-        process.stdout.write('\ntensors:\n');
-        for (const t of tensors) process.stdout.write(`  ${t.name.padEnd(36)} ${t.type.padEnd(6)} [${t.shape.join(', ')}]\n`);
-      }
+      // names, labels, keys and values are the file's: every line goes out inert (JSON above escapes itself)
+      printLines(...summary(spec));
+      if (opts.kv) printLines('', 'metadata:', ...[...spec.header.metadata].map(([k, v]) => `  ${k} = ${formatValue(v)}`));
+      if (opts.tensors) printLines('', 'tensors:', ...tensors.map((t) => `  ${t.name.padEnd(36)} ${t.type.padEnd(6)} [${t.shape.join(', ')}]`));
     });
 }

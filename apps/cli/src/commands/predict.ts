@@ -1,14 +1,16 @@
 // `jepa predict`: the V-JEPA 2 / 2.1 masked predictor on a clip's encoder tokens, context ids in,
 // predicted target tokens out.
 import { writeFileSync } from 'node:fs';
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import { predictorTokens } from '@jepa/graph';
 import { encodeNpy } from '@jepa/preprocess';
 import { contextOptions, loadModel, type RuntimeFlags } from '../load-model.js';
 import { addInputOptions } from '../input-options.js';
 import { addRuntimeOptions } from '../runtime-options.js';
-import { UserError } from '../user-error.js';
-import { clipInput, say, type ClipFlags } from './clip-input.js';
+import { aboutFileAsync, checkInputFile, UserError } from '../user-error.js';
+import { checkNpyOutput } from '../output.js';
+import { say } from '../display-text.js';
+import { checkClipInput, clipInput, type ClipFlags } from './clip-input.js';
 
 interface PredictFlags extends RuntimeFlags, ClipFlags {
   model: string;
@@ -35,7 +37,7 @@ export function parseIdRanges(text: string, flag: string): number[] {
 
 const integer = (v: string) => {
   const n = Number(v);
-  if (!Number.isInteger(n)) throw new Error(`expected an integer, got '${v}'`);
+  if (v.trim() === '' || !Number.isSafeInteger(n)) throw new InvalidArgumentError('expected an integer');
   return n;
 };
 
@@ -55,10 +57,12 @@ export function predictCommand(program: Command): void {
   addRuntimeOptions(cmd);
   addInputOptions(cmd);
   cmd.action(async (image: string | undefined, flags: PredictFlags) => {
-    if (flags.output && !flags.output.endsWith('.npy')) throw new UserError(`-o ${flags.output}: write a .npy file`);
+    checkInputFile(flags.model, '-m');
+    checkClipInput(image, flags);
+    checkNpyOutput(flags.output, '-o');
     const contextIds = parseIdRanges(flags.context, '--context');
     const targetIds = parseIdRanges(flags.target, '--target');
-    const model = await loadModel(flags.model, flags);
+    const model = await aboutFileAsync(`-m ${flags.model}`, flags.model, () => loadModel(flags.model, flags));
     try {
       const p = model.spec.pred;
       if (p?.kind !== 'masked') throw new UserError(`${flags.model} has no masked predictor`);

@@ -4,7 +4,9 @@ import { loadModelSpec } from '@jepa/gguf';
 import { writeNpy } from '@jepa/preprocess';
 import { ModelInput } from '@jepa/input';
 import { addInputOptions, inputOptions, type InputFlags } from '../input-options.js';
-import { UserError } from '../user-error.js';
+import { aboutFile, checkInputFile } from '../user-error.js';
+import { checkNpyOutput } from '../output.js';
+import { say } from '../display-text.js';
 
 const VIDEO_EXTENSIONS = new Set(['.mp4', '.webm', '.mkv', '.mov', '.avi', '.m4v']);
 
@@ -17,11 +19,14 @@ export function preprocessCommand(program: Command): void {
     .requiredOption('-o, --output <file.npy>', 'where to write the float32 tensor [1,3,H,W] or [1,3,T,H,W]');
   addInputOptions(cmd);
   cmd.action(async (path: string, flags: InputFlags & { model: string; output: string }) => {
-    if (extname(flags.output).toLowerCase() !== '.npy') throw new UserError('-o must name a .npy file');
-    const input = new ModelInput(loadModelSpec(flags.model), inputOptions(flags, (m) => process.stderr.write(`jepa: ${m}\n`)));
+    checkInputFile(flags.model, '-m');
+    checkInputFile(path);
+    checkNpyOutput(flags.output, '-o');
+    const spec = aboutFile(`-m ${flags.model}`, flags.model, () => loadModelSpec(flags.model));
+    const input = new ModelInput(spec, inputOptions(flags, say));
     const ext = extname(path).toLowerCase();
     const t = ext === '.npy' ? await input.framesNpy(path) : VIDEO_EXTENSIONS.has(ext) ? await input.video(path) : await input.image(path);
     writeNpy(flags.output, t.data, [1, ...t.shape]);
-    process.stderr.write(`jepa: wrote [1, ${t.shape.join(', ')}] to ${flags.output}\n`);
+    say(`wrote [1, ${t.shape.join(', ')}] to ${flags.output}`);
   });
 }

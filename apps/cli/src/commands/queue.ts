@@ -7,8 +7,7 @@ import { expandInputs } from '../inputs.js';
 import { checkOutputWritable } from '../output.js';
 import { positiveInt } from '../runtime-options.js';
 import { UserError } from '../user-error.js';
-
-const say = (message: string) => process.stderr.write(`jepa: ${message}\n`);
+import { displayText, say } from '../display-text.js';
 
 async function withRedis<T>(flag: string | undefined, run: (redis: Redis) => Promise<T>): Promise<T> {
   const redis = await connectOnce(redisUrl(flag));
@@ -50,7 +49,7 @@ export function queueCommand(program: Command): void {
         for (;;) {
           const status = await queueStatus(redis, name);
           if (flags.json) process.stdout.write(`${JSON.stringify(status)}\n`);
-          else process.stderr.write(`${process.stderr.isTTY && flags.watch ? '\r' : ''}${statusLine(name, status)}${process.stderr.isTTY && flags.watch ? '' : '\n'}`);
+          else process.stderr.write(`${process.stderr.isTTY && flags.watch ? '\r' : ''}${displayText(statusLine(name, status))}${process.stderr.isTTY && flags.watch ? '' : '\n'}`);
           if (!flags.watch || isFinished(status)) break;
           await new Promise((r) => setTimeout(r, 1000));
         }

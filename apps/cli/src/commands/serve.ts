@@ -1,8 +1,9 @@
 // `jepa serve`: the HTTP server of @jepa/server, until SIGTERM or SIGINT.
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import { createServer } from '@jepa/server';
 import { positiveInt } from '../runtime-options.js';
-import { UserError } from '../user-error.js';
+import { checkInputFile, checkInputFolder, UserError } from '../user-error.js';
+import { say } from '../display-text.js';
 
 interface ServeFlags {
   model?: string[];
@@ -19,11 +20,15 @@ interface ServeFlags {
   threads?: number;
 }
 
-const say = (message: string) => process.stderr.write(`jepa: ${message}\n`);
-
 const count = (v: string) => {
   const n = Number(v);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`expected an integer >= 0, got '${v}'`);
+  if (v.trim() === '' || !Number.isSafeInteger(n) || n < 0) throw new InvalidArgumentError('expected an integer >= 0');
+  return n;
+};
+
+const port = (v: string) => {
+  const n = Number(v);
+  if (v.trim() === '' || !Number.isSafeInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('expected a port number from 0 to 65535');
   return n;
 };
 
@@ -37,7 +42,7 @@ export function serveCommand(program: Command): void {
     .option('-m, --model <gguf...>', 'model files (each is known by its file name without .gguf)')
     .option('--models-dir <dir>', 'serve every .gguf in this folder too')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
-    .option('--port <n>', 'port (0: any free one)', count, 8080)
+    .option('--port <n>', 'port (0: any free one)', port, 8080)
     .option('--max-batch <n>', 'still images per encoder graph', positiveInt, 8)
     .option('--max-wait-ms <ms>', 'how long a graph waits for more images', count, 5)
     .option('--max-queue <n>', 'items admitted at once; more get 429', positiveInt, 256)
@@ -48,6 +53,8 @@ export function serveCommand(program: Command): void {
     .option('-t, --threads <n>', 'CPU threads per model', positiveInt)
     .action(async (flags: ServeFlags) => {
       if (!flags.model?.length && !flags.modelsDir) throw new UserError('give --model FILE or --models-dir DIR');
+      for (const m of flags.model ?? []) checkInputFile(m, '-m');
+      if (flags.modelsDir !== undefined) checkInputFolder(flags.modelsDir, '--models-dir');
       const apiKey = flags.apiKey ?? process.env.JEPA_API_KEY;
       let server;
       try {

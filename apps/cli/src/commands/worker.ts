@@ -8,6 +8,9 @@ import { contextOptions, loadModel, type RuntimeFlags } from '../load-model.js';
 import { addInputOptions, inputOptions, type InputFlags } from '../input-options.js';
 import { addRuntimeOptions, positiveInt } from '../runtime-options.js';
 import { poolOption, resolvePool } from '../pool-option.js';
+import { say } from '../display-text.js';
+import { aboutFileAsync, checkInputFile } from '../user-error.js';
+import { checkOutputFolder } from '../output.js';
 
 interface WorkerFlags extends RuntimeFlags, InputFlags {
   model: string;
@@ -21,7 +24,6 @@ interface WorkerFlags extends RuntimeFlags, InputFlags {
 }
 
 const CLIP_EXTENSIONS = new Set(['.mp4', '.mkv', '.webm', '.mov', '.avi', '.m4v']);
-const say = (message: string) => process.stderr.write(`jepa: ${message}\n`);
 
 export function workerCommand(program: Command): void {
   const cmd = program
@@ -39,7 +41,9 @@ export function workerCommand(program: Command): void {
   addRuntimeOptions(cmd);
   addInputOptions(cmd);
   cmd.action(async (name: string, flags: WorkerFlags) => {
-    const model = await loadModel(flags.model, flags);
+    checkInputFile(flags.model, '-m');
+    checkOutputFolder(flags.out, '--out');
+    const model = await aboutFileAsync(`-m ${flags.model}`, flags.model, () => loadModel(flags.model, flags));
     const pool = resolvePool(model.spec, flags.pool);
     const input = new ModelInput(model.spec, inputOptions(flags, say));
     const world = pool === 'lewm' ? new WorldModel(model) : null;

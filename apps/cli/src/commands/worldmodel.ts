@@ -1,15 +1,16 @@
 // `jepa worldmodel`: LeWM — images -> state embeddings -> action-conditioned rollout, or a CEM plan
 // toward a goal image.
 import { writeFileSync } from 'node:fs';
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import { encodeNpy, readNpy } from '@jepa/preprocess';
 import { WorldModel, WorldModelError, normalSampler, type ActionStats } from '@jepa/worldmodel';
 import { deviceFlag, type RuntimeFlags } from '../load-model.js';
 import { ModelInput } from '@jepa/input';
 import { addInputOptions, inputOptions, type InputFlags } from '../input-options.js';
 import { addRuntimeOptions, positiveInt } from '../runtime-options.js';
-import { UserError } from '../user-error.js';
-import { say } from './clip-input.js';
+import { aboutFileAsync, checkInputFile, UserError } from '../user-error.js';
+import { checkNpyOutput } from '../output.js';
+import { say } from '../display-text.js';
 
 interface WorldModelFlags extends RuntimeFlags, InputFlags {
   model: string;
@@ -28,6 +29,12 @@ interface WorldModelFlags extends RuntimeFlags, InputFlags {
   actionStd?: string;
   output?: string;
 }
+
+const integer = (v: string) => {
+  const n = Number(v);
+  if (v.trim() === '' || !Number.isSafeInteger(n)) throw new InvalidArgumentError('expected an integer');
+  return n;
+};
 
 const numbers = (text: string, what: string) =>
   text.split(',').map((s) => {
@@ -86,23 +93,29 @@ export function worldmodelCommand(program: Command): void {
     .option('--samples <n>', 'CEM samples', positiveInt, 300)
     .option('--iterations <n>', 'CEM iterations', positiveInt, 30)
     .option('--topk <n>', 'CEM elite size', positiveInt, 30)
-    .option('--seed <n>', 'seed of the CEM and --random-actions noise', (v) => Number.parseInt(v, 10), 0)
+    .option('--seed <n>', 'seed of the CEM and --random-actions noise', integer, 0)
     .option('--action-mean <values>', 'dataset action means (raw actions are z-scored with them; plans are returned raw)')
     .option('--action-std <values>', 'dataset action standard deviations')
     .option('-o, --output <file.npy>', 'write the rollout [K, T+1, D] or the plan [horizon, A]');
   addRuntimeOptions(cmd);
   addInputOptions(cmd);
   cmd.action(async (flags: WorldModelFlags) => {
-    if (flags.output && !flags.output.endsWith('.npy')) throw new UserError(`-o ${flags.output}: write a .npy file`);
     if (flags.plan && !flags.goal) throw new UserError('--plan needs --goal');
+    checkInputFile(flags.model, '-m');
+    for (const f of flags.image) checkInputFile(f, '--image');
+    if (flags.goal !== undefined) checkInputFile(flags.goal, '--goal');
+    if (flags.actionsNpy !== undefined) checkInputFile(flags.actionsNpy, '--actions-npy');
+    checkNpyOutput(flags.output, '-o');
     const device = deviceFlag(flags.gpu);
     let wm: WorldModel;
     try {
       const stats = actionStats(flags);
-      wm = await WorldModel.load(flags.model, {
-        ...(device ? { device } : {}), ...(flags.threads ? { threads: flags.threads } : {}),
-        ...(flags.flash === false ? { noFlash: true } : {}), ...(stats ? { actionStats: stats } : {}),
-      });
+      wm = await aboutFileAsync(`-m ${flags.model}`, flags.model, () =>
+        WorldModel.load(flags.model, {
+          ...(device ? { device } : {}), ...(flags.threads ? { threads: flags.threads } : {}),
+          ...(flags.flash === false ? { noFlash: true } : {}), ...(stats ? { actionStats: stats } : {}),
+        }),
+      );
     } catch (err) {
       throw err instanceof WorldModelError ? new UserError(err.message) : err;
     }
