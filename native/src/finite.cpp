@@ -1,6 +1,9 @@
 // Finding non-finite values in stored weights: a generic scan of typed bytes, no model knowledge.
 // Float types are read value by value; quantized types by the f16 / f32 scales of their blocks (the
 // quants themselves are integers, always finite), at the offsets ggml-common.h lays them out.
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
@@ -130,6 +133,19 @@ struct Job {
 
 constexpr int64_t kChunkBytes = 1 << 20;
 
+// Maps a chunk's pages in with one call (MADV_POPULATE_READ, Linux 5.14) rather than a fault per
+// page: on a fresh mapping the faults, not the reading, are most of the scan's time. Best effort.
+void populate(const uint8_t* p, size_t n) {
+#ifdef MADV_POPULATE_READ
+  static const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  const uintptr_t start = reinterpret_cast<uintptr_t>(p) & ~(page - 1);
+  madvise(reinterpret_cast<void*>(start), reinterpret_cast<uintptr_t>(p) + n - start, MADV_POPULATE_READ);
+#else
+  (void)p;
+  (void)n;
+#endif
+}
+
 // Scans every job, chunk by chunk across `threads` threads; a chunk after a known bad block of its
 // tensor is skipped. Afterwards each bad job knows its first bad block exactly.
 void scanAll(std::vector<Job>& jobs, int threads) {
@@ -149,6 +165,7 @@ void scanAll(std::vector<Job>& jobs, int threads) {
       Chunk& ch = chunks[c];
       Job& j = *ch.job;
       if (ch.first >= j.firstBadBlock.load(std::memory_order_relaxed)) continue;
+      populate(j.base + static_cast<size_t>(ch.first) * j.layout.blockBytes, static_cast<size_t>(ch.end - ch.first) * j.layout.blockBytes);
       if (!anyBad(j.base, j.layout, ch.first, ch.end)) continue;
       for (int64_t b = ch.first; b < ch.end; ++b) {
         bool bad = false;
