@@ -4,7 +4,7 @@
 import { openSync, closeSync, writeSync } from 'node:fs';
 import { GgmlType, forgeModel, loadModelSpec, type ForgeKnobs } from '@jepa/gguf';
 import { describe, expect, it } from 'vitest';
-import { GraphError, Model, type EncoderInput } from '../src/index.js';
+import { GraphError, Model, predictorTokens, type EncoderInput } from '../src/index.js';
 
 function image(batch: number, size: number, seed = 1): EncoderInput {
   const shape = [batch, 3, size, size];
@@ -140,6 +140,20 @@ describe('compute deadline', () => {
     expect(total % 3).toBe(0);
     await expect(strict.profile(input)).rejects.toMatchObject({ code: 'TIMEOUT' });
     await expect(model.createContext().encode(input, { timeoutMs: -1 })).rejects.toMatchObject({ code: 'BAD_OPTION' });
+    model.dispose();
+  });
+
+  it('the classifier head and the masked predictor take a timeoutMs too', async () => {
+    const model = await Model.load(forgeModel('vjepa2').path, { threads: 2 });
+    const clip = { data: Float32Array.from({ length: 3 * 4 * 8 * 8 }, (_, i) => Math.sin(i * 0.3)), shape: [1, 3, 4, 8, 8] };
+    const tokens = await model.createContext().encode(clip);
+    await expect(model.createHeadContext({ timeoutMs: 0 }).logits(tokens)).rejects.toThrow(/^the classifier head ran past the 0 ms deadline \(timeoutMs, --timeout\) after node 0 of \d+; nothing was returned$/);
+    const head = model.createHeadContext({ timeoutMs: 60_000 });
+    expect(bits((await head.logits(tokens))[0]!).equals(bits((await model.createHeadContext().logits(tokens))[0]!))).toBe(true);
+    const input = { ...predictorTokens(tokens), contextIds: [0, 1, 2], targetIds: [3, 4] };
+    await expect(model.createPredictorContext({ timeoutMs: 0 }).predict(input)).rejects.toMatchObject({ code: 'TIMEOUT', message: expect.stringMatching(/^the predictor ran past/) });
+    const predicted = await model.createPredictorContext({ timeoutMs: 60_000 }).predict(input);
+    expect(bits(predicted.targets).equals(bits((await model.createPredictorContext().predict(input)).targets))).toBe(true);
     model.dispose();
   });
 
