@@ -42,37 +42,45 @@ export interface NonFinite {
 }
 
 const EXP_MASK = 0x7f800000;
+const EXP_LSB = 0x00800000;
 
-function nonFiniteFrom(values: Float32Array, first: number, count: number): NonFinite | null {
-  return count === 0 ? null : { first, value: values[first]!, count };
+// (bits & EXP_MASK) + EXP_LSB reaches 2^31 exactly when the exponent is all ones (NaN or ±Inf), so an
+// OR of it over a tensor has its sign bit set iff some element is non-finite: a branch-free pass,
+// about as fast as reading the values at all; the slower counting pass runs only when it fires.
+function nonFiniteBit(u: number): number {
+  return ((u & EXP_MASK) + EXP_LSB) | 0;
 }
 
-/** One pass over the f32 bits (an all-ones exponent is NaN or ±Inf). */
-export function scanNonFinite(values: Float32Array): NonFinite | null {
+function locateNonFinite(values: Float32Array): NonFinite | null {
   const bits = new Uint32Array(values.buffer, values.byteOffset, values.length);
   let first = -1;
   let count = 0;
   for (let i = 0; i < bits.length; i++) {
-    if ((bits[i]! & EXP_MASK) === EXP_MASK) {
-      if (count++ === 0) first = i;
-    }
+    if ((bits[i]! & EXP_MASK) === EXP_MASK && count++ === 0) first = i;
   }
-  return nonFiniteFrom(values, first, count);
+  return count === 0 ? null : { first, value: values[first]!, count };
 }
 
-/** encodeHalf with the non-finite scan folded into the same loop. */
+/** The non-finite elements of a tensor, or null when all are finite. */
+export function scanNonFinite(values: Float32Array): NonFinite | null {
+  const bits = new Int32Array(values.buffer, values.byteOffset, values.length);
+  let any = 0;
+  for (let i = 0; i < bits.length; i++) any |= nonFiniteBit(bits[i]!);
+  return any < 0 ? locateNonFinite(values) : null;
+}
+
+/** encodeHalf with the non-finite test folded into the same loop. */
 export function encodeHalfScanned(values: Float32Array, kind: HalfKind): { out: Uint16Array; nonFinite: NonFinite | null } {
   const bits = new Uint32Array(values.buffer, values.byteOffset, values.length);
   const out = new Uint16Array(values.length);
   const convert = kind === 'f16' ? f32BitsToF16 : f32BitsToBf16;
-  let first = -1;
-  let count = 0;
+  let any = 0;
   for (let i = 0; i < bits.length; i++) {
     const u = bits[i]!;
-    if ((u & EXP_MASK) === EXP_MASK && count++ === 0) first = i;
+    any |= nonFiniteBit(u);
     out[i] = convert(u);
   }
-  return { out, nonFinite: nonFiniteFrom(values, first, count) };
+  return { out, nonFinite: any < 0 ? locateNonFinite(values) : null };
 }
 
 export function encodeHalf(values: Float32Array, kind: HalfKind): Uint16Array {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { encodeHalf, f32BitsToBf16, f32BitsToF16 } from '../src/index.js';
+import { encodeHalf, encodeHalfScanned, f32BitsToBf16, f32BitsToF16, scanNonFinite } from '../src/index.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 /** numpy 1.24 float32 → float16 on edge cases (ties, subnormals, overflow, ±inf) and 200 random magnitudes. */
@@ -56,5 +56,30 @@ describe('f32 → bf16 (ggml_compute_fp32_to_bf16)', () => {
     const values = new Float32Array([1, -2, 0.5, 65504, 1e-8]);
     expect([...encodeHalf(values, 'f16')]).toEqual([0x3c00, 0xc000, 0x3800, 0x7bff, f32BitsToF16(bitsOf(1e-8))]);
     expect([...encodeHalf(values, 'bf16')]).toEqual([...values].map((v) => f32BitsToBf16(bitsOf(v))));
+  });
+});
+
+describe('the non-finite scan', () => {
+  const fromBits = (bits: number[]) => new Float32Array(new Uint32Array(bits).buffer);
+
+  it('finds NaN (any payload, either sign) and ±Inf, and nothing else', () => {
+    const finite = fromBits([0, 0x80000000, 1, 0x007fffff, 0x00800000, 0x7f7fffff, 0xff7fffff, 0x3f800000]);
+    expect(scanNonFinite(finite)).toBeNull();
+    expect(encodeHalfScanned(finite, 'f16').nonFinite).toBeNull();
+    const bad = fromBits([0x3f800000, 0x7f800001, 0, 0xff800000, 0x7fc00000, 0xffffffff, 0x7f800000]);
+    expect(scanNonFinite(bad)).toMatchObject({ first: 1, count: 5 });
+    expect(Number.isNaN(scanNonFinite(bad)!.value)).toBe(true);
+    expect(scanNonFinite(fromBits([1, 0xff800000]))).toEqual({ first: 1, value: Number.NEGATIVE_INFINITY, count: 1 });
+    for (const kind of ['f16', 'bf16'] as const) {
+      const { out, nonFinite } = encodeHalfScanned(bad, kind);
+      expect(nonFinite).toMatchObject({ first: 1, count: 5 });
+      expect([...out]).toEqual([...encodeHalf(bad, kind)]);
+    }
+  });
+
+  it('reads a view at an offset, not its whole buffer', () => {
+    const buffer = fromBits([0x7fc00000, 0x3f800000, 0x3f800000, 0x7f800000]);
+    expect(scanNonFinite(buffer.subarray(1, 3))).toBeNull();
+    expect(scanNonFinite(buffer.subarray(1))).toEqual({ first: 2, value: Number.POSITIVE_INFINITY, count: 1 });
   });
 });

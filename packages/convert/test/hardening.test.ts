@@ -122,6 +122,12 @@ describe('crafted zips', () => {
     expect(readdirSync(out)).toEqual([]);
   });
 
+  it('names the file and entry when the unpickler refuses what a zip entry holds', async () => {
+    const path = forgedZip((s) => (spec(s, 'archive/data.pkl').data = new Uint8Array(64)), 'zeros.pt');
+    const error = await expectConvertError(openCheckpoint(path), 'PICKLE_UNSUPPORTED_OPCODE', /^zeros\.pt: archive\/data\.pkl: opcode 0x00 at 0/);
+    expectOneLine(error);
+  });
+
   it('stops a bomb that lies about its size as soon as it inflates past the declared size', async () => {
     const path = forgedZip((s) => {
       const pkl = spec(s, 'archive/data.pkl');
@@ -256,7 +262,7 @@ describe('a torch tensor size too large to address', () => {
       expect([...bytes.subarray(112, 115)]).toEqual([0x4b, 1, 0x85]);
       pkl.data = Buffer.concat([bytes.subarray(0, 112), Buffer.from([0x8a, 9]), huge, Buffer.from([0x85]), bytes.subarray(115)]);
     });
-    const error = await expectConvertError(openCheckpoint(path), 'CONVERT_TENSOR_TOO_LARGE', /size \(9223372036854775808\) has element 0 = 9223372036854775808, past 2\^53 - 1/);
+    const error = await expectConvertError(openCheckpoint(path), 'CONVERT_TENSOR_TOO_LARGE', /forged\.pt: archive\/data\.pkl: torch tensor: size \(9223372036854775808\) has element 0 = 9223372036854775808, past 2\^53 - 1/);
     expect(error.message).not.toMatch(/not a/);
   });
 });

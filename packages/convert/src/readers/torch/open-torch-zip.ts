@@ -26,6 +26,12 @@ async function readText(archive: ZipArchive, name: string): Promise<string | und
   return new TextDecoder().decode(await archive.read(entry)).trim();
 }
 
+/** An unpickler refusal ("pickle: …", "torch tensor …") told with the file and entry it came from. */
+function inEntry(error: unknown, what: string, path: string, entry: string): unknown {
+  if (!(error instanceof ConvertError) || error.message.startsWith(path) || error.message.startsWith(`${what}:`)) return error;
+  return new ConvertError(error.code, `${what}: ${entry}: ${error.message.replace(/^pickle: /, '')}`, { cause: error });
+}
+
 /** Reads data.pkl of a torch zip checkpoint; tensors stay lazy views over their storage records. */
 export async function openTorchZip(file: RandomAccessFile): Promise<TorchZip> {
   const what = basename(file.path);
@@ -35,8 +41,14 @@ export async function openTorchZip(file: RandomAccessFile): Promise<TorchZip> {
   if (byteOrder !== undefined && byteOrder !== 'little') {
     throw new ConvertError('TORCH_BIG_ENDIAN', `${what}: storages were written ${byteOrder}-endian; only little-endian checkpoints are read`);
   }
-  const pickle = await archive.read(archive.entry(`${archiveName}/data.pkl`));
-  const root = unpickle(pickle, { persistentLoad: storageLoader(archive, archiveName, file.path) });
+  const pickleName = `${archiveName}/data.pkl`;
+  const pickle = await archive.read(archive.entry(pickleName));
+  let root: PyValue;
+  try {
+    root = unpickle(pickle, { persistentLoad: storageLoader(archive, archiveName, file.path) });
+  } catch (error) {
+    throw inEntry(error, what, file.path, pickleName);
+  }
   const metadata: Record<string, string> = { archive: archiveName };
   const version = await readText(archive, `${archiveName}/version`);
   if (version !== undefined) metadata.version = version;
