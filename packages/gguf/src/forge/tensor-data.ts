@@ -22,8 +22,25 @@ function f32ToF16Bits(v: number): number {
 }
 
 /**
+ * Where the f16 scales of a quantized block sit (ggml-common.h): block bytes, then the scale offsets.
+ * Forged blocks get finite scales there, since random bytes would decode to NaN or Inf now and then.
+ */
+const BLOCK_SCALES: Partial<Record<number, [number, number[]]>> = {
+  [GgmlType.Q4_0]: [18, [0]],
+  [GgmlType.Q4_1]: [20, [0, 2]],
+  [GgmlType.Q5_0]: [22, [0]],
+  [GgmlType.Q5_1]: [24, [0, 2]],
+  [GgmlType.Q8_1]: [36, [0, 2]],
+  [GgmlType.Q2_K]: [84, [80, 82]],
+  [GgmlType.Q3_K]: [110, [108]],
+  [GgmlType.Q4_K]: [144, [0, 2]],
+  [GgmlType.Q5_K]: [176, [0, 2]],
+  [GgmlType.Q6_K]: [210, [208]],
+};
+
+/**
  * The bytes of a forged tensor of any type: f32, f16 and bf16 are the seeded values converted; q8_0 is a valid
- * quantisation of them; every other type gets seeded bytes (right size, arbitrary content).
+ * quantisation of them; every other type gets seeded bytes (right size, arbitrary content) with finite block scales.
  */
 export function forgedTensorBytes(seed: number, name: string, type: number, shape: readonly number[]): Uint8Array {
   const nbytes = Number(tensorNbytes(type, shape, name));
@@ -50,7 +67,15 @@ export function forgedTensorBytes(seed: number, name: string, type: number, shap
     }
     default: {
       const rnd = mulberry32(hashSeed(seed, name));
-      return Uint8Array.from({ length: nbytes }, () => Math.floor(rnd() * 256));
+      const out = Uint8Array.from({ length: nbytes }, () => Math.floor(rnd() * 256));
+      const scales = BLOCK_SCALES[type];
+      if (scales) {
+        const [blockBytes, offsets] = scales;
+        const view = new DataView(out.buffer);
+        for (let at = 0; at + blockBytes <= nbytes; at += blockBytes)
+          for (const o of offsets) view.setUint16(at + o, f32ToF16Bits((rnd() - 0.5) * 0.02), true);
+      }
+      return out;
     }
   }
 }
