@@ -128,7 +128,7 @@ export class EncoderContext implements Disposable {
     const n = prefixTokens(this.#model.spec.enc) + np;
     const patchLen = geometry.channels * geometry.tubelet * geometry.patch * geometry.patch;
     const video = geometry.frames > 1 || this.#model.spec.family === 'levjepa';
-    return { grid, np, n, patchLen, perGraph: video ? 1 : this.#batchFor(n, batch) };
+    return { grid, np, n, patchLen, perGraph: video ? 1 : this.#batchFor(n, np * patchLen, batch) };
   }
 
   async #encode(input: EncoderInput, options: EncodeOptions, timings?: NodeTiming[]): Promise<EncodeOutput> {
@@ -213,17 +213,19 @@ export class EncoderContext implements Disposable {
   }
 
   /** Items per graph: the requested maximum, shrunk until the estimated activations fit the budget. */
-  #batchFor(tokens: number, batch: number): number {
+  #batchFor(tokens: number, inputFloats: number, batch: number): number {
     let b = Math.min(batch, this.#options.maxBatch ?? maxBatch());
-    while (b > 1 && this.#estimateBytes(b, tokens) > maxGraphBytes()) b = Math.floor(b / 2);
+    while (b > 1 && this.#estimateBytes(b, tokens, inputFloats) > maxGraphBytes()) b = Math.floor(b / 2);
     return b;
   }
 
-  #estimateBytes(batch: number, tokens: number): number {
+  /** inputFloats: one item's patchified input, held twice (the host's copy and the graph's tensor). */
+  #estimateBytes(batch: number, tokens: number, inputFloats: number): number {
     const e = this.#model.spec.enc;
     const activations = 4 * batch * tokens * (8 * e.embedDim + 2 * e.ffnDim);
     const scores = this.#options.noFlash ? 2 * 4 * tokens * tokens * e.nHead * batch : 0;
-    return activations + scores;
+    const input = 2 * 4 * batch * inputFloats;
+    return activations + scores + input;
   }
 
   #graph(batch: number, patches: number, patchLen: number, image: boolean, geometry: PatchGeometry, tokens: number): EncoderGraph {
@@ -236,7 +238,7 @@ export class EncoderContext implements Disposable {
     const blockCausal = e.attnMode === 'block_causal';
     const grid = patchGrid(geometry);
     const maskBytes = blockCausal ? blockCausalMaskBytes({ prefix: prefixTokens(e), slots: grid.t, tokensPerSlot: grid.h * grid.w }) : 0;
-    const need = this.#estimateBytes(batch, tokens) + 2 * maskBytes;
+    const need = this.#estimateBytes(batch, tokens, patches * patchLen) + 2 * maskBytes;
     if (need > maxGraphBytes())
       throw new GraphError(
         `one item of ${tokens} tokens needs about ${Math.ceil(need / 2 ** 20)} MiB of graph memory, over JEPA_MAX_GRAPH_MIB=${maxGraphBytes() / 2 ** 20}`,
