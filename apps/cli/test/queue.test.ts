@@ -440,7 +440,8 @@ describe('jepa worker and jepa queue: failures (the tiny model)', () => {
       const inputs = images.slice(0, 4);
       const queue = 'jobfail';
       await add(redis, queue, listFile(join(dir, 'list.txt'), inputs), '--batch', '8', '--attempts', '2', '--backoff', '100');
-      const workers = startWorkers(1, queue, redis, model, notAFolder);
+      // --out a file is refused at start; a folder under a file gets past that, and every job fails
+      const workers = startWorkers(1, queue, redis, model, join(notAFolder, 'under'));
       const done = await waitFinished(redis, queue, workers);
       expect(done).toMatchObject({ completed: 0, failed: 1, jobs: 1, inputs: 4 });
       const err = workers[0]!.err;
