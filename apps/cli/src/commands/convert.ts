@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import { convertCheckpoint, defaultOutputName, WEIGHT_DTYPES, type ConvertSummary, type WeightDtype } from '@jepa/convert';
+import { say } from '../display-text.js';
 import { Progress } from '../progress.js';
 import { UserError } from '../user-error.js';
 
@@ -16,8 +17,6 @@ interface ConvertFlags {
   probe?: string;
   probeHeads?: string;
 }
-
-const say = (message: string) => process.stderr.write(`jepa: ${message}\n`);
 
 function positiveInt(value: string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
