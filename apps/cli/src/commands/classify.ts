@@ -44,6 +44,7 @@ export function classifyCommand(program: Command): void {
         ...(flags.threads ? { threads: flags.threads } : {}),
         ...(flags.flash === false ? { noFlash: true } : {}),
         ...(flags.kvF16 ? { kv: 'f16' as const } : flags.kvF32 ? { kv: 'f32' as const } : {}),
+        ...(flags.timeout !== undefined ? { timeoutMs: flags.timeout * 1000 } : {}),
       });
       const results = await head.classify(await encoder.encode(input), flags.topk);
       encoder.dispose();

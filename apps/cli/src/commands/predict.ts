@@ -76,6 +76,7 @@ export function predictCommand(program: Command): void {
       const predictor = model.createPredictorContext({
         ...(flags.threads ? { threads: flags.threads } : {}),
         ...(flags.flash === false ? { noFlash: true } : {}),
+        ...(flags.timeout !== undefined ? { timeoutMs: flags.timeout * 1000 } : {}),
       });
       const oneFrame = input.shape.length === 4 || input.shape[2] === 1;
       const out = await predictor.predict({
