@@ -114,6 +114,7 @@ export function worldmodelCommand(program: Command): void {
         WorldModel.load(flags.model, {
           ...(device ? { device } : {}), ...(flags.threads ? { threads: flags.threads } : {}),
           ...(flags.flash === false ? { noFlash: true } : {}), ...(stats ? { actionStats: stats } : {}),
+          ...(flags.allowNonfinite ? { allowNonFinite: true } : {}),
         }),
       );
     } catch (err) {
