@@ -27,6 +27,11 @@ function metric(text: string, name: string, labels = ''): number {
   return line ? Number(line.split(' ').pop()) : 0;
 }
 
+/** A counter summed over its labels. */
+function summed(text: string, name: string): number {
+  return text.split('\n').filter((l) => l.startsWith(`${name}{`)).reduce((a, l) => a + Number(l.split(' ').pop()), 0);
+}
+
 describe('backpressure', () => {
   it('10x the queue at once: some 429s with Retry-After, no 5xx, healthy afterwards', async () => {
     const server = await startServer({ models: [demo], maxQueue: 8 });
@@ -122,17 +127,23 @@ describe('jepa serve as a process', () => {
   it('SIGTERM with requests in flight: they all complete, later ones are refused, exit code 0', async () => {
     const s = await serveChild(['-m', demo, '-t', String(THREADS)]);
     const inFlight = [
-      post(s, '/v1/embeddings', { input: Array.from({ length: 8 }, (_, i) => image(i)) }),
+      // 36 items in all: enough work that the last request arrives before the first batches are done on a loaded machine
+      post(s, '/v1/embeddings', { input: Array.from({ length: 32 }, (_, i) => image(i)) }),
       ...Array.from({ length: 4 }, (_, i) => post(s, '/v1/embeddings', { input: [image(i)] })),
     ];
-    await until(async () => (await depth(s)) >= 12, 'the requests to be admitted');
+    // All 36 admitted (those done count too, so a fast first batch cannot hide them) and some still in flight.
+    await until(async () => {
+      const text = (await get(s, '/metrics')).text;
+      const inQueue = metric(text, 'jepa_queue_depth');
+      return inQueue > 0 && inQueue + summed(text, 'jepa_items_total') >= 36;
+    }, 'the requests to be admitted');
     s.child.kill('SIGTERM');
     // Sent once the server has said it is draining: a loaded machine can take longer than any fixed pause to deliver the signal.
     await until(async () => /SIGTERM: finishing the requests in flight/.test(s.stderr()), 'the server to start draining');
     const late = await post(s, '/v1/embeddings', { input: [image(0)] }).then((a) => a.status, () => 'refused');
     const done = await Promise.all(inFlight);
     expect(done.map((a) => a.status)).toEqual([200, 200, 200, 200, 200]);
-    expect(done[0]!.json.data).toHaveLength(8);
+    expect(done[0]!.json.data).toHaveLength(32);
     expect([503, 'refused']).toContain(late);
     expect(await s.exit).toBe(0);
     expect(s.stderr()).toMatch(/SIGTERM: finishing the requests in flight/);
