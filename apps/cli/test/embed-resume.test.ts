@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { deflateSync } from 'node:zlib';
-import { forgeModel } from '@jepa/gguf';
+import { forgeModel, mulberry32 } from '@jepa/gguf';
 import { parseNpyHeader, pngChunk, readNpy, rgbPngHeader } from '@jepa/preprocess';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -18,18 +18,9 @@ const N = 96; // images: with --batch 2 that is 48 write points
 const env = { ...process.env, JEPA_DEVICE: 'cpu' };
 type Format = 'npy' | 'json' | 'jsonl';
 
-/** A seeded RNG (mulberry32), so the kill points are reproducible; JEPA_TEST_SEED picks another run. */
+/** The kill points are seeded (mulberry32), so they are reproducible; JEPA_TEST_SEED picks another run. */
 const SEED = Number(process.env.JEPA_TEST_SEED ?? 20_240_611);
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
+const rng = mulberry32;
 
 /** A 12x12 RGB PNG of seeded pixels: every image differs, so every embedding does. */
 function png(seed: number): Buffer {

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { NativeError, createContext, findNonFinite, mapFile, typeTraits, type Context, type Graph, type NonFiniteQuery, type Tensor } from '../src/index.js';
-import { F32, cpu, quantizeRows, typeByName, uniform } from './helpers.js';
+import { F32, cpu, heavyGraph, quantizeRows, typeByName, uniform } from './helpers.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'jepa-hardening-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -141,23 +141,6 @@ function chain(n: number): { ctx: Context; graph: Graph; x: Tensor; out: Tensor 
   return { ctx, graph, x, out: y };
 }
 
-/** A chain of 24 large matmuls (~0.2-1 s on two threads). */
-function heavy(): { ctx: Context; graph: Graph; out: Tensor; feed: () => void } {
-  const n = 768;
-  const ctx = createContext(64);
-  const w = ctx.newTensor(F32, [n, n]);
-  const x = ctx.newTensor(F32, [n, n]);
-  w.setInput();
-  x.setInput();
-  let y = x;
-  for (let i = 0; i < 24; i++) y = ctx.norm(ctx.mulMat(w, y), 1e-5);
-  y.setOutput();
-  const graph = ctx.buildGraph([y]);
-  graph.allocate(cpu());
-  const wv = uniform(n * n, 1);
-  const xv = uniform(n * n, 2);
-  return { ctx, graph, out: y, feed: () => (w.set(wv), x.set(xv)) };
-}
 
 const bits = (a: Float32Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
 
@@ -182,7 +165,7 @@ describe('compute deadline', () => {
   });
 
   it('stops a long graph between nodes, and the next compute gives the uninterrupted bits', async () => {
-    const { ctx, graph, out, feed } = heavy();
+    const { ctx, graph, out, feed } = heavyGraph();
     feed();
     await graph.compute(cpu());
     const whole = out.get(new Float32Array(out.nbytes / 4));

@@ -1,5 +1,5 @@
 import { mulberry32 } from '@jepa/gguf';
-import { createContext, openBackend, quantizeRows, dequantizeRow, typeByName, type Backend, type Context, type Tensor } from '../src/index.js';
+import { createContext, openBackend, quantizeRows, dequantizeRow, typeByName, type Backend, type Context, type Graph, type Tensor } from '../src/index.js';
 
 export const F32 = 0;
 export const F16 = 1;
@@ -95,3 +95,21 @@ export function worstError(actual: ArrayLike<number>, ref: ArrayLike<number>, at
 }
 
 export { typeByName, dequantizeRow, quantizeRows };
+
+/** A chain of large matmuls: long enough (~0.1-1 s) to observe the event loop during compute. */
+export function heavyGraph(): { ctx: Context; graph: Graph; out: Tensor; x: Tensor; feed: () => void } {
+  const n = 768;
+  const ctx = createContext(64);
+  const w = ctx.newTensor(F32, [n, n]);
+  const x = ctx.newTensor(F32, [n, n]);
+  w.setInput();
+  x.setInput();
+  let y = x;
+  for (let i = 0; i < 24; i++) y = ctx.norm(ctx.mulMat(w, y), 1e-5);
+  y.setOutput();
+  const graph = ctx.buildGraph([y]);
+  graph.allocate(cpu());
+  const wv = uniform(n * n, 1);
+  const xv = uniform(n * n, 2);
+  return { ctx, graph, out: y, x, feed: () => (w.set(wv), x.set(xv)) };
+}

@@ -3,26 +3,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { NativeError, createContext, mapFile, openBackend, type Context, type Graph, type Tensor } from '../src/index.js';
-import { F32, cpu, uniform } from './helpers.js';
+import { NativeError, createContext, mapFile, openBackend } from '../src/index.js';
+import { F32, cpu, heavyGraph, uniform } from './helpers.js';
 
-/** A chain of large matmuls: long enough (~0.1-1 s) to observe the event loop during compute. */
-function heavyGraph(): { ctx: Context; graph: Graph; out: Tensor; x: Tensor; feed: () => void } {
-  const n = 768;
-  const ctx = createContext(64);
-  const w = ctx.newTensor(F32, [n, n]);
-  const x = ctx.newTensor(F32, [n, n]);
-  w.setInput();
-  x.setInput();
-  let y = x;
-  for (let i = 0; i < 24; i++) y = ctx.norm(ctx.mulMat(w, y), 1e-5);
-  y.setOutput();
-  const graph = ctx.buildGraph([y]);
-  graph.allocate(cpu());
-  const wv = uniform(n * n, 1);
-  const xv = uniform(n * n, 2);
-  return { ctx, graph, out: y, x, feed: () => (w.set(wv), x.set(xv)) };
-}
 
 const tmp = mkdtempSync(join(tmpdir(), 'jepa-native-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
