@@ -25,7 +25,7 @@ function asGgufPy(v: GgufValue): PyField {
     if (depth === chain.length) chain.push(x.type === 'array' ? 'array' : x.type);
     if (x.type !== 'array') return leaves.push(x.value);
     if (x.itemType === 'array') {
-      (x.value as GgufValue[]).forEach((e) => walk(e, depth + 1));
+      for (const e of x.value as GgufValue[]) walk(e, depth + 1);
       if ((x.value as GgufValue[]).length === 0) chain.push('array');
     } else {
       if (depth + 1 === chain.length) chain.push(x.itemType);

@@ -12,7 +12,7 @@ import { GgufWriter } from '../src/gguf/writer.js';
 describe('ggml type table', () => {
   it('has the 43 ids of the pinned ggml, with the removed ones unsupported', () => {
     expect(GGML_TYPES).toHaveLength(43);
-    GGML_TYPES.forEach((t, i) => expect(t.id).toBe(i));
+    for (const [i, t] of GGML_TYPES.entries()) expect(t.id).toBe(i);
     expect(GGML_TYPES.filter((t) => !t.supported).map((t) => t.id)).toEqual([4, 5, 31, 32, 33, 36, 37, 38]);
     expect(ggmlTypeByName('Q4_K')).toMatchObject({ id: 12, blockSize: 256, typeSize: 144, isQuantized: true });
     expect(ggmlTypeInfo(GgmlType.BF16)).toMatchObject({ name: 'bf16', blockSize: 1, typeSize: 2, isQuantized: false });

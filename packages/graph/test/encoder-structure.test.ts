@@ -86,7 +86,7 @@ describe('batching and concurrency', () => {
     for (const i of inputs) serial.push((await serialCtx.encode(i)).tokens);
     const contexts = inputs.map(() => model.createContext());
     const parallel = await Promise.all(inputs.map((i, k) => contexts[k]!.encode(i)));
-    parallel.forEach((p, k) => expect(bits(p.tokens).equals(bits(serial[k]!))).toBe(true));
+    for (const [k, p] of parallel.entries()) expect(bits(p.tokens).equals(bits(serial[k]!))).toBe(true);
     model.dispose();
   });
 });

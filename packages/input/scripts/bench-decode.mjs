@@ -53,7 +53,7 @@ for (const busy of [false, true]) {
   const spinner = busy ? fork(fileURLToPath(import.meta.url), ['--spin']) : null;
   if (spinner) await new Promise((done) => setTimeout(done, 1000));
   const ms = await medians(candidates);
-  candidates.forEach(([name], i) => rows.push([name, busy, ms[i]]));
+  for (const [i, [name]] of candidates.entries()) rows.push([name, busy, ms[i]]);
   spinner?.kill();
 }
 setDecodeThreads(DEFAULT_DECODE_THREADS);

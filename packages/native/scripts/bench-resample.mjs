@@ -62,7 +62,7 @@ for (const [w, h] of [
     const crop = { left: cropOffset(size.width, 224, 'hf'), top: cropOffset(size.height, 224, 'hf'), width: 224, height: 224 };
     const job = { src: img.data, width: w, height: h, channels: 3, outWidth: size.width, outHeight: size.height, filter, crop };
     const tables = new Float32Array(768);
-    normalizationTables(recipe).forEach((t, c) => tables.set(t, c * 256));
+    for (const [c, t] of normalizationTables(recipe).entries()) tables.set(t, c * 256);
     const planes = new Float32Array(3 * 224 * 224);
 
     const wantU8 = resizeAndCropU8(img, recipe).data;

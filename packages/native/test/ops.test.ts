@@ -21,7 +21,7 @@ describe('elementwise and broadcasting', () => {
   for (const [op, shapeB, f] of cases) {
     it(`${op} broadcasts ${JSON.stringify(shapeB)} onto ${JSON.stringify(shapeA)}`, async () => {
       const { ctx, tensors, data, inputs } = setup([shapeA, shapeB], op.length);
-      if (op === 'div') data[1]!.forEach((v, i, arr) => (arr[i] = v >= 0 ? v + 0.5 : v - 0.5));
+      if (op === 'div') for (const [i, v] of data[1]!.entries()) data[1]![i] = v >= 0 ? v + 0.5 : v - 0.5;
       const out = (ctx as unknown as Record<string, (a: unknown, b: unknown) => never>)[op]!(tensors[0], tensors[1]);
       const [got] = await run(ctx, [out], inputs);
       expectClose(got!, R.binary(R.ref(shapeA, data[0]!), R.ref(shapeB, data[1]!), f));

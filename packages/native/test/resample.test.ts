@@ -77,7 +77,7 @@ const recipe: PreprocessRecipe = {
 };
 const tableList = normalizationTables(recipe);
 const tables = new Float32Array(768);
-tableList.forEach((t, c) => tables.set(t, c * 256));
+for (const [c, t] of tableList.entries()) tables.set(t, c * 256);
 
 // [width, height, outWidth, outHeight]
 const sizes: [number, number, number, number][] = [
@@ -216,7 +216,7 @@ describe.each(resampleKernels())('resample, %s kernel', (isa) => {
         const clip = preprocessClip(frames, r);
         const [, t, ch, cw] = clip.shape;
         const out = new Float32Array(clip.data.length);
-        frames.forEach((f, i) => resampleNormalizeSync({ ...job, src: f.data }, tables, out, t * ch * cw, i * ch * cw));
+        for (const [i, f] of frames.entries()) resampleNormalizeSync({ ...job, src: f.data }, tables, out, t * ch * cw, i * ch * cw);
         expectSameBits(out, clip.data, `${label} clip`);
       }
     }
@@ -227,7 +227,7 @@ describe('resample', () => {
   it('runs off the main thread to the same bytes, many calls at once', async () => {
     const jobs = cases.filter((_, i) => i % 7 === 0).map((c) => ({ ...c.job, crop: cropsOf(c.job.outWidth, c.job.outHeight, 3)[5] }));
     const got = await Promise.all(jobs.map((j) => resampleU8(j)));
-    got.forEach((g, i) => expectSameBytes(g, resampleU8Sync(jobs[i]), `job ${i}`));
+    for (const [i, g] of got.entries()) expectSameBytes(g, resampleU8Sync(jobs[i]), `job ${i}`);
 
     const outs = jobs.map((j) => new Float32Array(3 * j.crop!.width * j.crop!.height).fill(-7));
     await Promise.all(jobs.map((j, i) => resampleNormalize(j, tables, outs[i], outs[i].length / 3, 0)));
@@ -406,14 +406,14 @@ function jsResize(img: RgbImage, outW: number, outH: number, round: (w: number) 
     for (let xx = 0; xx < outW; xx++)
       for (let c = 0; c < 3; c++) {
         let s = 1 << 21;
-        hc[xx].w.forEach((w, k) => (s = (s + img.data[(y * img.width + hc[xx].start + k) * 3 + c] * w) | 0));
+        for (let k = 0; k < hc[xx].w.length; k++) s = (s + img.data[(y * img.width + hc[xx].start + k) * 3 + c] * hc[xx].w[k]) | 0;
         mid[(y * outW + xx) * 3 + c] = clip(s);
       }
   const out = new Uint8Array(outW * outH * 3);
   for (let yy = 0; yy < outH; yy++)
     for (let i = 0; i < outW * 3; i++) {
       let s = 1 << 21;
-      vc[yy].w.forEach((w, k) => (s = (s + mid[(vc[yy].start + k) * outW * 3 + i] * w) | 0));
+      for (let k = 0; k < vc[yy].w.length; k++) s = (s + mid[(vc[yy].start + k) * outW * 3 + i] * vc[yy].w[k]) | 0;
       out[yy * outW * 3 + i] = clip(s);
     }
   return out;

@@ -36,7 +36,7 @@ const LITTLE_ENDIAN = endianness() === 'LE';
 export function float32Base64(values: Float32Array): string {
   if (LITTLE_ENDIAN) return Buffer.from(values.buffer, values.byteOffset, values.byteLength).toString('base64');
   const out = Buffer.alloc(values.byteLength);
-  values.forEach((v, i) => out.writeFloatLE(v, i * 4));
+  for (const [i, v] of values.entries()) out.writeFloatLE(v, i * 4);
   return out.toString('base64');
 }
 

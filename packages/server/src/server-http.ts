@@ -355,7 +355,7 @@ async function pooled(lane: ComputeLane, slot: ModelSlot, outs: readonly EncodeO
   if (pool !== 'lewm') return outs.map((o) => ({ values: o.pool(pool), shape: [o.dim] }));
   const D = slot.spec.enc.embedDim;
   const cls = new Float32Array(outs.length * D);
-  outs.forEach((o, i) => cls.set(o.pool('cls'), i * D));
+  for (const [i, o] of outs.entries()) cls.set(o.pool('cls'), i * D);
   const world = slot.world();
   const states = await compute('input', () => lane.run(() => world.project(cls, outs.length)));
   const Dp = world.embedDim;

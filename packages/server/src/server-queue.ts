@@ -249,12 +249,12 @@ export class Batcher {
     if (batch.length > 1) {
       const size = data.length;
       data = new Float32Array(batch.length * size);
-      batch.forEach((j, i) => data.set(j.tensor.data, i * size));
+      for (const [i, j] of batch.entries()) data.set(j.tensor.data, i * size);
     }
     try {
       const out = await this.#encoder.encode({ data, shape: [batch.length, ...shape] });
       this.#lane.observe((performance.now() - t0) / 1000, batch.length);
-      batch.forEach((j, i) => j.resolve(new EncodeOutput(out.item(i), 1, out.nTokens, out.dim, out.prefix, out.nCls)));
+      for (const [i, j] of batch.entries()) j.resolve(new EncodeOutput(out.item(i), 1, out.nTokens, out.dim, out.prefix, out.nCls));
     } catch (err) {
       for (const j of batch) j.reject(err);
     }

@@ -89,8 +89,8 @@ describe('the demo video model (a still is repeated to 8 frames; one clip per gr
     const serial: Float32Array[] = [];
     for (const p of items) serial.push(await embedOne('jepa-demo-vjepa2-untrained', { image: b64(p) }));
     const cli = cliEmbeddings(demo, ...items);
-    order.forEach((img, k) => expect(sameBits(concurrent[k]!, serial[img]!), `request ${k}`).toBe(true));
-    items.forEach((_, i) => expect(sameBits(serial[i]!, cli[i]!), `item ${i} against jepa embed`).toBe(true));
+    for (const [k, img] of order.entries()) expect(sameBits(concurrent[k]!, serial[img]!), `request ${k}`).toBe(true);
+    for (let i = 0; i < items.length; i++) expect(sameBits(serial[i]!, cli[i]!), `item ${i} against jepa embed`).toBe(true);
   });
 
   it('a base64 video, a {path} video and .npy frames agree with jepa embed --video / --frames-npy', async () => {

@@ -52,7 +52,7 @@ export function classifyCommand(program: Command): void {
       if (flags.logits) {
         const n = model.spec.head.nClasses;
         const all = new Float32Array(results.length * n);
-        results.forEach((r, i) => all.set(r.logits, i * n));
+        for (const [i, r] of results.entries()) all.set(r.logits, i * n);
         writeFileSync(flags.logits, encodeNpy(all, [results.length, n]));
         say(`logits [${results.length}, ${n}] -> ${flags.logits}`);
       }

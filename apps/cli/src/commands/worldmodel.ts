@@ -127,7 +127,7 @@ export function worldmodelCommand(program: Command): void {
       const pixels = await Promise.all(frames.map((f) => input.image(f)));
       const shape = pixels[0]!.shape;
       const batch = new Float32Array(pixels.length * pixels[0]!.data.length);
-      pixels.forEach((p, i) => batch.set(p.data, i * p.data.length));
+      for (const [i, p] of pixels.entries()) batch.set(p.data, i * p.data.length);
       const initial = await wm.encode({ data: batch, shape: [pixels.length, ...shape] });
       const goal = flags.goal ? await wm.encode({ data: (await input.image(flags.goal)).data, shape: [1, ...shape] }) : null;
       const H = frames.length;
@@ -149,7 +149,7 @@ export function worldmodelCommand(program: Command): void {
       say(`rolled ${seqs.candidates} candidate(s) over ${seqs.steps} actions from ${H} frame(s)`);
       if (goal) {
         const costs = wm.cost({ data: rolled, candidates: seqs.candidates, steps }, goal);
-        costs.forEach((c, k) => process.stdout.write(`candidate ${k}: cost ${c.toFixed(6)}\n`));
+        for (const [k, c] of costs.entries()) process.stdout.write(`candidate ${k}: cost ${c.toFixed(6)}\n`);
       }
       if (flags.output) {
         writeFileSync(flags.output, encodeNpy(rolled, [seqs.candidates, steps, wm.embedDim]));

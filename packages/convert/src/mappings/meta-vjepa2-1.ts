@@ -44,7 +44,7 @@ export const metaVjepa21: Mapping = {
     let hierLayers: number[];
     if (table && nNorms === table.length) {
       hierLayers = table;
-      table.forEach((_, k) => mapNorm(map, tensorNames.encHierNorm(k), `norms_block.${k}`));
+      for (let k = 0; k < table.length; k++) mapNorm(map, tensorNames.encHierNorm(k), `norms_block.${k}`);
     } else {
       // A depth without a distillation table: only the inference norm (the last) is meaningful.
       hierLayers = [w.nLayer - 1];

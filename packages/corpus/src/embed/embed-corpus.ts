@@ -62,24 +62,24 @@ async function encodeGroup(group: Pending[], { ctx, pool, world }: EmbedCorpusOp
     const itemShape = encoded[0]!.tensor.shape;
     const size = encoded[0]!.tensor.data.length;
     const data = new Float32Array(encoded.length * size);
-    encoded.forEach((g, i) => data.set(g.tensor.data, i * size));
+    for (const [i, g] of encoded.entries()) data.set(g.tensor.data, i * size);
     const input = { data, shape: [encoded.length, ...itemShape] };
     if (pool === 'lewm') {
       if (!world) throw new Error('embedCorpus: pool lewm needs a world model');
       const states = await world.encode(input);
       const dim = states.length / encoded.length;
-      encoded.forEach((g, i) => results.set(g.item, { values: states.slice(i * dim, (i + 1) * dim), shape: [dim] }));
+      for (const [i, g] of encoded.entries()) results.set(g.item, { values: states.slice(i * dim, (i + 1) * dim), shape: [dim] });
     } else {
       const out = await ctx.encode(input);
       const pooled = pool === 'none' ? null : out.pool(pool);
-      encoded.forEach((g, i) =>
+      for (const [i, g] of encoded.entries()) {
         results.set(
           g.item,
           pooled
             ? { values: pooled.slice(i * out.dim, (i + 1) * out.dim), shape: [out.dim] }
             : { values: out.item(i).slice(), shape: [out.nTokens, out.dim] },
-        ),
-      );
+        );
+      }
     }
   }
   return group.map((g) => ('error' in g ? { item: g.item, error: g.error } : { item: g.item, ...results.get(g.item)! }));

@@ -82,8 +82,8 @@ function encoderTensors(b: TableBuilder, e: EncoderHparams): void {
   if (e.nCls > 0) b.vec(tensorNames.encClsToken, D, e.nCls);
   if (e.nReg > 0) b.vec(tensorNames.encRegTokens, D, e.nReg);
   for (let i = 0; i < e.nLayer; i++) b.vitBlock(tensorNames.encBlock(i), D, e.ffnDim, e.layerScale);
-  if (e.hierLayers !== null) e.hierLayers.forEach((_, k) => b.norm(tensorNames.encHierNorm(k), D));
-  else b.norm(tensorNames.encNorm, D);
+  if (e.hierLayers === null) b.norm(tensorNames.encNorm, D);
+  else for (let k = 0; k < e.hierLayers.length; k++) b.norm(tensorNames.encHierNorm(k), D);
 }
 
 function maskedPredictorTensors(b: TableBuilder, e: EncoderHparams, p: MaskedPredictorHparams): void {

@@ -122,12 +122,12 @@ export class MaskedPredictorContext implements Disposable {
     );
 
     const context = new Float32Array(nc * dim);
-    ctxIds.forEach((id, r) => context.set(tokens.subarray(id * dim, (id + 1) * dim), r * dim));
+    for (const [r, id] of ctxIds.entries()) context.set(tokens.subarray(id * dim, (id + 1) * dim), r * dim);
     const ids = [...ctxIds, ...tgtIds];
     // a stable sort by id: the reference's argsort order for distinct ids, context first on ties
     const order = Array.from({ length: ids.length }, (_, i) => i).sort((a, b) => ids[a]! - ids[b]! || a - b);
     const sortedPos = new Int32Array(ids.length);
-    order.forEach((src, pos) => (sortedPos[src] = pos));
+    for (const [pos, src] of order.entries()) sortedPos[src] = pos;
     const tables = ropeTables({
       headDim: p.headDim,
       layout: this.#options.ropeLayout ?? p.rope.layout,

@@ -15,7 +15,7 @@ export class RecipeTensors {
     validateRecipe(recipe);
     const tables = normalizationTables(recipe);
     this.#tables = new Float32Array(768);
-    tables.forEach((t, c) => this.#tables.set(t, c * 256));
+    for (const [c, t] of tables.entries()) this.#tables.set(t, c * 256);
   }
 
   /** The [3, H, W] side of this recipe's output for a width × height input (upright: orientation applied). */
