@@ -143,7 +143,11 @@ describe('unpickle plain data', () => {
 
   it('passes persistent ids to the loader it is given', () => {
     const seen: PyValue[] = [];
-    const value = unpickle(pickle([0x80, 2], 'X', u32(3), 'key', [0x85], 'Q.'), { persistentLoad: (pid) => (seen.push(pid), 'loaded') });
+    const persistentLoad = (pid: PyValue): PyValue => {
+      seen.push(pid);
+      return 'loaded';
+    };
+    const value = unpickle(pickle([0x80, 2], 'X', u32(3), 'key', [0x85], 'Q.'), { persistentLoad });
     expect(value).toBe('loaded');
     expect([...(seen[0] as PyValue[])]).toEqual(['key']);
   });

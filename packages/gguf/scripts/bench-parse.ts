@@ -46,7 +46,12 @@ function measure(path: string) {
   gc?.();
   gc?.();
   const before = process.memoryUsage();
-  const header = readGgufFromSource({ size, read: (p, n) => ((bytesRead += n), (largestRead = Math.max(largestRead, n)), inner.read(p, n)) });
+  const read = (p: number, n: number) => {
+    bytesRead += n;
+    largestRead = Math.max(largestRead, n);
+    return inner.read(p, n);
+  };
+  const header = readGgufFromSource({ size, read });
   gc?.();
   gc?.();
   const after = process.memoryUsage();

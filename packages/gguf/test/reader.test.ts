@@ -51,7 +51,11 @@ describe('reader on files', () => {
       expect(h.fileSize).toBe(300 * 4096 * 32 + h.dataOffset);
       let bytesRead = 0;
       const inner = fdSource(fd, h.fileSize);
-      readGgufFromSource({ size: h.fileSize, read: (p, n) => ((bytesRead += n), inner.read(p, n)) });
+      const read = (p: number, n: number) => {
+        bytesRead += n;
+        return inner.read(p, n);
+      };
+      readGgufFromSource({ size: h.fileSize, read });
       expect(h.dataOffset).toBeLessThan(16 * 1024);
       expect(bytesRead).toBeLessThanOrEqual(h.dataOffset + 64 * 1024);
       expect(bytesRead).toBeLessThan(h.fileSize / 500);

@@ -27,7 +27,10 @@ export interface AttentionOptions {
 const maskByKey = new WeakMap<Tensor, Tensor>();
 function keyMajor(ctx: Context, mask: Tensor): Tensor {
   let t = maskByKey.get(mask);
-  if (!t) maskByKey.set(mask, (t = ctx.cont(ctx.transpose(mask))));
+  if (!t) {
+    t = ctx.cont(ctx.transpose(mask));
+    maskByKey.set(mask, t);
+  }
   return t;
 }
 

@@ -111,5 +111,9 @@ export function heavyGraph(): { ctx: Context; graph: Graph; out: Tensor; x: Tens
   graph.allocate(cpu());
   const wv = uniform(n * n, 1);
   const xv = uniform(n * n, 2);
-  return { ctx, graph, out: y, x, feed: () => (w.set(wv), x.set(xv)) };
+  const feed = () => {
+    w.set(wv);
+    x.set(xv);
+  };
+  return { ctx, graph, out: y, x, feed };
 }

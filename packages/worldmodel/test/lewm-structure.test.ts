@@ -1,7 +1,7 @@
 // Structural properties of the LeWM predictor the reference cannot give, bit-exact on the CPU:
 // causality (a step's prediction ignores later steps), rollout = the predictor on the same window,
 // and K batched candidates = K separate calls.
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { WorldModel, type Sequences } from '../src/index.js';
 

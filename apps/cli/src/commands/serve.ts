@@ -1,6 +1,6 @@
 // `jepa serve`: the HTTP server of @jepa/server, until SIGTERM or SIGINT.
 import { InvalidArgumentError, type Command } from 'commander';
-import { createServer } from '@jepa/server';
+import { createServer, type JepaServer } from '@jepa/server';
 import { positiveInt } from '../runtime-options.js';
 import { checkInputFile, checkInputFolder, UserError } from '../user-error.js';
 import { say } from '../display-text.js';
@@ -56,7 +56,7 @@ export function serveCommand(program: Command): void {
       for (const m of flags.model ?? []) checkInputFile(m, '-m');
       if (flags.modelsDir !== undefined) checkInputFolder(flags.modelsDir, '--models-dir');
       const apiKey = flags.apiKey ?? process.env.JEPA_API_KEY;
-      let server;
+      let server: JepaServer;
       try {
         server = await createServer({
           models: flags.model ?? [],

@@ -49,7 +49,11 @@ export interface FuzzOptions {
 export function runInput(bytes: Uint8Array): { loaded: true; bytesRead: number } | { loaded: false; code: GgufErrorCode; bytesRead: number } {
   const inner = bufferSource(bytes);
   let bytesRead = 0;
-  const source = { size: inner.size, read: (p: number, n: number) => ((bytesRead += n), inner.read(p, n)) };
+  const read = (p: number, n: number) => {
+    bytesRead += n;
+    return inner.read(p, n);
+  };
+  const source = { size: inner.size, read };
   try {
     readGgufFromSource(source);
   } catch (e) {

@@ -94,18 +94,18 @@ export class ByteBuilder {
 
   private scalar(key: string, v: Exclude<GgufValue, GgufArray>): void {
     switch (v.type) {
-      case 'u8': return this.u8(checkInt(key, v.value, 0, 0xff));
-      case 'i8': return this.i8(checkInt(key, v.value, -0x80, 0x7f));
-      case 'u16': return this.u16(checkInt(key, v.value, 0, 0xffff));
-      case 'i16': return this.i16(checkInt(key, v.value, -0x8000, 0x7fff));
-      case 'u32': return this.u32(checkInt(key, v.value, 0, 0xffffffff));
-      case 'i32': return this.i32(checkInt(key, v.value, -0x80000000, 0x7fffffff));
-      case 'f32': return this.f32(v.value);
-      case 'f64': return this.f64(v.value);
-      case 'u64': return this.u64(BigInt.asUintN(64, v.value) === v.value ? v.value : badBig(key, v.value, 'u64'));
-      case 'i64': return this.i64(BigInt.asIntN(64, v.value) === v.value ? v.value : badBig(key, v.value, 'i64'));
-      case 'bool': return this.u8(v.value ? 1 : 0);
-      case 'string': return this.string(v.value);
+      case 'u8': this.u8(checkInt(key, v.value, 0, 0xff)); return;
+      case 'i8': this.i8(checkInt(key, v.value, -0x80, 0x7f)); return;
+      case 'u16': this.u16(checkInt(key, v.value, 0, 0xffff)); return;
+      case 'i16': this.i16(checkInt(key, v.value, -0x8000, 0x7fff)); return;
+      case 'u32': this.u32(checkInt(key, v.value, 0, 0xffffffff)); return;
+      case 'i32': this.i32(checkInt(key, v.value, -0x80000000, 0x7fffffff)); return;
+      case 'f32': this.f32(v.value); return;
+      case 'f64': this.f64(v.value); return;
+      case 'u64': this.u64(BigInt.asUintN(64, v.value) === v.value ? v.value : badBig(key, v.value, 'u64')); return;
+      case 'i64': this.i64(BigInt.asIntN(64, v.value) === v.value ? v.value : badBig(key, v.value, 'i64')); return;
+      case 'bool': this.u8(v.value ? 1 : 0); return;
+      case 'string': this.string(v.value); return;
     }
   }
 

@@ -67,7 +67,10 @@ export function buildWhitelist(globals: readonly PyGlobal[]): GlobalWhitelist {
   const table = new Map<string, Map<string, PyGlobal>>();
   for (const g of globals) {
     let names = table.get(g.module);
-    if (names === undefined) table.set(g.module, (names = new Map()));
+    if (names === undefined) {
+      names = new Map();
+      table.set(g.module, names);
+    }
     names.set(g.name, g);
   }
   return table;

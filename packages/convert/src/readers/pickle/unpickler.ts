@@ -392,9 +392,9 @@ function decodeQuotedString(text: string): string {
   if (text.length < 2 || (quote !== "'" && quote !== '"') || text[text.length - 1] !== quote) {
     throw new ConvertError('PICKLE_STACK', `pickle: STRING argument ${JSON.stringify(text)} is not quoted`);
   }
-  return text.slice(1, -1).replace(/\\(x[0-9a-fA-F]{2}|.)/g, (match, escape: string) => {
-    if (escape.startsWith('x') && escape.length === 3) return String.fromCharCode(parseInt(escape.slice(1), 16));
-    const plain = STRING_ESCAPES[escape];
+  return text.slice(1, -1).replace(/\\(x[0-9a-fA-F]{2}|.)/g, (match, seq: string) => {
+    if (seq.startsWith('x') && seq.length === 3) return String.fromCharCode(parseInt(seq.slice(1), 16));
+    const plain = STRING_ESCAPES[seq];
     if (plain === undefined) throw new ConvertError('PICKLE_STACK', `pickle: unknown escape ${match} in STRING`);
     return plain;
   });

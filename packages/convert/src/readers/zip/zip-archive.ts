@@ -106,9 +106,18 @@ function nextEntry(zip: yauzl.ZipFile, what: string, index: number): Promise<yau
       zip.removeListener('end', onEnd);
       zip.removeListener('error', onError);
     };
-    const onEntry = (entry: yauzl.Entry): void => (done(), resolve(entry));
-    const onEnd = (): void => (done(), resolve(null));
-    const onError = (error: Error): void => (done(), reject(zipError(what, error, `central directory entry ${index}`)));
+    const onEntry = (entry: yauzl.Entry): void => {
+      done();
+      resolve(entry);
+    };
+    const onEnd = (): void => {
+      done();
+      resolve(null);
+    };
+    const onError = (error: Error): void => {
+      done();
+      reject(zipError(what, error, `central directory entry ${index}`));
+    };
     zip.on('entry', onEntry);
     zip.on('end', onEnd);
     zip.on('error', onError);
