@@ -106,7 +106,7 @@ async function embed(args) {
   const t = await import(url);
   t.env.allowRemoteModels = false;
   t.env.allowLocalModels = true;
-  t.env.localModelPath = dirname(modelDir) + '/';
+  t.env.localModelPath = `${dirname(modelDir)}/`;
   t.env.useFSCache = false;
   const files = args.files;
   const warmup = args.warmup ?? 0;
@@ -155,4 +155,4 @@ async function embed(args) {
 
 const args = readArgs();
 const result = args.check ? await check(args) : await embed(args);
-process.stdout.write(JSON.stringify(result) + '\n');
+process.stdout.write(`${JSON.stringify(result)}\n`);

@@ -42,5 +42,5 @@ for (const [name, bytes] of files) {
     tensors: h.tensors.map((t) => ({ name: t.name, type: t.type, shape: t.shape, offset: t.offset, nbytes: t.nbytes, sha256: sha256(bytes.subarray(t.offset, t.offset + t.nbytes)) })),
   };
 }
-writeFileSync(join(out, 'manifest.json'), JSON.stringify(manifest, null, 1) + '\n');
+writeFileSync(join(out, 'manifest.json'), `${JSON.stringify(manifest, null, 1)}\n`);
 console.log(`wrote ${files.length} GGUFs and manifest.json to ${out}`);

@@ -2,7 +2,7 @@ import { closeSync, mkdtempSync, openSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { GgufError } from '../src/errors.js';
+import type { GgufError } from '../src/errors.js';
 import { GGML_TYPES, GgmlType, ggmlTypeByName, ggmlTypeInfo, tensorNbytes } from '../src/ggml-types.js';
 import { fdSource } from '../src/gguf/byte-source.js';
 import { readGguf, readGgufFromSource } from '../src/gguf/reader.js';

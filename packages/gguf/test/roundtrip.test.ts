@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { GgufError } from '../src/errors.js';
+import type { GgufError } from '../src/errors.js';
 import { GGML_TYPES, GgmlType, tensorNbytes } from '../src/ggml-types.js';
 import { readGguf, readGgufFromBuffer } from '../src/gguf/reader.js';
 import { gv, type GgufMetadata, type GgufValue } from '../src/gguf/value.js';

@@ -30,7 +30,7 @@ function plainTaps(inSize: number, outSize: number): { index: number[]; weight: 
 /** torch's antialiased bicubic taps (the PIL-style separable filter). */
 function antialiasTaps(inSize: number, outSize: number): Taps {
   const scale = inSize / outSize;
-  const support = 2 * (scale >= 1 ? scale : 1);
+  const support = 2 * Math.max(scale, 1);
   const invScale = scale >= 1 ? 1 / scale : 1;
   const taps: Taps = [];
   for (let i = 0; i < outSize; i++) {

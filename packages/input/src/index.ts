@@ -1,5 +1,3 @@
-export {};
-
 export { ModelInput, isVideoOnly, type DecoderKind, type ItemTensor, type ModelInputOptions } from './model-input.js';
 export { prefetchInOrder, Semaphore, type Prefetched } from './pipeline/prefetch.js';
 export { RecipeTensors } from './tensor/recipe-tensors.js';

@@ -49,7 +49,7 @@ export function npyHeader(dtype: NpyDtype, shape: readonly number[], minBytes = 
   // Magic (6) + version (2) + header length (2) + header, padded with spaces and a final \n to a multiple of 64.
   const unpadded = Math.max(10 + header.length + 1, minBytes);
   header += ' '.repeat(unpadded - 10 - header.length - 1);
-  header += ' '.repeat((64 - (unpadded % 64)) % 64) + '\n';
+  header += `${' '.repeat((64 - (unpadded % 64)) % 64)}\n`;
   if (header.length > 0xffff) throw new PreprocessError('npy_unsupported', 'npy: header too long for format 1.0');
   const out = new Uint8Array(10 + header.length);
   out.set(MAGIC, 0);

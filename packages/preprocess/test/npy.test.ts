@@ -9,7 +9,7 @@ const dir = mkdtempSync(join(tmpdir(), 'jepa-npy-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function npyWithHeader(header: string, payload: Uint8Array): Uint8Array {
-  const padded = header + ' '.repeat((64 - ((10 + header.length + 1) % 64)) % 64) + '\n';
+  const padded = `${header}${' '.repeat((64 - ((10 + header.length + 1) % 64)) % 64)}\n`;
   const out = new Uint8Array(10 + padded.length + payload.length);
   out.set([0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59, 1, 0, padded.length & 255, padded.length >> 8]);
   out.set(new TextEncoder().encode(padded), 10);

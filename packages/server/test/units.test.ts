@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { GgmlType, forgeModel } from '@jepa/gguf';
 import { Model } from '@jepa/graph';
 import { describe, expect, it } from 'vitest';
-import { ApiError, PathPolicy, decodeBase64, float32Base64, isWithin, jsonDepth } from '../src/index.js';
+import { type ApiError, PathPolicy, decodeBase64, float32Base64, isWithin, jsonDepth } from '../src/index.js';
 import { THREADS, sameBits, tmp } from './helpers.js';
 
 describe('isWithin', () => {

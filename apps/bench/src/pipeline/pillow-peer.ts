@@ -32,7 +32,7 @@ export async function runPillow(recipe: PeerRecipe, files: string[], repeat = 1,
   const work = mkdtempSync(join(tmpdir(), 'jepa-pillow-'));
   try {
     const list = join(work, 'files.txt');
-    writeFileSync(list, files.join('\n') + '\n');
+    writeFileSync(list, `${files.join('\n')}\n`);
     return await runJsonChild<PillowResult>(DEBIAN_PYTHON, [
       join(repoRoot, 'scripts/bench/pillow_preprocess.py'),
       '--recipe', JSON.stringify(peerRecipeJson(recipe)),

@@ -119,7 +119,7 @@ export async function ensureTransformersJs(dir: string, log: (s: string) => void
   if (installedVersion(root) !== TRANSFORMERS_JS_VERSION) {
     log(`installing @huggingface/transformers@${TRANSFORMERS_JS_VERSION} into ${root}`);
     if (!existsSync(join(root, 'package.json'))) {
-      writeFileSync(join(root, 'package.json'), JSON.stringify({ name: 'jepa-bench-tfjs-peer', private: true, type: 'module' }, null, 2) + '\n');
+      writeFileSync(join(root, 'package.json'), `${JSON.stringify({ name: 'jepa-bench-tfjs-peer', private: true, type: 'module' }, null, 2)}\n`);
     }
     // --ignore-scripts: onnxruntime-node's install script fetches GPU binaries from outside npm; its CPU
     // binary ships in the package (the repository ignores that script as well)

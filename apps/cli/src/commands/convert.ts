@@ -1,4 +1,4 @@
-import { Command, Option } from 'commander';
+import { type Command, Option } from 'commander';
 import { convertCheckpoint, defaultOutputName, WEIGHT_DTYPES, type ConvertSummary, type WeightDtype } from '@jepa/convert';
 import { say } from '../display-text.js';
 import { Progress } from '../progress.js';

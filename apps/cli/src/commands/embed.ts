@@ -1,4 +1,4 @@
-import { Command } from 'commander';
+import type { Command } from 'commander';
 import { WorldModel } from '@jepa/worldmodel';
 import { ModelInput } from '@jepa/input';
 import { readNpy } from '@jepa/preprocess';

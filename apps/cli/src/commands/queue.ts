@@ -1,6 +1,6 @@
 // `jepa queue add | status | collect | remove`: a corpus as jobs on BullMQ over Redis (docs/corpus.md).
 import { resolve } from 'node:path';
-import { Command } from 'commander';
+import type { Command } from 'commander';
 
 import { addCorpus, collectCorpus, connectOnce, isFinished, queueStatus, redisUrl, removeCorpus, type QueueStatus, type Redis } from '@jepa/corpus';
 import { expandInputs } from '../inputs.js';

@@ -1,6 +1,6 @@
 // `jepa worker`: one model, jobs from a queue, a shard per job (docs/corpus.md).
 import { extname } from 'node:path';
-import { Command } from 'commander';
+import type { Command } from 'commander';
 import { WorldModel } from '@jepa/worldmodel';
 import { ModelInput } from '@jepa/input';
 import { connectForWorker, embedCorpus, redisUrl, startCorpusWorker, type CorpusItem, type Pool } from '@jepa/corpus';

@@ -3,7 +3,7 @@
 import type { EncoderContext, PoolMode } from '@jepa/graph';
 import { prefetchInOrder, type ItemTensor } from '@jepa/input';
 import type { WorldModel } from '@jepa/worldmodel';
-import { type CorpusItem, type CorpusRecord } from './corpus-item.js';
+import type { CorpusItem, CorpusRecord } from './corpus-item.js';
 
 /** lewm: the LeWorldModel state, the projector applied to the CLS token. */
 export type Pool = PoolMode | 'none' | 'lewm';

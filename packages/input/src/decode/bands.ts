@@ -29,7 +29,7 @@ export function highBytes(src: Uint16Array, bands: number, pixels: number): Uint
 export function clippedGray(src: Uint16Array, bands: number, pixels: number): Uint8Array {
   const out = new Uint8Array(pixels * 3);
   for (let p = 0, i = 0, o = 0; p < pixels; p++, i += bands, o += 3) {
-    const v = src[i] > 255 ? 255 : src[i];
+    const v = Math.min(src[i], 255);
     out[o] = v;
     out[o + 1] = v;
     out[o + 2] = v;

@@ -49,7 +49,7 @@ interface Coefficients {
 
 function precomputeCoefficients(inSize: number, outSize: number, filter: Filter): Coefficients {
   const scale = inSize / outSize;
-  const filterScale = scale < 1.0 ? 1.0 : scale;
+  const filterScale = Math.max(scale, 1.0);
   const support = filter.support * filterScale;
   const ksize = Math.ceil(support) * 2 + 1;
   const bounds = new Int32Array(outSize * 2);
