@@ -4,6 +4,7 @@
 // the CLI prints goes through displayText; JSON output does not (JSON.stringify escapes C0 itself).
 
 /** C0 controls (newline and tab included), DEL, and the C1 controls (U+0080..U+009F, CSI among them). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching the control characters is the point
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
 const SHORT: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 

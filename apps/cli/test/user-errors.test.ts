@@ -184,6 +184,7 @@ describe('file text reaches the terminal escaped', () => {
     edit: (h) => ({ ...h, name: evil, license: `MIT\u001b[5m`, labels: h.labels!.map((l, i) => (i === 0 ? evilLabel : `${l}\u0007`)) }),
   });
   /** Raw controls other than the newlines that end the CLI's own lines. */
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: it looks for raw control characters on purpose
   const RAW = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/;
 
   it('info prints the name, license and labels escaped; --json keeps them exact', () => {
@@ -242,6 +243,7 @@ describe('displayText', () => {
     expect(displayText('héllo — 猫 \u00a0 \u{1f600}')).toBe('héllo — 猫 \u00a0 \u{1f600}');
     for (let c = 0; c < 0x100; c++) {
       const shown = displayText(String.fromCharCode(c));
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: it looks for raw control characters on purpose
       expect(/[\u0000-\u001f\u007f-\u009f]/.test(shown), `U+${c.toString(16)}`).toBe(false);
     }
   });

@@ -6,7 +6,7 @@ import { forgeModel } from '@jepa/gguf';
 import { encodeNpy } from '@jepa/preprocess';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JepaServer } from '../src/index.js';
-import { demo, get, heads, png, post, rawRequest, startServer, statusOf, tmp } from './helpers.js';
+import { type Answer, demo, get, heads, png, post, rawRequest, startServer, statusOf, tmp } from './helpers.js';
 
 const dir = tmp('bad');
 const allowed = join(dir, 'allowed');
@@ -51,7 +51,7 @@ interface Case {
   /** The field the error names (param), for 400s about one field. */
   param?: string;
   message?: RegExp;
-  send: () => Promise<{ status: number; json: any }>;
+  send: () => Promise<Pick<Answer, 'status' | 'json'>>;
 }
 
 const embed = (body: unknown) => () => post(server, '/v1/embeddings', body);

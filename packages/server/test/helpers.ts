@@ -43,6 +43,7 @@ export async function startServer(options: ServerOptions): Promise<JepaServer> {
 export interface Answer {
   status: number;
   headers: Headers;
+  // biome-ignore lint/suspicious/noExplicitAny: whatever JSON the server sent; the tests read it by path (r.json.error.code)
   json: any;
 }
 
