@@ -10,7 +10,6 @@
 
 #include "ggml-alloc.h"
 #include "ggml-backend.h"
-#include "ggml-cpu.h"
 #include "ggml.h"
 
 #if defined(__x86_64__)
@@ -43,8 +42,18 @@ int main(int argc, char** argv) {
   ggml_cgraph* gf = ggml_new_graph(ctx);
   ggml_build_forward_expand(gf, c);
 
-  ggml_backend_t backend = ggml_backend_cpu_init();
-  ggml_backend_cpu_set_n_threads(backend, threads);
+#ifdef GGML_BACKEND_DL
+  ggml_backend_load_all_from_path(JEPA_BACKEND_DIR);
+#endif
+  ggml_backend_dev_t cpu = ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_CPU);
+  if (!cpu) {
+    std::fprintf(stderr, "no ggml CPU backend\n");
+    return 1;
+  }
+  ggml_backend_t backend = ggml_backend_dev_init(cpu, nullptr);
+  auto setThreads = reinterpret_cast<ggml_backend_set_n_threads_t>(
+      ggml_backend_reg_get_proc_address(ggml_backend_dev_backend_reg(cpu), "ggml_backend_set_n_threads"));
+  if (setThreads) setThreads(backend, threads);
   ggml_backend_buffer_t buf = ggml_backend_alloc_ctx_tensors(ctx, backend);
 
   std::mt19937 rng(1);

@@ -1,5 +1,8 @@
 // Module entry: the classes, device listing, type traits, quantizers, the image resampler and build facts.
+#include <cctype>
+
 #include "cpu/gelu_erf.h"
+#include "cpu_backend.h"
 #include "cpu/flash_attn.h"
 #include "cpu/panel.h"
 #include "malloc_policy.h"
@@ -60,14 +63,18 @@ static Napi::Value buildInfo(const Napi::CallbackInfo& info) {
   out.Set("cuda", false);
 #endif
   Napi::Object cpu = Napi::Object::New(env);
-  cpu.Set("avx2", ggml_cpu_has_avx2() != 0);
-  cpu.Set("avx512", ggml_cpu_has_avx512() != 0);
-  cpu.Set("avx512_bf16", ggml_cpu_has_avx512_bf16() != 0);
-  cpu.Set("fma", ggml_cpu_has_fma() != 0);
-  cpu.Set("f16c", ggml_cpu_has_f16c() != 0);
-  cpu.Set("llamafile", ggml_cpu_has_llamafile() != 0);
-  cpu.Set("amx_int8", ggml_cpu_has_amx_int8() != 0);
+  for (const auto& [name, value] : cpuFeatures()) {
+    std::string key = name;
+    for (char& c : key) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (value == "1") cpu.Set(key, true);
+  }
   out.Set("cpu", cpu);
+  out.Set("cpuVariant", cpuVariant());
+#ifdef GGML_BACKEND_DL
+  out.Set("portable", true);
+#else
+  out.Set("portable", false);
+#endif
   out.Set("geluErfCpu", jepa::geluErfCpuKernel());
   const char* panel = jepa::panelBestKernel(GGML_TYPE_Q8_0);
   out.Set("panelKernel", panel ? Napi::Value(Napi::String::New(env, panel)) : env.Null());
@@ -94,6 +101,8 @@ static Napi::Object init(Napi::Env env, Napi::Object exports) {
   auto* data = new AddonData();
   env.SetInstanceData(data);
   ggml_log_set(silenceLog, nullptr);
+  const std::string noCpu = loadCpuBackends();
+  if (!noCpu.empty()) throw Napi::Error::New(env, "jepa native addon: " + noCpu);
   Napi::Function tensor = Tensor::define(env);
   Napi::Function buffer = Buffer::define(env);
   Napi::Function graph = Graph::define(env);

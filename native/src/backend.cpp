@@ -1,3 +1,4 @@
+#include "cpu_backend.h"
 #include "wrappers.h"
 
 namespace jepa {
@@ -31,7 +32,7 @@ Backend::Backend(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Backend>(inf
   res->isCpu = ggml_backend_dev_type(dev) == GGML_BACKEND_DEVICE_TYPE_CPU;
   res->threads = static_cast<int>(threads);
   res->computeThread = res->isCpu ? cpuComputeThread() : std::make_shared<ComputeThread>();
-  if (res->isCpu) ggml_backend_cpu_set_n_threads(res->backend, res->threads);
+  if (res->isCpu) setCpuThreads(res->backend, res->threads);
   res_ = std::move(res);
 }
 
@@ -62,7 +63,7 @@ void Backend::setThreads(const Napi::CallbackInfo& info, const Napi::Value& valu
   if (threads < 1 || threads > 512) fail(env, "BAD_ARGUMENT", "threads must be 1..512, got " + std::to_string(threads));
   std::lock_guard<std::mutex> lock(r->computeMu);
   r->threads = threads;
-  if (r->isCpu) ggml_backend_cpu_set_n_threads(r->backend, threads);
+  if (r->isCpu) setCpuThreads(r->backend, threads);
 }
 
 Napi::Value Backend::supportsOp(const Napi::CallbackInfo& info) {

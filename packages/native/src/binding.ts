@@ -237,6 +237,11 @@ export interface BuildInfo {
   cuda: boolean;
   /** Built with -march=native for the build machine. */
   nativeCpu: boolean;
+  /** The portable build: ggml's CPU backend variants loaded at run time, the best this CPU runs. */
+  portable: boolean;
+  /** The ggml CPU variant in use ('haswell', 'zen4', ...; JEPA_CPU_VARIANT forces one), or 'native' / 'generic' in a build linked for one CPU level. */
+  cpuVariant: string;
+  /** The features the ggml CPU backend in use was compiled for (avx2, avx512, avx512_vnni, ...). */
   cpu: Record<string, boolean>;
   /** The erff behind Context.geluErfCpu: 'libmvec-avx512', 'libmvec-avx2' or 'scalar'. */
   geluErfCpu: string;

@@ -15,7 +15,8 @@ export function devicesCommand(program: Command): void {
         return;
       }
       // device names and descriptions are the drivers' text: printed inert like any other
-      printLines(`ggml ${info.ggmlVersion} (llama.cpp ${info.ggmlCommit.slice(0, 7)})${info.cuda ? ', CUDA build' : ''}`);
+      const build = info.portable ? `portable build, CPU variant ${info.cpuVariant}` : info.nativeCpu ? '-march=native build' : 'generic build';
+      printLines(`ggml ${info.ggmlVersion} (llama.cpp ${info.ggmlCommit.slice(0, 7)}); ${build}${info.cuda ? ', CUDA' : ''}`);
       list.forEach((d, i) => {
         const mem = d.memoryTotal ? `, ${(d.memoryTotal / 2 ** 30).toFixed(1)} GiB` : '';
         printLines(`${i}: ${d.name} (${d.type}) ${d.description}${mem}`);

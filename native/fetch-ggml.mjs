@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Places the pinned ggml at ./ggml, offline except for the npm registry.
+// Places the pinned ggml at ggml/ (the repository's root, or an installed @jepa/addon's own folder),
+// offline except for the npm registry.
 //
 // Source: the npm package node-llama-cpp@3.21.1, whose llama/gitRelease.bundle is a git
 // bundle of llama.cpp at commit 80fb11a (ggml 0.23.0). Both the package tarball and the
@@ -23,7 +24,9 @@ const PIN = {
   ggmlVersion: '0.23.0',
 };
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const here = dirname(fileURLToPath(import.meta.url));
+const inRepository = existsSync(join(here, '../pnpm-workspace.yaml'));
+const root = inRepository ? resolve(here, '..') : here;
 const ggmlDir = join(root, 'ggml');
 const stampFile = join(ggmlDir, '.jepa-pin.json');
 const work = join(root, 'tmp');
@@ -90,7 +93,9 @@ function main() {
   rmSync(ggmlDir, { recursive: true, force: true });
   cpSync(join(src, 'ggml'), ggmlDir, { recursive: true });
   writeFileSync(stampFile, JSON.stringify({ ...PIN, source: src }, null, 2) + '\n');
-  log(`ggml ${PIN.ggmlVersion} placed at ggml/ (llama.cpp ${PIN.commit.slice(0, 7)})`);
+  log(`ggml ${PIN.ggmlVersion} placed at ${ggmlDir} (llama.cpp ${PIN.commit.slice(0, 7)})`);
+  // outside the repository nothing else reads the clone (the reference scripts use its gguf-py)
+  if (!inRepository && !process.env.JEPA_GGML_SRC) rmSync(work, { recursive: true, force: true });
 }
 
 try {
