@@ -26,6 +26,12 @@ const needed = spawnSync('readelf', ['-d', join(release, 'jepa_native.node')], {
   .map((l) => /\(NEEDED\).*\[(libggml[^\]]*)\]/.exec(l)?.[1])
   .filter(Boolean);
 if (needed.length === 0) fail('readelf found no libggml dependency in the addon (is binutils installed?)');
+// GCC's OpenMP runtime is not on every machine (slim container images lack it): it travels too.
+const runtime = spawnSync('ldd', [join(release, 'jepa_native.node')], { encoding: 'utf8' })
+  .stdout.split('\n')
+  .map((l) => /^\s*(libgomp\.so\S*) => (\S+)/.exec(l))
+  .filter(Boolean)
+  .map((m) => ({ name: m[1], path: m[2] }));
 const variants = readdirSync(release).filter((f) => /^libggml-cpu-.*\.so$/.test(f));
 if (variants.length === 0) fail(`no libggml-cpu-*.so in ${release}`);
 
@@ -37,4 +43,8 @@ for (const name of ['jepa_native.node', ...needed, ...variants]) {
   copyFileSync(from, join(lib, name));
   bytes += statSync(from).size;
 }
-process.stderr.write(`fill-lib: ${1 + needed.length + variants.length} files, ${(bytes / 2 ** 20).toFixed(1)} MiB (${variants.length} CPU variants)\n`);
+for (const { name, path } of runtime) {
+  copyFileSync(realpathSync(path), join(lib, name));
+  bytes += statSync(path).size;
+}
+process.stderr.write(`fill-lib: ${1 + needed.length + variants.length + runtime.length} files, ${(bytes / 2 ** 20).toFixed(1)} MiB (${variants.length} CPU variants)\n`);
