@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sets up a fresh machine (Node 20, npm, cmake, g++, python3) to build and test jepa:
-# ffmpeg (video input) and redis-server (corpus tests) from Debian, pnpm pinned, dependencies,
-# the pinned ggml, the addon, the packages.
+# ffmpeg (video input), redis-server (corpus tests) and qemu-user (the portable addon's test on an
+# emulated AVX2-only CPU) from Debian, pnpm pinned, dependencies, the pinned ggml, the addon, the packages.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,13 +14,16 @@ fi
 if ! command -v redis-server >/dev/null 2>&1; then
   missing+=(redis-server)
 fi
+if ! command -v qemu-x86_64 >/dev/null 2>&1; then
+  missing+=(qemu-user)
+fi
 if [ "${#missing[@]}" -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "setup: installing ${missing[*]} from Debian" >&2
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
   else
-    echo "setup: ${missing[*]} missing; video input needs ffmpeg, the corpus tests need redis-server" \
+    echo "setup: ${missing[*]} missing; video input needs ffmpeg, the corpus tests redis-server, the portable-CPU test qemu-user" \
       "(sudo apt-get install ${missing[*]})" >&2
   fi
 fi

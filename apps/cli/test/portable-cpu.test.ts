@@ -1,0 +1,84 @@
+// The portable addon on a laptop-class CPU without AVX-512: `jepa` run under qemu's Haswell model
+// (AVX2, FMA, F16C; no AVX-512, no VNNI), where any AVX-512 instruction ends the process with SIGILL.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { forgeModel } from '@jepa/gguf';
+import { buildInfo } from '@jepa/native';
+import { readNpy } from '@jepa/preprocess';
+import { describe, expect, it } from 'vitest';
+
+const root = resolve(__dirname, '../../..');
+const main = join(root, 'apps/cli/dist/main.js');
+const sample = join(root, 'fixtures/preprocess/sample.jpg');
+const tmp = mkdtempSync(join(tmpdir(), 'jepa-portable-'));
+const CPU = 'Haswell-v4';
+
+function underQemu(command: string, args: string[], env: NodeJS.ProcessEnv = {}) {
+  const r = spawnSync('qemu-x86_64', ['-cpu', CPU, command, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, JEPA_DEVICE: 'cpu', ...env },
+    timeout: 300_000,
+  });
+  if (r.error) throw new Error(`qemu-x86_64 did not start (${r.error.message}); scripts/setup.sh installs qemu-user`);
+  // qemu names each host feature its model lacks on every thread start: not the program's output
+  const err = r.stderr
+    .split('\n')
+    .filter((l) => !l.includes("TCG doesn't support requested feature"))
+    .join('\n');
+  return { code: r.status, signal: r.signal, out: r.stdout, err };
+}
+
+function cosine(a: Float32Array, b: Float32Array): number {
+  let ab = 0;
+  let aa = 0;
+  let bb = 0;
+  for (let i = 0; i < a.length; i++) {
+    ab += a[i]! * b[i]!;
+    aa += a[i]! * a[i]!;
+    bb += b[i]! * b[i]!;
+  }
+  return ab / Math.sqrt(aa * bb);
+}
+
+describe.runIf(buildInfo().portable)('the portable addon on an AVX2 CPU (qemu -cpu Haswell)', () => {
+  it('negative control: an AVX-512 instruction dies with SIGILL under the emulated CPU', () => {
+    const src = join(tmp, 'avx512.c');
+    writeFileSync(
+      src,
+      '#include <immintrin.h>\nint main(void) { volatile float x = 1.0f; __m512 v = _mm512_set1_ps(x); v = _mm512_add_ps(v, v);\n' +
+        '  float out[16]; _mm512_storeu_ps(out, v); return out[3] == 2.0f ? 0 : 1; }\n',
+    );
+    const exe = join(tmp, 'avx512');
+    const cc = spawnSync('cc', ['-O0', '-mavx512f', src, '-o', exe], { encoding: 'utf8' });
+    expect(cc.status, cc.stderr).toBe(0);
+    const emulated = underQemu(exe, []);
+    expect(emulated.code).toBeNull();
+    expect(emulated.signal).toBe('SIGILL');
+  });
+
+  it('jepa devices names the haswell variant and no AVX-512 kernels', { timeout: 300_000 }, () => {
+    const r = underQemu(process.execPath, [main, 'devices', '--json']);
+    expect(r.code, r.err).toBe(0);
+    const { build } = JSON.parse(r.out) as { build: ReturnType<typeof buildInfo> };
+    expect(build.portable).toBe(true);
+    expect(build.cpuVariant).toBe('haswell');
+    expect(build.cpu.avx2).toBe(true);
+    expect(build.cpu.avx512).toBeUndefined();
+    expect(build.panelKernel).toBeNull();
+    expect(build.flashAttnCpu).toBeNull();
+  });
+
+  it('jepa embed runs there and agrees with this machine to float rounding', { timeout: 300_000 }, () => {
+    const model = forgeModel('hfvit', { seed: 11, path: join(tmp, 'hfvit.gguf') }).path;
+    const emulated = underQemu(process.execPath, [main, 'embed', '-m', model, sample, '-o', join(tmp, 'haswell.npy')]);
+    expect(emulated.code, emulated.err).toBe(0);
+    const host = spawnSync(process.execPath, [main, 'embed', '-m', model, sample, '-o', join(tmp, 'host.npy')], { encoding: 'utf8' });
+    expect(host.status, host.stderr).toBe(0);
+    const a = readNpy(join(tmp, 'haswell.npy'));
+    const b = readNpy(join(tmp, 'host.npy'));
+    expect(a.shape).toEqual(b.shape);
+    expect(cosine(a.data as Float32Array, b.data as Float32Array)).toBeGreaterThan(0.99999);
+  });
+});
