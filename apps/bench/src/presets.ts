@@ -1,9 +1,9 @@
 // Real-size model shapes with random weights, forged once into tmp/bench-models/ and reused.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, renameSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { GgmlType, forgeModel, type Family, type ModelHparams } from '@jepa/gguf';
+import { quantizeMain } from './bins.js';
 
 export interface Preset {
   family: Family;
@@ -26,8 +26,6 @@ export const PRESETS: Record<string, Preset> = {
   'vit-ti14': { family: 'hfvit', title: 'ViT-Ti/14 (the LeWM encoder shape)', dim: 192, layers: 12, heads: 3, ffn: 768, patch: 14, tubelet: 1, size: 224, frames: 1 },
 };
 
-const quantizeMain = resolve(fileURLToPath(import.meta.url), '../../../quantize/dist/main.js');
-
 const FILE_TYPES: Record<string, [number, number]> = { f32: [GgmlType.F32, 0], f16: [GgmlType.F16, 1] };
 
 /** Quantized presets are the f32 preset through jepa-quantize. */
@@ -43,7 +41,7 @@ export function presetModel(name: string, dtype: string, dir: string): string {
   if (existsSync(path)) return path;
   if (!types) {
     const f32 = presetModel(name, 'f32', dir);
-    const r = spawnSync(process.execPath, [quantizeMain, f32, `${path}.partial`, dtype], { stdio: ['ignore', 'ignore', 'inherit'] });
+    const r = spawnSync(process.execPath, [quantizeMain(), f32, `${path}.partial`, dtype], { stdio: ['ignore', 'ignore', 'inherit'] });
     if (r.status !== 0) throw new Error(`jepa-quantize ${dtype} of ${f32} failed`);
     renameSync(`${path}.partial`, path);
     return path;

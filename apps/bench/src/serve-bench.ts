@@ -2,17 +2,16 @@
 // the answer before the next, against the server in a child process, for every --max-batch x clients
 // pair; beside each row the encoder alone at batch 8, timed in this process on either side of it.
 import { spawn } from 'node:child_process';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { resolve } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { pngChunk, rgbPngHeader } from '@jepa/preprocess';
 import { Model, type EncoderContext, type EncoderInput } from '@jepa/graph';
+import { cliMain } from './bins.js';
 import { runEncoderBench } from './encoder-bench.js';
 import { peerModel } from './peers/peers-bench.js';
 import { median, timeMs } from './stats.js';
 
-const root = resolve(fileURLToPath(import.meta.url), '../../../..');
-const cli = join(root, 'apps/cli/dist/main.js');
+const cli = cliMain();
 
 export interface ServeBenchOptions {
   threads: number;

@@ -4,7 +4,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { median } from '../stats.js';
-import { ensureExport, peerPixels } from './peers-bench.js';
+import { ensureExport, loadOrt, peerPixels } from './peers-bench.js';
 
 export interface OrtOpRow {
   op: string;
@@ -29,9 +29,9 @@ interface TraceEvent {
 }
 
 export async function runOrtProfile(o: { threads: number; runs: number; warmup: number; dir: string }, log: (s: string) => void): Promise<OrtProfile> {
+  const ort = await loadOrt();
   const dir = resolve(o.dir);
   ensureExport(dir, log);
-  const ort = await import('onnxruntime-node');
   const scratch = mkdtempSync(join(tmpdir(), 'jepa-ort-profile-'));
   try {
     const options = { intraOpNumThreads: o.threads, interOpNumThreads: 1, graphOptimizationLevel: 'all', executionMode: 'sequential' } as const;

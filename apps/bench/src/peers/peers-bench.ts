@@ -11,6 +11,7 @@ import { loadModelSpec } from '@jepa/gguf';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Model, compareTokens } from '@jepa/graph';
+import { quantizeMain } from '../bins.js';
 import { median, timeMs } from '../stats.js';
 import { writeVitB16Gguf } from './torchvision-vit-gguf.js';
 
@@ -41,6 +42,23 @@ export interface PeerRow {
   minTokenCos: number;
 }
 
+/**
+ * onnxruntime-node, loaded only here: it is a devDependency of @jepa/bench (so that installing `jepa`
+ * never pulls it in), present in a checkout of the repository after `pnpm install`.
+ */
+export async function loadOrt(): Promise<typeof import('onnxruntime-node')> {
+  try {
+    return await import('onnxruntime-node');
+  } catch (err) {
+    const e = err as { code?: unknown; message?: unknown };
+    if (e?.code === 'ERR_MODULE_NOT_FOUND' && String(e.message).includes("'onnxruntime-node'"))
+      throw new Error(
+        'onnxruntime-node is not installed: `jepa-bench peers` and `jepa-bench ort-profile` compare against it, and it is not a dependency of the jepa package; run them in a checkout of the jepa repository (after pnpm install), or `npm install onnxruntime-node@1.30.0` beside jepa',
+      );
+    throw err;
+  }
+}
+
 export function ensureExport(dir: string, log: (s: string) => void): void {
   if (existsSync(join(dir, 'vit_b16_tokens.onnx')) && existsSync(join(dir, 'vit_b16.safetensors'))) return;
   log('exporting torchvision ViT-B/16 with Debian python3-torch (about a minute)');
@@ -62,7 +80,7 @@ export async function peerModel(dir: string, type: string, log: (s: string) => v
 function quantized(f32: string, type: string, dir: string): string {
   const out = join(dir, `vit_b16-${type}.gguf`);
   if (existsSync(out)) return out;
-  const r = spawnSync(process.execPath, [join(root, 'apps/quantize/dist/main.js'), f32, out, type], { stdio: ['ignore', process.stderr, 'inherit'] });
+  const r = spawnSync(process.execPath, [quantizeMain(), f32, out, type], { stdio: ['ignore', process.stderr, 'inherit'] });
   if (r.status !== 0) throw new Error(`jepa-quantize ${type} failed`);
   return out;
 }
@@ -79,12 +97,12 @@ export function peerPixels(): Float32Array {
 }
 
 export async function runPeersBench(o: PeersOptions, log: (s: string) => void): Promise<PeerRow[]> {
+  const ort = await loadOrt();
   const dir = resolve(o.dir);
   mkdirSync(dir, { recursive: true });
   ensureExport(dir, log);
   const f32 = join(dir, 'vit_b16-f32.gguf');
   if (!existsSync(f32)) await writeVitB16Gguf(join(dir, 'vit_b16.safetensors'), f32);
-  const ort = await import('onnxruntime-node');
   const session = await ort.InferenceSession.create(join(dir, 'vit_b16_tokens.onnx'), {
     intraOpNumThreads: o.threads, interOpNumThreads: 1, graphOptimizationLevel: 'all', executionMode: 'sequential',
   });

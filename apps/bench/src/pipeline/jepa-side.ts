@@ -2,15 +2,13 @@
 // run as a user runs it, and the preprocessing stages one image at a time.
 import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Model } from '@jepa/graph';
 import { ModelInput, RecipeTensors, type DecoderKind } from '@jepa/input';
 import { preprocessImage } from '@jepa/preprocess';
+import { cliMain } from '../bins.js';
 import { median } from '../stats.js';
 
-const root = resolve(fileURLToPath(import.meta.url), '../../../../..');
-const cli = join(root, 'apps/cli/dist/main.js');
+const cli = cliMain();
 
 const msSince = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e6;
 

@@ -1,10 +1,9 @@
 // The jepa CLI as a user runs it, in child processes: commands that run to the end, and workers
 // that run until they are told to stop.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { cliMain } from '../bins.js';
 
-const cli = join(resolve(fileURLToPath(import.meta.url), '../../../../..'), 'apps/cli/dist/main.js');
+const cli = cliMain();
 
 /** Runs `jepa ARGS…` to its end; resolves with its stderr, rejects on a non-zero exit. */
 export function jepa(args: string[]): Promise<string> {
