@@ -182,6 +182,27 @@ program
     else process.stdout.write(`${machine.summary}\n\n${queueMarkdown(report)}\n`);
   });
 
+program
+  .command('addons')
+  .description('the encoder under several builds of the addon (portable against -march=native), side by side in rotating rounds')
+  .option('--addon <list>', 'the .node files to compare, the first is the baseline', list, ['native/build-native/Release/jepa_native.node', 'native/build/Release/jepa_native.node'])
+  .option('-m, --models <list>', 'presets or .gguf files', list, ['vit-b16'])
+  .option('--dtype <list>', 'weight types', list, ['f32', 'q8_0'])
+  .option('-t, --threads <n>', 'compute threads', int, 2)
+  .option('-r, --repeat <n>', 'timed runs per round', int, 5)
+  .option('--rounds <n>', 'rounds; each runs every build once', int, 5)
+  .option('--dir <path>', 'where the forged models live', 'tmp/bench-models')
+  .option('--json', 'print JSON')
+  .action(async (o: { addon: string[]; models: string[]; dtype: string[]; threads: number; repeat: number; rounds: number; dir: string; json?: boolean }) => {
+    const { runAddonsBench, addonsMarkdown } = await import('./addons-bench.js');
+    const rows = await runAddonsBench({ addons: o.addon, models: o.models, dtypes: o.dtype, threads: o.threads, repeat: o.repeat, rounds: o.rounds, dir: o.dir }, (s) =>
+      process.stderr.write(`${s}\n`),
+    );
+    const machine = machineInfo(o.threads);
+    if (o.json) process.stdout.write(`${JSON.stringify({ machine, rows }, null, 2)}\n`);
+    else process.stdout.write(`${machine.summary}\n\n${addonsMarkdown(rows)}\n`);
+  });
+
 registerLewmBenches(program);
 
 program.parseAsync().catch((err: unknown) => {
