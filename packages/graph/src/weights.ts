@@ -1,15 +1,17 @@
 // The model's tensors as ggml tensors: bound zero-copy to the mapped file on the CPU (matmul weights
 // repacked for this engine's kernels, the file's pages released behind them), uploaded into one
 // device buffer elsewhere.
-import { buildInfo, createContext, findNonFinite, mapFile, panelBytes, panelPack, typeByName, typeTraits, type Backend, type Buffer, type Context, type Mapping, type Tensor } from '@jepa/native';
-import { expectedTensors, type GgufTensorInfo, type ModelSpec } from '@jepa/gguf';
+import { buildInfo, createContext, findNonFinite, mapFile, panelBytes, panelPack, typeTraits, type Backend, type Buffer, type Context, type Mapping, type Tensor } from '@jepa/native';
+import { expectedTensors, GgmlType, type GgufTensorInfo, type ModelSpec } from '@jepa/gguf';
 import { GraphError } from './errors.js';
 import { panelSetting } from './runtime-options.js';
 
-const PANEL_TYPES = new Set(['q8_0', 'q4_0', 'q4_K'].map(typeByName));
-const GGML_F32 = typeByName('f32');
-const GGML_F16 = typeByName('f16');
-const GGML_I8 = typeByName('i8');
+// @jepa/gguf's copy of ggml's type ids (checked against the addon's by a native test), so that importing
+// this module does not load the addon
+const PANEL_TYPES = new Set<number>([GgmlType.Q8_0, GgmlType.Q4_0, GgmlType.Q4_K]);
+const GGML_F32 = GgmlType.F32;
+const GGML_F16 = GgmlType.F16;
+const GGML_I8 = GgmlType.I8;
 
 export interface Weights extends Disposable {
   /** The named tensor; a GraphError names a tensor the file does not have. */
