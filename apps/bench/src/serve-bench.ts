@@ -86,7 +86,11 @@ function startServe(model: string, threads: number, maxBatch: number, log: (s: s
       child.stderr!.off('data', listen);
       child.stderr!.resume();
       log(`jepa serve --max-batch ${maxBatch}: ${m[1]}`);
-      done({ url: m[1]!, stop: () => (child.kill('SIGTERM'), exit) });
+      const stop = () => {
+        child.kill('SIGTERM');
+        return exit;
+      };
+      done({ url: m[1]!, stop });
     };
     child.stderr!.on('data', listen);
     void exit.then((code) => fail(new Error(`jepa serve exited (${code}) before it was ready:\n${err}`)));

@@ -21,7 +21,7 @@ export async function encoderOnlyRate(modelPath: string, files: string[], thread
     while (items.length < batch) items.push(items[items.length % files.length]!);
     const size = items[0]!.data.length;
     const data = new Float32Array(batch * size);
-    items.forEach((t, i) => data.set(t.data, i * size));
+    for (const [i, t] of items.entries()) data.set(t.data, i * size);
     const ctx = model.createContext({ maxBatch: batch });
     const run = async () => (await ctx.encode({ data, shape: [batch, ...items[0]!.shape] })).pool('cls');
     await run();

@@ -33,7 +33,11 @@ export function startWorker(args: string[], log: (s: string) => void): Promise<W
       err += d.toString();
       if (!started && err.includes('jepa: worker on ')) {
         started = true;
-        ready({ child, stop: () => (child.kill('SIGTERM'), exited) });
+        const stop = () => {
+          child.kill('SIGTERM');
+          return exited;
+        };
+        ready({ child, stop });
       }
     });
     child.on('error', fail);
