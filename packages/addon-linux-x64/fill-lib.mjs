@@ -47,4 +47,6 @@ for (const { name, path } of runtime) {
   copyFileSync(realpathSync(path), join(lib, name));
   bytes += statSync(path).size;
 }
-process.stderr.write(`fill-lib: ${1 + needed.length + variants.length + runtime.length} files, ${(bytes / 2 ** 20).toFixed(1)} MiB (${variants.length} CPU variants)\n`);
+process.stderr.write(
+  `fill-lib: ${1 + needed.length + variants.length + runtime.length} files, ${(bytes / 2 ** 20).toFixed(1)} MiB (${variants.length} CPU variants)\n`,
+);

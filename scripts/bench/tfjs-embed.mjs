@@ -49,7 +49,9 @@ function seededPixels(batch) {
 function worstTokenCosine(a, b, dim) {
   let worst = 1;
   for (let t = 0; t < a.length / dim; t++) {
-    let ab = 0, aa = 0, bb = 0;
+    let ab = 0,
+      aa = 0,
+      bb = 0;
     for (let i = t * dim; i < (t + 1) * dim; i++) {
       ab += a[i] * b[i];
       aa += a[i] * a[i];
@@ -66,7 +68,10 @@ async function check(args) {
   const opts = { intraOpNumThreads: args.threads ?? 2, interOpNumThreads: 1 };
   const out = { check: true, ortVersion: require('onnxruntime-node/package.json').version };
   const tokens = {};
-  for (const [key, file] of [['fp32', 'model.onnx'], ['q8', 'model_quantized.onnx']]) {
+  for (const [key, file] of [
+    ['fp32', 'model.onnx'],
+    ['q8', 'model_quantized.onnx'],
+  ]) {
     const session = await ort.InferenceSession.create(join(args.modelDir, 'onnx', file), opts);
     for (const batch of [1, 2]) {
       const feeds = { pixel_values: new ort.Tensor('float32', seededPixels(batch), [batch, 3, 224, 224]) };

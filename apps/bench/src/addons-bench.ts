@@ -2,6 +2,7 @@
 // one child process per build and round, in a rotating order, so that both see the same machine.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { EncoderRow } from './encoder-bench.js';
 import { median } from './stats.js';
@@ -37,7 +38,21 @@ interface ChildReport {
 }
 
 function runChild(addon: string, o: AddonsBenchOptions): Promise<ChildReport> {
-  const args = [benchMain, 'encoder', '-m', o.models.join(','), '--dtype', o.dtypes.join(','), '-t', String(o.threads), '-r', String(o.repeat), '--dir', o.dir, '--json'];
+  const args = [
+    benchMain,
+    'encoder',
+    '-m',
+    o.models.join(','),
+    '--dtype',
+    o.dtypes.join(','),
+    '-t',
+    String(o.threads),
+    '-r',
+    String(o.repeat),
+    '--dir',
+    o.dir,
+    '--json',
+  ];
   return new Promise((done, fail) => {
     const child = spawn(process.execPath, args, { env: { ...process.env, JEPA_ADDON: addon }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
@@ -45,7 +60,9 @@ function runChild(addon: string, o: AddonsBenchOptions): Promise<ChildReport> {
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     child.on('error', fail);
-    child.on('close', (code) => (code === 0 ? done(JSON.parse(out) as ChildReport) : fail(new Error(`jepa-bench encoder with ${addon} exited ${code}:\n${err.slice(-2000)}`))));
+    child.on('close', (code) =>
+      code === 0 ? done(JSON.parse(out) as ChildReport) : fail(new Error(`jepa-bench encoder with ${addon} exited ${code}:\n${err.slice(-2000)}`)),
+    );
   });
 }
 
@@ -54,7 +71,9 @@ function buildName(report: ChildReport): string {
   return b.portable ? `portable (${b.cpuVariant})` : b.nativeCpu ? '-march=native' : 'generic';
 }
 
-export async function runAddonsBench(o: AddonsBenchOptions, log: (s: string) => void): Promise<AddonsRow[]> {
+export async function runAddonsBench(options: AddonsBenchOptions, log: (s: string) => void): Promise<AddonsRow[]> {
+  // JEPA_ADDON is handed to require(), which needs an absolute path
+  const o = { ...options, addons: options.addons.map((a) => resolve(a)) };
   for (const a of o.addons) if (!existsSync(a)) throw new Error(`no addon at ${a}`);
   const samples = new Map<string, number[]>();
   const builds = new Map<string, string>();
@@ -86,7 +105,9 @@ export async function runAddonsBench(o: AddonsBenchOptions, log: (s: string) => 
 export function addonsMarkdown(rows: AddonsRow[]): string {
   const lines = ['| build | model | dtype | ms/image, median of rounds | each round | vs the first build |', '|---|---|---|---|---|---|'];
   for (const r of rows) {
-    lines.push(`| ${r.build} | ${r.model} | ${r.dtype} | ${r.msPerItem.toFixed(1)} | ${r.rounds.map((x) => x.toFixed(1)).join(', ')} | ${r.ratio.toFixed(3)}× |`);
+    lines.push(
+      `| ${r.build} | ${r.model} | ${r.dtype} | ${r.msPerItem.toFixed(1)} | ${r.rounds.map((x) => x.toFixed(1)).join(', ')} | ${r.ratio.toFixed(3)}× |`,
+    );
   }
   return lines.join('\n');
 }

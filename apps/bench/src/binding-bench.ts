@@ -50,11 +50,15 @@ async function vitBuildVsCompute(backend: Backend, o: BindingBenchOptions) {
   const computeMs = median(await sample(() => built.graph.compute(backend), o.repeat, o.warmup));
   const nodes = built.graph.nodeCount;
   const buildMs = median(
-    await sample(() => {
-      const g = buildVitGraph(VIT_B_224, weights);
-      g.graph.dispose();
-      g.ctx.dispose();
-    }, o.repeat * 4, o.warmup),
+    await sample(
+      () => {
+        const g = buildVitGraph(VIT_B_224, weights);
+        g.graph.dispose();
+        g.ctx.dispose();
+      },
+      o.repeat * 4,
+      o.warmup,
+    ),
   );
   built.graph.dispose();
   built.ctx.dispose();

@@ -11,5 +11,9 @@ export const count = (v: string): number => {
   return n;
 };
 
-export const list = (v: string): string[] => v.split(',').map((s) => s.trim()).filter(Boolean);
+export const list = (v: string): string[] =>
+  v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 export const intList = (v: string): number[] => list(v).map(int);

@@ -65,9 +65,7 @@ export async function runEncoderBench(o: EncoderBenchOptions, log: (s: string) =
     // a preset (forged with random weights), or a .gguf file as it is
     const file = name.endsWith('.gguf') ? name : null;
     const spec = file ? loadModelSpec(file) : null;
-    const p = spec
-      ? { title: spec.name, size: spec.enc.imgSize, frames: spec.enc.nFrames }
-      : PRESETS[name];
+    const p = spec ? { title: spec.name, size: spec.enc.imgSize, frames: spec.enc.nFrames } : PRESETS[name];
     if (!p) throw new Error(`unknown model '${name}': a preset (${Object.keys(PRESETS).join(', ')}) or a .gguf file`);
     for (const dtype of file ? [`file type ${spec!.fileType ?? 0}`] : o.dtypes) {
       const path = file ?? presetModel(name, dtype, o.dir);
@@ -84,10 +82,20 @@ export async function runEncoderBench(o: EncoderBenchOptions, log: (s: string) =
               const msPerItem = median(samples);
               const out = await ctx.encode(x);
               const row: EncoderRow = {
-                model: p.title, dtype, threads, batch, size, frames, tokens: out.nTokens,
+                model: p.title,
+                dtype,
+                threads,
+                batch,
+                size,
+                frames,
+                tokens: out.nTokens,
                 fileMiB: statSync(path).size / 2 ** 20,
-                firstCallMs: first, graphSetupMs, msPerItem, itemsPerSecond: 1000 / msPerItem,
-                peakRssMiB: process.resourceUsage().maxRSS / 1024, samples,
+                firstCallMs: first,
+                graphSetupMs,
+                msPerItem,
+                itemsPerSecond: 1000 / msPerItem,
+                peakRssMiB: process.resourceUsage().maxRSS / 1024,
+                samples,
               };
               if (o.profile) Object.assign(row, await profileOps(ctx, x, batch, o.repeat));
               rows.push(row);
@@ -101,7 +109,12 @@ export async function runEncoderBench(o: EncoderBenchOptions, log: (s: string) =
   return rows;
 }
 
-async function profileOps(ctx: EncoderContext, x: { data: Float32Array; shape: number[] }, batch: number, runs: number): Promise<{ ops: OpTime[]; profiledMs: number }> {
+async function profileOps(
+  ctx: EncoderContext,
+  x: { data: Float32Array; shape: number[] },
+  batch: number,
+  runs: number,
+): Promise<{ ops: OpTime[]; profiledMs: number }> {
   const perOp = new Map<string, { ms: number[]; nodes: number }>();
   const totals: number[] = [];
   for (let r = 0; r < runs; r++) {

@@ -20,15 +20,44 @@ function vitlModel(kind: 'head' | 'predictor', dtype: string, dir: string): stri
   const path = join(dir, `vjepa2-vitl-${kind}-${dtype}.gguf`);
   if (existsSync(path)) return path;
   forgeModel('vjepa2', {
-    seed: 11, predictor: kind === 'predictor', head: kind === 'head', matmulType: types[0], path,
+    seed: 11,
+    predictor: kind === 'predictor',
+    head: kind === 'head',
+    matmulType: types[0],
+    path,
     edit: (h: ModelHparams) => ({
       ...h,
       name: `bench V-JEPA 2 ViT-L ${kind} (random weights)`,
       fileType: types[1],
-      enc: { ...h.enc, embedDim: 1024, nLayer: 1, nHead: 16, headDim: 64, ffnDim: 4096, patchSize: 16, imgSize: 256, nFrames: 16, gridSize: 16, gridFrames: 8, nPatches: 2048 },
-      pred: h.pred?.kind === 'masked'
-        ? { ...h.pred, embedDim: 384, nLayer: 12, nHead: 12, headDim: 32, ffnDim: 1536, nMaskTokens: 10, gridSize: 16, outDim: 1024, embedInDim: 1024 }
-        : h.pred,
+      enc: {
+        ...h.enc,
+        embedDim: 1024,
+        nLayer: 1,
+        nHead: 16,
+        headDim: 64,
+        ffnDim: 4096,
+        patchSize: 16,
+        imgSize: 256,
+        nFrames: 16,
+        gridSize: 16,
+        gridFrames: 8,
+        nPatches: 2048,
+      },
+      pred:
+        h.pred?.kind === 'masked'
+          ? {
+              ...h.pred,
+              embedDim: 384,
+              nLayer: 12,
+              nHead: 12,
+              headDim: 32,
+              ffnDim: 1536,
+              nMaskTokens: 10,
+              gridSize: 16,
+              outDim: 1024,
+              embedInDim: 1024,
+            }
+          : h.pred,
       head: h.head ? { ...h.head, nClasses: 174, depth: 3, nHead: 16, headDim: 64, ffnDim: 4096 } : h.head,
       labels: h.head ? Array.from({ length: 174 }, (_, i) => `ssv2_${i}`) : h.labels,
     }),
@@ -70,7 +99,10 @@ function report(rows: Row[], o: Opts): void {
   const lines = [
     '| bench | dtype | threads | shape | file MiB | first call ms | median ms |',
     '|---|---|---|---|---|---|---|',
-    ...rows.map((r) => `| ${r.bench} | ${r.dtype} | ${r.threads} | ${r.shape} | ${r.fileMiB.toFixed(0)} | ${r.firstCallMs.toFixed(1)} | ${r.medianMs.toFixed(1)} |`),
+    ...rows.map(
+      (r) =>
+        `| ${r.bench} | ${r.dtype} | ${r.threads} | ${r.shape} | ${r.fileMiB.toFixed(0)} | ${r.firstCallMs.toFixed(1)} | ${r.medianMs.toFixed(1)} |`,
+    ),
   ];
   process.stdout.write(`${machine.summary}\n\n${lines.join('\n')}\n`);
 }
@@ -86,7 +118,16 @@ async function runHead(o: Opts): Promise<Row[]> {
     await head.classify(out);
     const first = performance.now() - t0;
     const s = await sample(() => head.classify(out), o.repeat, o.warmup);
-    rows.push({ bench: 'head (ViT-L pooler, 3 SA + XA, 174 classes)', dtype, threads: o.threads, shape: `${o.tokens} tokens`, fileMiB: statSync(path).size / 2 ** 20, firstCallMs: first, medianMs: median(s), samples: s });
+    rows.push({
+      bench: 'head (ViT-L pooler, 3 SA + XA, 174 classes)',
+      dtype,
+      threads: o.threads,
+      shape: `${o.tokens} tokens`,
+      fileMiB: statSync(path).size / 2 ** 20,
+      firstCallMs: first,
+      medianMs: median(s),
+      samples: s,
+    });
     process.stderr.write(`head ${dtype}: ${median(s).toFixed(1)} ms\n`);
     head.dispose();
     model.dispose();
@@ -111,9 +152,14 @@ async function runPredictor(o: Opts): Promise<Row[]> {
     const first = performance.now() - t0;
     const s = await sample(() => pred.predict(input), o.repeat, o.warmup);
     rows.push({
-      bench: 'predictor (V-JEPA 2 ViT-L masked, 384-d x 12)', dtype, threads: o.threads,
+      bench: 'predictor (V-JEPA 2 ViT-L masked, 384-d x 12)',
+      dtype,
+      threads: o.threads,
       shape: `${contextIds.length} context + ${targetIds.length} target of ${n} ids`,
-      fileMiB: statSync(path).size / 2 ** 20, firstCallMs: first, medianMs: median(s), samples: s,
+      fileMiB: statSync(path).size / 2 ** 20,
+      firstCallMs: first,
+      medianMs: median(s),
+      samples: s,
     });
     process.stderr.write(`predictor ${dtype}: ${median(s).toFixed(1)} ms\n`);
     pred.dispose();
@@ -121,7 +167,6 @@ async function runPredictor(o: Opts): Promise<Row[]> {
   }
   return rows;
 }
-
 
 export function registerHeadBenches(program: Command): void {
   for (const [name, description, run] of [

@@ -15,14 +15,27 @@ function lewmModel(dir: string): string {
   const path = join(dir, 'lewm-pusht-shape-f32.gguf');
   if (existsSync(path)) return path;
   forgeModel('lewm', {
-    seed: 13, path,
+    seed: 13,
+    path,
     edit: (h: ModelHparams) => ({
       ...h,
       name: 'bench LeWM (ViT-Ti/14, random weights)',
       enc: { ...h.enc, embedDim: 192, nLayer: 12, nHead: 3, headDim: 64, ffnDim: 768, patchSize: 14, imgSize: 224, gridSize: 16, nPatches: 256 },
-      pred: h.pred?.kind === 'action'
-        ? { ...h.pred, embedDim: 192, nLayer: 6, nHead: 16, headDim: 64, ffnDim: 2048, nFrames: 3, actionDim: 10, actionHidden: 768, projHidden: 2048 }
-        : h.pred,
+      pred:
+        h.pred?.kind === 'action'
+          ? {
+              ...h.pred,
+              embedDim: 192,
+              nLayer: 6,
+              nHead: 16,
+              headDim: 64,
+              ffnDim: 2048,
+              nFrames: 3,
+              actionDim: 10,
+              actionHidden: 768,
+              projHidden: 2048,
+            }
+          : h.pred,
     }),
   });
   return path;
@@ -60,7 +73,11 @@ function report(rows: Row[], o: Opts): void {
     process.stdout.write(`${JSON.stringify({ machine, rows }, null, 2)}\n`);
     return;
   }
-  const lines = ['| bench | shape | median ms | rate |', '|---|---|---|---|', ...rows.map((r) => `| ${r.bench} | ${r.shape} | ${r.medianMs.toFixed(2)} | ${r.rate} |`)];
+  const lines = [
+    '| bench | shape | median ms | rate |',
+    '|---|---|---|---|',
+    ...rows.map((r) => `| ${r.bench} | ${r.shape} | ${r.medianMs.toFixed(2)} | ${r.rate} |`),
+  ];
   process.stdout.write(`${machine.summary}\n\n${lines.join('\n')}\n`);
 }
 
@@ -78,8 +95,20 @@ async function step(o: Opts): Promise<Row[]> {
   const pred = await sample(() => wm.predict(embs, acts), o.repeat, o.warmup);
   wm.dispose();
   return [
-    { bench: 'lewm encode (ViT-Ti/14 + projector)', shape: '1 frame 224²', medianMs: median(enc), rate: `${(1000 / median(enc)).toFixed(1)} frames/s`, samples: enc },
-    { bench: 'lewm predictor step', shape: `${K} candidates x 3 steps`, medianMs: median(pred), rate: `${((1000 * K) / median(pred)).toFixed(0)} candidate-steps/s`, samples: pred },
+    {
+      bench: 'lewm encode (ViT-Ti/14 + projector)',
+      shape: '1 frame 224²',
+      medianMs: median(enc),
+      rate: `${(1000 / median(enc)).toFixed(1)} frames/s`,
+      samples: enc,
+    },
+    {
+      bench: 'lewm predictor step',
+      shape: `${K} candidates x 3 steps`,
+      medianMs: median(pred),
+      rate: `${((1000 * K) / median(pred)).toFixed(0)} candidate-steps/s`,
+      samples: pred,
+    },
   ];
 }
 
@@ -91,17 +120,41 @@ async function rollout(o: Opts): Promise<Row[]> {
   const s = await sample(() => wm.rollout(initial, actions), o.repeat, o.warmup);
   wm.dispose();
   const ms = median(s);
-  return [{ bench: 'lewm rollout', shape: `${K} candidates x horizon ${o.horizon} (${o.horizon} graph runs)`, medianMs: ms, rate: `${((1000 * K * o.horizon) / ms).toFixed(0)} candidate-steps/s, ${((1000 * o.horizon) / ms).toFixed(1)} batched steps/s`, samples: s }];
+  return [
+    {
+      bench: 'lewm rollout',
+      shape: `${K} candidates x horizon ${o.horizon} (${o.horizon} graph runs)`,
+      medianMs: ms,
+      rate: `${((1000 * K * o.horizon) / ms).toFixed(0)} candidate-steps/s, ${((1000 * o.horizon) / ms).toFixed(1)} batched steps/s`,
+      samples: s,
+    },
+  ];
 }
 
 async function plan(o: Opts): Promise<Row[]> {
   const wm = await open(o);
-  const run = () => wm.plan({ initial: wave(wm.embedDim, 6), goal: wave(wm.embedDim, 7), horizon: o.horizon, samples: o.samples, iterations: o.iterations, topk: o.topk, seed: 1 });
+  const run = () =>
+    wm.plan({
+      initial: wave(wm.embedDim, 6),
+      goal: wave(wm.embedDim, 7),
+      horizon: o.horizon,
+      samples: o.samples,
+      iterations: o.iterations,
+      topk: o.topk,
+      seed: 1,
+    });
   const s = await sample(run, o.repeat, o.warmup);
   wm.dispose();
-  return [{ bench: 'lewm CEM plan', shape: `${o.samples} samples x ${o.iterations} iterations x horizon ${o.horizon}, top ${o.topk}`, medianMs: median(s), rate: `${(median(s) / 1000).toFixed(2)} s/plan`, samples: s }];
+  return [
+    {
+      bench: 'lewm CEM plan',
+      shape: `${o.samples} samples x ${o.iterations} iterations x horizon ${o.horizon}, top ${o.topk}`,
+      medianMs: median(s),
+      rate: `${(median(s) / 1000).toFixed(2)} s/plan`,
+      samples: s,
+    },
+  ];
 }
-
 
 export function registerLewmBenches(program: Command): void {
   for (const [name, description, run, repeat] of [

@@ -65,14 +65,21 @@ export async function runLoadBench(o: LoadBenchOptions, log: (s: string) => void
         samples.scan.push(await scan());
       }
       const row: LoadRow = {
-        model: p.title, dtype, threads: o.threads,
-        fileMiB: statSync(path).size / 2 ** 20, scannedMiB: scannedBytes / 2 ** 20,
-        loadMs: median(samples.load), loadNoScanMs: median(samples.loadNoScan), scanMs: median(samples.scan),
+        model: p.title,
+        dtype,
+        threads: o.threads,
+        fileMiB: statSync(path).size / 2 ** 20,
+        scannedMiB: scannedBytes / 2 ** 20,
+        loadMs: median(samples.load),
+        loadNoScanMs: median(samples.loadNoScan),
+        scanMs: median(samples.scan),
         scanGiBps: scannedBytes / 2 ** 30 / (median(samples.scan) / 1000),
         samples,
       };
       rows.push(row);
-      log(`${p.title} ${dtype} t${o.threads}: load ${row.loadMs.toFixed(0)} ms, without the scan ${row.loadNoScanMs.toFixed(0)} ms, the scan alone ${row.scanMs.toFixed(0)} ms`);
+      log(
+        `${p.title} ${dtype} t${o.threads}: load ${row.loadMs.toFixed(0)} ms, without the scan ${row.loadNoScanMs.toFixed(0)} ms, the scan alone ${row.scanMs.toFixed(0)} ms`,
+      );
     }
   }
   return rows;
@@ -82,8 +89,9 @@ export function loadMarkdown(rows: LoadRow[]): string {
   return [
     '| model | dtype | threads | file MiB | Model.load ms | with allowNonFinite ms | difference ms | scan alone ms | scan GiB/s |',
     '|---|---|---|---|---|---|---|---|---|',
-    ...rows.map((r) =>
-      `| ${r.model} | ${r.dtype} | ${r.threads} | ${r.fileMiB.toFixed(0)} | ${r.loadMs.toFixed(0)} | ${r.loadNoScanMs.toFixed(0)} | ${(r.loadMs - r.loadNoScanMs).toFixed(0)} | ${r.scanMs.toFixed(0)} | ${r.scanGiBps.toFixed(2)} |`,
+    ...rows.map(
+      (r) =>
+        `| ${r.model} | ${r.dtype} | ${r.threads} | ${r.fileMiB.toFixed(0)} | ${r.loadMs.toFixed(0)} | ${r.loadNoScanMs.toFixed(0)} | ${(r.loadMs - r.loadNoScanMs).toFixed(0)} | ${r.scanMs.toFixed(0)} | ${r.scanGiBps.toFixed(2)} |`,
     ),
   ].join('\n');
 }

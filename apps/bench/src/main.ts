@@ -14,7 +14,6 @@ import { count, int, intList, list } from './cli-args.js';
 
 const program = new Command('jepa-bench').description('Benchmarks of the jepa engine (markdown and JSON reports)');
 
-
 program
   .command('binding')
   .description('what the JS binding costs: graph building, and mul_mat against a C++ driver on the same ggml')
@@ -31,7 +30,6 @@ program
     else process.stdout.write(`${machine.summary}\n\n${bindingReportMarkdown(report)}\n`);
   });
 
-
 program
   .command('encoder')
   .description('encoder ms per item on real-size models with random weights (forged once into --dir)')
@@ -39,8 +37,8 @@ program
   .option('--dtype <list>', 'f32, f16, q8_0, q4_k, q4_0 (quantized: the f32 preset through jepa-quantize)', list, ['f32'])
   .option('-t, --threads <list>', 'thread counts', intList, [2])
   .option('-b, --batch <list>', 'image batch sizes (clips always run one per graph)', intList, [1])
-  .option('--size <list>', 'input sizes in pixels (default: the preset\'s)', intList, [])
-  .option('--frames <list>', 'clip lengths for video presets (default: the preset\'s)', intList, [])
+  .option('--size <list>', "input sizes in pixels (default: the preset's)", intList, [])
+  .option('--frames <list>', "clip lengths for video presets (default: the preset's)", intList, [])
   .option('-r, --repeat <n>', 'timed runs', int, 5)
   .option('-w, --warmup <n>', 'untimed runs first', count, 1)
   .option('--no-flash', 'naive attention')
@@ -48,18 +46,45 @@ program
   .option('--dir <path>', 'where the forged models live', 'tmp/bench-models')
   .option('--md', 'print a markdown table (the default)')
   .option('--json', 'print every sample as JSON')
-  .action(async (o: { models: string[]; dtype: string[]; threads: number[]; batch: number[]; size: number[]; frames: number[]; repeat: number; warmup: number; flash: boolean; profile?: boolean; dir: string; json?: boolean }) => {
-    const rows = await runEncoderBench(
-      { models: o.models, dtypes: o.dtype, threads: o.threads, batches: o.batch, sizes: o.size, frames: o.frames, repeat: o.repeat, warmup: o.warmup, dir: o.dir, noFlash: !o.flash, profile: o.profile ?? false },
-      (s) => process.stderr.write(`${s}\n`),
-    );
-    const machine = machineInfo(Math.max(...o.threads));
-    if (o.json) process.stdout.write(`${JSON.stringify({ machine, rows }, null, 2)}\n`);
-    else {
-      const ops = opsMarkdown(rows);
-      process.stdout.write(`${machine.summary}\n\n${encoderMarkdown(rows)}\n${ops ? `\n${ops}\n` : ''}`);
-    }
-  });
+  .action(
+    async (o: {
+      models: string[];
+      dtype: string[];
+      threads: number[];
+      batch: number[];
+      size: number[];
+      frames: number[];
+      repeat: number;
+      warmup: number;
+      flash: boolean;
+      profile?: boolean;
+      dir: string;
+      json?: boolean;
+    }) => {
+      const rows = await runEncoderBench(
+        {
+          models: o.models,
+          dtypes: o.dtype,
+          threads: o.threads,
+          batches: o.batch,
+          sizes: o.size,
+          frames: o.frames,
+          repeat: o.repeat,
+          warmup: o.warmup,
+          dir: o.dir,
+          noFlash: !o.flash,
+          profile: o.profile ?? false,
+        },
+        (s) => process.stderr.write(`${s}\n`),
+      );
+      const machine = machineInfo(Math.max(...o.threads));
+      if (o.json) process.stdout.write(`${JSON.stringify({ machine, rows }, null, 2)}\n`);
+      else {
+        const ops = opsMarkdown(rows);
+        process.stdout.write(`${machine.summary}\n\n${encoderMarkdown(rows)}\n${ops ? `\n${ops}\n` : ''}`);
+      }
+    },
+  );
 
 program
   .command('load')
@@ -73,7 +98,9 @@ program
   .option('--json', 'print every sample as JSON')
   .action(async (o: { models: string[]; dtype: string[]; threads: number; repeat: number; warmup: number; dir: string; json?: boolean }) => {
     const { runLoadBench, loadMarkdown } = await import('./load-bench.js');
-    const rows = await runLoadBench({ models: o.models, dtypes: o.dtype, threads: o.threads, repeat: o.repeat, warmup: o.warmup, dir: o.dir }, (s) => process.stderr.write(`${s}\n`));
+    const rows = await runLoadBench({ models: o.models, dtypes: o.dtype, threads: o.threads, repeat: o.repeat, warmup: o.warmup, dir: o.dir }, (s) =>
+      process.stderr.write(`${s}\n`),
+    );
     const machine = machineInfo(o.threads);
     if (o.json) process.stdout.write(`${JSON.stringify({ machine, rows }, null, 2)}\n`);
     else process.stdout.write(`${machine.summary}\n\n${loadMarkdown(rows)}\n`);
@@ -132,16 +159,30 @@ program
   .option('--dir <path>', 'photo sets, transformers.js and outputs', 'tmp/pipeline')
   .option('--peers-dir <path>', 'where the ViT-B/16 export and GGUFs live (shared with peers)', 'tmp/peers')
   .option('--json', 'print JSON')
-  .action(async (o: { threads: number; batch: number; types: string[]; rounds: number; tfjs: boolean; rss: boolean; dir: string; peersDir: string; json?: boolean }) => {
-    const report = await runPipelineBench(o, (s) => process.stderr.write(`${s}\n`));
-    const machine = machineInfo(o.threads);
-    if (o.json) process.stdout.write(`${JSON.stringify({ machine, report }, null, 2)}\n`);
-    else process.stdout.write(`${machine.summary}\n\n${pipelineMarkdown(report)}\n`);
-  });
+  .action(
+    async (o: {
+      threads: number;
+      batch: number;
+      types: string[];
+      rounds: number;
+      tfjs: boolean;
+      rss: boolean;
+      dir: string;
+      peersDir: string;
+      json?: boolean;
+    }) => {
+      const report = await runPipelineBench(o, (s) => process.stderr.write(`${s}\n`));
+      const machine = machineInfo(o.threads);
+      if (o.json) process.stdout.write(`${JSON.stringify({ machine, report }, null, 2)}\n`);
+      else process.stdout.write(`${machine.summary}\n\n${pipelineMarkdown(report)}\n`);
+    },
+  );
 
 program
   .command('serve')
-  .description('jepa serve under load (ViT-B/16 images on loopback): req/s, p50/p99 and graph sizes at each --max-batch x clients, beside the encoder alone at batch 8')
+  .description(
+    'jepa serve under load (ViT-B/16 images on loopback): req/s, p50/p99 and graph sizes at each --max-batch x clients, beside the encoder alone at batch 8',
+  )
   .option('-t, --threads <n>', 'server compute threads', int, 2)
   .option('-c, --clients <list>', 'concurrent clients', intList, [1, 8, 32])
   .option('--max-batch <list>', 'server --max-batch values', intList, [1, 8])
@@ -151,17 +192,31 @@ program
   .option('--size <px>', 'side of the PNG each request sends', int, 256)
   .option('--dir <path>', 'where the ViT-B/16 export and GGUFs live (shared with peers)', 'tmp/peers')
   .option('--json', 'print JSON')
-  .action(async (o: { threads: number; clients: number[]; maxBatch: number[]; requests: number; seconds?: number; type: string; size: number; dir: string; json?: boolean }) => {
-    const { runServeBench, serveMarkdown } = await import('./serve-bench.js');
-    const report = await runServeBench(o, (s) => process.stderr.write(`${s}\n`));
-    const machine = machineInfo(o.threads);
-    if (o.json) process.stdout.write(`${JSON.stringify({ machine, report }, null, 2)}\n`);
-    else process.stdout.write(`${machine.summary}\n\n${serveMarkdown(report)}\n`);
-  });
+  .action(
+    async (o: {
+      threads: number;
+      clients: number[];
+      maxBatch: number[];
+      requests: number;
+      seconds?: number;
+      type: string;
+      size: number;
+      dir: string;
+      json?: boolean;
+    }) => {
+      const { runServeBench, serveMarkdown } = await import('./serve-bench.js');
+      const report = await runServeBench(o, (s) => process.stderr.write(`${s}\n`));
+      const machine = machineInfo(o.threads);
+      if (o.json) process.stdout.write(`${JSON.stringify({ machine, report }, null, 2)}\n`);
+      else process.stdout.write(`${machine.summary}\n\n${serveMarkdown(report)}\n`);
+    },
+  );
 
 program
   .command('queue')
-  .description('jepa embed against the same images through jepa queue + workers (a real redis-server): items/s side by side, and the overhead per job')
+  .description(
+    'jepa embed against the same images through jepa queue + workers (a real redis-server): items/s side by side, and the overhead per job',
+  )
   .option('-n, --images <n>', 'images in the corpus (1024-px JPEGs)', int, 1000)
   .option('-t, --threads <n>', 'threads of the one jepa embed, shared out among the workers', int, 2)
   .option('-w, --workers <n>', 'workers', int, 2)
@@ -174,18 +229,36 @@ program
   .option('--dir <path>', 'lists, shards and outputs', 'tmp/queue-bench')
   .option('--peers-dir <path>', 'where the ViT-B/16 export and GGUFs live (shared with peers)', 'tmp/peers')
   .option('--json', 'print JSON')
-  .action(async (o: { images: number; threads: number; workers: number; batch: number; rounds: number; overheadBatches: number[]; overheadImages: number; memoryImages: number[]; type: string; dir: string; peersDir: string; json?: boolean }) => {
-    const { runQueueBench, queueMarkdown } = await import('./queue/queue-bench.js');
-    const report = await runQueueBench(o, (s) => process.stderr.write(`${s}\n`));
-    const machine = machineInfo(o.threads);
-    if (o.json) process.stdout.write(`${JSON.stringify({ machine, report }, null, 2)}\n`);
-    else process.stdout.write(`${machine.summary}\n\n${queueMarkdown(report)}\n`);
-  });
+  .action(
+    async (o: {
+      images: number;
+      threads: number;
+      workers: number;
+      batch: number;
+      rounds: number;
+      overheadBatches: number[];
+      overheadImages: number;
+      memoryImages: number[];
+      type: string;
+      dir: string;
+      peersDir: string;
+      json?: boolean;
+    }) => {
+      const { runQueueBench, queueMarkdown } = await import('./queue/queue-bench.js');
+      const report = await runQueueBench(o, (s) => process.stderr.write(`${s}\n`));
+      const machine = machineInfo(o.threads);
+      if (o.json) process.stdout.write(`${JSON.stringify({ machine, report }, null, 2)}\n`);
+      else process.stdout.write(`${machine.summary}\n\n${queueMarkdown(report)}\n`);
+    },
+  );
 
 program
   .command('addons')
   .description('the encoder under several builds of the addon (portable against -march=native), side by side in rotating rounds')
-  .option('--addon <list>', 'the .node files to compare, the first is the baseline', list, ['native/build-native/Release/jepa_native.node', 'native/build/Release/jepa_native.node'])
+  .option('--addon <list>', 'the .node files to compare, the first is the baseline', list, [
+    'native/build-native/Release/jepa_native.node',
+    'native/build/Release/jepa_native.node',
+  ])
   .option('-m, --models <list>', 'presets or .gguf files', list, ['vit-b16'])
   .option('--dtype <list>', 'weight types', list, ['f32', 'q8_0'])
   .option('-t, --threads <n>', 'compute threads', int, 2)
@@ -193,15 +266,27 @@ program
   .option('--rounds <n>', 'rounds; each runs every build once', int, 5)
   .option('--dir <path>', 'where the forged models live', 'tmp/bench-models')
   .option('--json', 'print JSON')
-  .action(async (o: { addon: string[]; models: string[]; dtype: string[]; threads: number; repeat: number; rounds: number; dir: string; json?: boolean }) => {
-    const { runAddonsBench, addonsMarkdown } = await import('./addons-bench.js');
-    const rows = await runAddonsBench({ addons: o.addon, models: o.models, dtypes: o.dtype, threads: o.threads, repeat: o.repeat, rounds: o.rounds, dir: o.dir }, (s) =>
-      process.stderr.write(`${s}\n`),
-    );
-    const machine = machineInfo(o.threads);
-    if (o.json) process.stdout.write(`${JSON.stringify({ machine, rows }, null, 2)}\n`);
-    else process.stdout.write(`${machine.summary}\n\n${addonsMarkdown(rows)}\n`);
-  });
+  .action(
+    async (o: {
+      addon: string[];
+      models: string[];
+      dtype: string[];
+      threads: number;
+      repeat: number;
+      rounds: number;
+      dir: string;
+      json?: boolean;
+    }) => {
+      const { runAddonsBench, addonsMarkdown } = await import('./addons-bench.js');
+      const rows = await runAddonsBench(
+        { addons: o.addon, models: o.models, dtypes: o.dtype, threads: o.threads, repeat: o.repeat, rounds: o.rounds, dir: o.dir },
+        (s) => process.stderr.write(`${s}\n`),
+      );
+      const machine = machineInfo(o.threads);
+      if (o.json) process.stdout.write(`${JSON.stringify({ machine, rows }, null, 2)}\n`);
+      else process.stdout.write(`${machine.summary}\n\n${addonsMarkdown(rows)}\n`);
+    },
+  );
 
 registerLewmBenches(program);
 

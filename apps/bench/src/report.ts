@@ -19,13 +19,36 @@ export async function writeReport(o: ReportOptions, log: (s: string) => void): P
   const started = new Date().toISOString();
   const binding = await runBindingBench({ threads: o.threads, repeat: 10, warmup: 2, rounds: 5 }, log);
   const encoder = await runEncoderBench(
-    { models: o.models, dtypes: ['f32', 'f16', 'q8_0'], threads: [o.threads], batches: [1, 8], sizes: [], frames: [], repeat: 5, warmup: 1, dir: 'tmp/bench-models', noFlash: false },
+    {
+      models: o.models,
+      dtypes: ['f32', 'f16', 'q8_0'],
+      threads: [o.threads],
+      batches: [1, 8],
+      sizes: [],
+      frames: [],
+      repeat: 5,
+      warmup: 1,
+      dir: 'tmp/bench-models',
+      noFlash: false,
+    },
     log,
   );
   const peers = await runPeersBench({ threads: o.threads, warmup: 2, rounds: 15, dir: 'tmp/peers', types: PEER_TYPES }, log);
   const ortOps = await runOrtProfile({ threads: o.threads, runs: 10, warmup: 3, dir: 'tmp/peers' }, log);
   const ours = await runEncoderBench(
-    { models: ['tmp/peers/vit_b16-f32.gguf', 'tmp/peers/vit_b16-q8_0.gguf'], dtypes: [], threads: [o.threads], batches: [1], sizes: [], frames: [], repeat: 5, warmup: 1, dir: 'tmp/bench-models', noFlash: false, profile: true },
+    {
+      models: ['tmp/peers/vit_b16-f32.gguf', 'tmp/peers/vit_b16-q8_0.gguf'],
+      dtypes: [],
+      threads: [o.threads],
+      batches: [1],
+      sizes: [],
+      frames: [],
+      repeat: 5,
+      warmup: 1,
+      dir: 'tmp/bench-models',
+      noFlash: false,
+      profile: true,
+    },
     log,
   );
   const text = [

@@ -73,9 +73,28 @@ interface Child {
 }
 
 function startServe(model: string, threads: number, maxBatch: number, log: (s: string) => void): Promise<Child> {
-  const child = spawn(process.execPath, [cli, 'serve', '-m', model, '--port', '0', '-t', String(threads), '--max-batch', String(maxBatch), '--max-queue', '4096', '--timeout-ms', '600000'], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      cli,
+      'serve',
+      '-m',
+      model,
+      '--port',
+      '0',
+      '-t',
+      String(threads),
+      '--max-batch',
+      String(maxBatch),
+      '--max-queue',
+      '4096',
+      '--timeout-ms',
+      '600000',
+    ],
+    {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   const exit = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
   let err = '';
   return new Promise((done, fail) => {
@@ -117,16 +136,18 @@ async function load(url: string, bodies: string[], clients: number, stopAt: { re
   let failed = 0;
   const t0 = performance.now();
   const more = () => (stopAt.ms !== undefined ? performance.now() - t0 < stopAt.ms : started < stopAt.requests!);
-  await Promise.all(Array.from({ length: clients }, async () => {
-    while (more()) {
-      const body = bodies[started++ % bodies.length]!;
-      const r0 = performance.now();
-      const r = await fetch(`${url}/v1/embeddings`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-      await r.arrayBuffer();
-      if (r.status === 200) latencies.push(performance.now() - r0);
-      else failed++;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (more()) {
+        const body = bodies[started++ % bodies.length]!;
+        const r0 = performance.now();
+        const r = await fetch(`${url}/v1/embeddings`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+        await r.arrayBuffer();
+        if (r.status === 200) latencies.push(performance.now() - r0);
+        else failed++;
+      }
+    }),
+  );
   return { latencies, failed, seconds: (performance.now() - t0) / 1000 };
 }
 
@@ -146,7 +167,10 @@ async function encoderRate(ctx: EncoderContext, x: EncoderInput, graphs: number)
 export async function runServeBench(o: ServeBenchOptions, log: (s: string) => void): Promise<ServeReport> {
   const model = await peerModel(resolve(o.dir), o.type, log);
   const bodies = [1, 2, 3, 4].map((seed) => JSON.stringify({ input: [{ image: photoPng(o.size, seed).toString('base64') }] }));
-  const [bench] = await runEncoderBench({ models: [model], dtypes: [], threads: [o.threads], batches: [8], sizes: [], frames: [], repeat: 5, warmup: 1, dir: o.dir, noFlash: false }, log);
+  const [bench] = await runEncoderBench(
+    { models: [model], dtypes: [], threads: [o.threads], batches: [8], sizes: [], frames: [], repeat: 5, warmup: 1, dir: o.dir, noFlash: false },
+    log,
+  );
   // The machine's speed drifts (other work on it): each row is set against the encoder timed on either side of it.
   const alone = await Model.load(model, { threads: o.threads });
   const ctx = alone.createContext({ maxBatch: 8 });
@@ -167,11 +191,21 @@ export async function runServeBench(o: ServeBenchOptions, log: (s: string) => vo
         const batches: Record<number, number> = {};
         for (const [size, n] of after) if (n - (before.get(size) ?? 0) > 0) batches[size] = n - (before.get(size) ?? 0);
         const row: ServeRow = {
-          maxBatch, clients, encoderItemsPerSecond, requests: run.latencies.length, seconds: run.seconds, requestsPerSecond: run.latencies.length / run.seconds,
-          p50Ms: median(run.latencies), p99Ms: percentile(run.latencies, 0.99), batches, failed: run.failed,
+          maxBatch,
+          clients,
+          encoderItemsPerSecond,
+          requests: run.latencies.length,
+          seconds: run.seconds,
+          requestsPerSecond: run.latencies.length / run.seconds,
+          p50Ms: median(run.latencies),
+          p99Ms: percentile(run.latencies, 0.99),
+          batches,
+          failed: run.failed,
         };
         rows.push(row);
-        log(`max-batch ${maxBatch}, ${clients} clients: ${row.requestsPerSecond.toFixed(2)} req/s (encoder alone ${encoderItemsPerSecond.toFixed(2)} items/s), p50 ${row.p50Ms.toFixed(0)} ms, p99 ${row.p99Ms.toFixed(0)} ms`);
+        log(
+          `max-batch ${maxBatch}, ${clients} clients: ${row.requestsPerSecond.toFixed(2)} req/s (encoder alone ${encoderItemsPerSecond.toFixed(2)} items/s), p50 ${row.p50Ms.toFixed(0)} ms, p99 ${row.p99Ms.toFixed(0)} ms`,
+        );
       }
     } finally {
       const code = await server.stop();
@@ -191,7 +225,9 @@ export function serveMarkdown(r: ServeReport): string {
     '| max-batch | clients | requests | req/s | encoder b8 items/s | x encoder | p50 ms | p99 ms | p99 / p50 | graphs by items per graph |',
     '|---|---|---|---|---|---|---|---|---|---|',
     ...r.rows.map((row) => {
-      const sizes = Object.entries(row.batches).map(([size, n]) => `${size}: ${n}`).join(', ');
+      const sizes = Object.entries(row.batches)
+        .map(([size, n]) => `${size}: ${n}`)
+        .join(', ');
       return `| ${row.maxBatch} | ${row.clients} | ${row.requests}${row.failed ? ` (+${row.failed} failed)` : ''} | ${row.requestsPerSecond.toFixed(2)} | ${row.encoderItemsPerSecond.toFixed(2)} | ${(row.requestsPerSecond / row.encoderItemsPerSecond).toFixed(2)} | ${row.p50Ms.toFixed(0)} | ${row.p99Ms.toFixed(0)} | ${(row.p99Ms / row.p50Ms).toFixed(2)} | ${sizes} |`;
     }),
   ].join('\n');

@@ -16,8 +16,18 @@ export interface VitShape {
 export const VIT_B_224: VitShape = { tokens: 197, dim: 768, heads: 12, ffn: 3072, layers: 12, weightType: 0 };
 
 interface Block {
-  ln1w: Tensor; ln1b: Tensor; qkv: Tensor; qkvb: Tensor; proj: Tensor; projb: Tensor;
-  ln2w: Tensor; ln2b: Tensor; fc1: Tensor; fc1b: Tensor; fc2: Tensor; fc2b: Tensor;
+  ln1w: Tensor;
+  ln1b: Tensor;
+  qkv: Tensor;
+  qkvb: Tensor;
+  proj: Tensor;
+  projb: Tensor;
+  ln2w: Tensor;
+  ln2b: Tensor;
+  fc1: Tensor;
+  fc1b: Tensor;
+  fc2: Tensor;
+  fc2b: Tensor;
 }
 
 export interface VitWeights {
@@ -33,12 +43,18 @@ export function createVitWeights(shape: VitShape, backend: Backend): VitWeights 
   const blocks: Block[] = [];
   for (let l = 0; l < shape.layers; l++) {
     blocks.push({
-      ln1w: ctx.newTensor(0, [dim]), ln1b: ctx.newTensor(0, [dim]),
-      qkv: ctx.newTensor(wt, [dim, 3 * dim]), qkvb: ctx.newTensor(0, [3 * dim]),
-      proj: ctx.newTensor(wt, [dim, dim]), projb: ctx.newTensor(0, [dim]),
-      ln2w: ctx.newTensor(0, [dim]), ln2b: ctx.newTensor(0, [dim]),
-      fc1: ctx.newTensor(wt, [dim, ffn]), fc1b: ctx.newTensor(0, [ffn]),
-      fc2: ctx.newTensor(wt, [ffn, dim]), fc2b: ctx.newTensor(0, [dim]),
+      ln1w: ctx.newTensor(0, [dim]),
+      ln1b: ctx.newTensor(0, [dim]),
+      qkv: ctx.newTensor(wt, [dim, 3 * dim]),
+      qkvb: ctx.newTensor(0, [3 * dim]),
+      proj: ctx.newTensor(wt, [dim, dim]),
+      projb: ctx.newTensor(0, [dim]),
+      ln2w: ctx.newTensor(0, [dim]),
+      ln2b: ctx.newTensor(0, [dim]),
+      fc1: ctx.newTensor(wt, [dim, ffn]),
+      fc1b: ctx.newTensor(0, [ffn]),
+      fc2: ctx.newTensor(wt, [ffn, dim]),
+      fc2b: ctx.newTensor(0, [dim]),
     });
   }
   const normW = ctx.newTensor(0, [dim]);
@@ -77,8 +93,7 @@ export function buildVitGraph(shape: VitShape, w: VitWeights, batch = 1): VitGra
     const h = layerNorm(x, blk.ln1w, blk.ln1b);
     const qkv = ctx.add(ctx.mulMat(blk.qkv, h), blk.qkvb); // [3D, n, B]
     const row = 4 * 3 * dim;
-    const head = (offset: number) =>
-      ctx.permute(ctx.view(qkv, [hd, heads, n, batch], [hd * 4, row, row * n], offset), 0, 2, 1, 3); // [hd, n, H, B]
+    const head = (offset: number) => ctx.permute(ctx.view(qkv, [hd, heads, n, batch], [hd * 4, row, row * n], offset), 0, 2, 1, 3); // [hd, n, H, B]
     const q = head(0);
     const k = head(dim * 4);
     const v = head(2 * dim * 4);

@@ -9,9 +9,9 @@ export interface InputFlags {
 /** The decode flags every command that reads images or clips shares. */
 export function addInputOptions(cmd: Command): Command {
   return cmd
-    .option('--no-exif-orient', 'keep pixels as stored (default: apply EXIF orientation, as Pillow\'s exif_transpose)')
+    .option('--no-exif-orient', "keep pixels as stored (default: apply EXIF orientation, as Pillow's exif_transpose)")
     .addOption(
-      new Option('--decoder <kind>', 'native: sharp decode and the addon\'s resize; js: the portable pure-JS path (JPEG and PNG)')
+      new Option('--decoder <kind>', "native: sharp decode and the addon's resize; js: the portable pure-JS path (JPEG and PNG)")
         .choices(['native', 'js'])
         .default('native'),
     );

@@ -47,7 +47,8 @@ function commanderMessage(message: string): string {
 function describe(err: unknown): { code: number; message: string | null; internal: boolean } {
   if (err instanceof CommanderError) {
     // help and --version exit 0; `jepa` or `jepa queue` alone has printed its help to stderr
-    if (err.exitCode === 0 || err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return { code: err.exitCode, message: null, internal: false };
+    if (err.exitCode === 0 || err.code === 'commander.helpDisplayed' || err.code === 'commander.version')
+      return { code: err.exitCode, message: null, internal: false };
     if (err.code === 'commander.help') return { code: 2, message: null, internal: false };
     return { code: 2, message: commanderMessage(err.message), internal: false };
   }

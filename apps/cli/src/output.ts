@@ -33,7 +33,11 @@ export function checkWritable(path: string, flag: string): void {
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     const reason =
-      code === 'ENOENT' ? `the folder ${dir} does not exist` : code === 'ENOTDIR' ? `${dir} is not a folder` : `${info ? 'the file' : `the folder ${dir}`} is not writable`;
+      code === 'ENOENT'
+        ? `the folder ${dir} does not exist`
+        : code === 'ENOTDIR'
+          ? `${dir} is not a folder`
+          : `${info ? 'the file' : `the folder ${dir}`} is not writable`;
     throw new UserError(`${flag} ${path}: ${reason}`);
   }
 }

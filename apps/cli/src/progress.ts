@@ -8,7 +8,10 @@ export class Progress {
 
   readonly #label: string;
 
-  constructor(private readonly total: number, label: string) {
+  constructor(
+    private readonly total: number,
+    label: string,
+  ) {
     this.#label = displayText(label);
   }
 

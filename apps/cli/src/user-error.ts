@@ -2,7 +2,10 @@ import { accessSync, constants, statSync } from 'node:fs';
 
 /** A problem with what the user asked for: printed as `jepa: <message>`, never with a stack. */
 export class UserError extends Error {
-  constructor(message: string, readonly exitCode = 2) {
+  constructor(
+    message: string,
+    readonly exitCode = 2,
+  ) {
     super(message);
     this.name = 'UserError';
   }
@@ -11,8 +14,11 @@ export class UserError extends Error {
 /** Errors our packages raise for bad input carry a string `code`; they are the user's to fix. */
 export function isUserFacing(err: unknown): err is Error & { code?: string } {
   if (err instanceof UserError) return true;
-  return err instanceof Error && typeof (err as { code?: unknown }).code === 'string' &&
-    ['GgufError', 'PreprocessError', 'GraphError', 'NativeError', 'ConvertError', 'CorpusError', 'WorldModelError'].includes(err.name);
+  return (
+    err instanceof Error &&
+    typeof (err as { code?: unknown }).code === 'string' &&
+    ['GgufError', 'PreprocessError', 'GraphError', 'NativeError', 'ConvertError', 'CorpusError', 'WorldModelError'].includes(err.name)
+  );
 }
 
 /**
@@ -20,7 +26,8 @@ export function isUserFacing(err: unknown): err is Error & { code?: string } {
  * `label: ` in front; other refusals (a device, a budget) are not about the file.
  */
 function nameTheFile(err: unknown, label: string, path: string): unknown {
-  if (isUserFacing(err) && ['GgufError', 'WorldModelError'].includes(err.name) && !err.message.includes(path)) err.message = `${label}: ${err.message}`;
+  if (isUserFacing(err) && ['GgufError', 'WorldModelError'].includes(err.name) && !err.message.includes(path))
+    err.message = `${label}: ${err.message}`;
   return err;
 }
 

@@ -123,7 +123,12 @@ describe('the reference runs', () => {
       expect(entries[5].mtimeMs).toBe(Date.UTC(2024, 5, 1, 12, 0, 5, 500));
     }
     const json = JSON.parse(refs.get('json')!.data.toString('utf8'));
-    const jsonl = refs.get('jsonl')!.data.toString('utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const jsonl = refs
+      .get('jsonl')!
+      .data.toString('utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(json).toEqual(jsonl);
     expect(Float32Array.from(json[3].embedding)).toEqual(data.subarray(3 * 32, 4 * 32));
   });
@@ -235,20 +240,28 @@ describe('jepa embed killed and resumed', () => {
     expect(jepa(embedArgs(out, copies)).code).toBe(0);
     const other = jepa(embedArgs(out, [copies[1]!, copies[0]!, ...copies.slice(2)], '--resume'));
     expect(other.code).toBe(2);
-    expect(other.err).toMatch(/^jepa: --resume: input 1 was .*c0\.png in .*out\.jsonl but is .*c1\.png now; give the same inputs in the same order, or run without --resume\n$/);
+    expect(other.err).toMatch(
+      /^jepa: --resume: input 1 was .*c0\.png in .*out\.jsonl but is .*c1\.png now; give the same inputs in the same order, or run without --resume\n$/,
+    );
     // The refusal comes before the model is loaded: a model path that does not exist is never reached.
-    const early = jepa(embedArgs(out, [copies[1]!, copies[0]!, ...copies.slice(2)], '--resume').map((a) => (a === model ? join(dir, 'no-such-model.gguf') : a)));
+    const early = jepa(
+      embedArgs(out, [copies[1]!, copies[0]!, ...copies.slice(2)], '--resume').map((a) => (a === model ? join(dir, 'no-such-model.gguf') : a)),
+    );
     expect(early.code).toBe(2);
     expect(early.err).toMatch(/^jepa: --resume: input 1 was .*c0\.png/);
     const later = new Date(Date.UTC(2025, 0, 1));
     utimesSync(copies[2]!, later, later);
     const changed = jepa(embedArgs(out, copies, '--resume'));
     expect(changed.code).toBe(2);
-    expect(changed.err).toMatch(/^jepa: --resume: .*c2\.png changed \(size or mtime\) since it was embedded into .*out\.jsonl; run without --resume\n$/);
+    expect(changed.err).toMatch(
+      /^jepa: --resume: .*c2\.png changed \(size or mtime\) since it was embedded into .*out\.jsonl; run without --resume\n$/,
+    );
     writeFileSync(join(dir, 'plain.npy'), 'x');
     const noIndex = jepa(embedArgs(join(dir, 'plain.npy'), copies, '--resume'));
     expect(noIndex.code).toBe(2);
-    expect(noIndex.err).toMatch(/^jepa: --resume: .*plain\.npy has no index \(.*plain\.npy\.index\.jsonl\), so it was not written by a resumable run; remove it or run without --resume\n$/);
+    expect(noIndex.err).toMatch(
+      /^jepa: --resume: .*plain\.npy has no index \(.*plain\.npy\.index\.jsonl\), so it was not written by a resumable run; remove it or run without --resume\n$/,
+    );
   });
 });
 
@@ -258,7 +271,9 @@ function expectWriteFailure(r: { code: number | null; err: string }, out: string
   const lines = r.err.trimEnd().split('\n');
   expect(lines.filter((l) => reason.test(l))).toHaveLength(1);
   const last = lines[lines.length - 1]!;
-  const m = new RegExp(`^jepa: -o ${out.replace(/[.]/g, '\\.')}: ${reason.source} after (\\d+) of ${N} inputs; what was written is intact: ${hint} run the same command with --resume$`).exec(last);
+  const m = new RegExp(
+    `^jepa: -o ${out.replace(/[.]/g, '\\.')}: ${reason.source} after (\\d+) of ${N} inputs; what was written is intact: ${hint} run the same command with --resume$`,
+  ).exec(last);
   expect(m, last).not.toBeNull();
   expect(r.err).not.toMatch(/\n\s+at |internal error/);
   const after = Number(m![1]);

@@ -19,7 +19,13 @@ function jepa(...args: string[]) {
 /** A preprocessed [2, 3, 8, 8] tensor for the forged hfvit's 8-pixel input. */
 function tensorNpy(): string {
   const path = join(tmp, 'x.npy');
-  writeFileSync(path, encodeNpy(Float32Array.from({ length: 2 * 3 * 8 * 8 }, (_, i) => Math.sin(i * 0.37)), [2, 3, 8, 8]));
+  writeFileSync(
+    path,
+    encodeNpy(
+      Float32Array.from({ length: 2 * 3 * 8 * 8 }, (_, i) => Math.sin(i * 0.37)),
+      [2, 3, 8, 8],
+    ),
+  );
   return path;
 }
 
@@ -38,7 +44,9 @@ describe('--allow-nonfinite', () => {
     const x = tensorNpy();
     const refused = jepa('embed', '-m', model, '--input-npy', x, '-o', join(tmp, 'refused.npy'));
     expect(refused.code).toBe(2);
-    expect(refused.err).toMatch(/^jepa: enc\.blk\.1\.attn\.qkv\.weight holds NaN \(first at element 1234\); the file is damaged or was saved from a diverged run; --allow-nonfinite loads it anyway\n$/);
+    expect(refused.err).toMatch(
+      /^jepa: enc\.blk\.1\.attn\.qkv\.weight holds NaN \(first at element 1234\); the file is damaged or was saved from a diverged run; --allow-nonfinite loads it anyway\n$/,
+    );
     const out = join(tmp, 'allowed.npy');
     const allowed = jepa('embed', '-m', model, '--input-npy', x, '-o', out, '--allow-nonfinite');
     expect(allowed.code).toBe(0);
@@ -52,7 +60,9 @@ describe('--timeout', () => {
     const x = tensorNpy();
     const late = jepa('embed', '-m', model, '--input-npy', x, '-o', join(tmp, 'late.npy'), '--timeout', '0.000001');
     expect(late.code).toBe(2);
-    expect(late.err.trimEnd().split('\n').at(-1)).toMatch(/^jepa: the encoder ran past the 0\.001 ms deadline \(timeoutMs, --timeout\) after node \d+ of \d+; nothing was returned$/);
+    expect(late.err.trimEnd().split('\n').at(-1)).toMatch(
+      /^jepa: the encoder ran past the 0\.001 ms deadline \(timeoutMs, --timeout\) after node \d+ of \d+; nothing was returned$/,
+    );
     const a = join(tmp, 'a.npy');
     const b = join(tmp, 'b.npy');
     expect(jepa('embed', '-m', model, '--input-npy', x, '-o', a, '--timeout', '60').code).toBe(0);

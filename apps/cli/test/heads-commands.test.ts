@@ -21,7 +21,13 @@ function jepa(...args: string[]) {
 
 // a preprocessed clip [1, 3, 4, 16, 16]: 2 x 4 x 4 tokens on a 4-wide grid, the predictors' grid
 const clip = join(tmp, 'clip.npy');
-writeFileSync(clip, encodeNpy(Float32Array.from({ length: 3 * 4 * 16 * 16 }, (_, i) => Math.sin(i * 0.7) * 1.5), [1, 3, 4, 16, 16]));
+writeFileSync(
+  clip,
+  encodeNpy(
+    Float32Array.from({ length: 3 * 4 * 16 * 16 }, (_, i) => Math.sin(i * 0.7) * 1.5),
+    [1, 3, 4, 16, 16],
+  ),
+);
 
 describe('jepa classify', () => {
   it('prints the top k with labels, and --logits equals the library on the same tensor', async () => {
@@ -52,7 +58,19 @@ describe('jepa classify', () => {
 describe('jepa predict', () => {
   it('writes [targets, out_dim] and names off-grid ids', () => {
     const out = join(tmp, 'pred.npy');
-    const r = jepa('predict', '-m', join(heads, 'vjepa2_predictor/model.gguf'), '--input-npy', clip, '--context', '0:16', '--target', '16:20,25', '-o', out);
+    const r = jepa(
+      'predict',
+      '-m',
+      join(heads, 'vjepa2_predictor/model.gguf'),
+      '--input-npy',
+      clip,
+      '--context',
+      '0:16',
+      '--target',
+      '16:20,25',
+      '-o',
+      out,
+    );
     expect(r.code).toBe(0);
     expect(readNpy(out).shape).toEqual([5, 32]);
     const bad = jepa('predict', '-m', join(heads, 'vjepa2_predictor/model.gguf'), '--input-npy', clip, '--context', '0:16', '--target', '40');
@@ -73,8 +91,28 @@ describe('jepa worldmodel', () => {
   });
 
   it('plans reproducibly from a seed and returns raw actions with the statistics', () => {
-    const args = ['worldmodel', '-m', model, '--image', image, '--plan', '--goal', image, '--samples', '20', '--iterations', '2', '--topk', '4', '--seed', '3',
-      '--action-mean', '0,0,0,0,0,0,0,0,0,5', '--action-std', '1,1,1,1,1,1,1,1,1,0.5'];
+    const args = [
+      'worldmodel',
+      '-m',
+      model,
+      '--image',
+      image,
+      '--plan',
+      '--goal',
+      image,
+      '--samples',
+      '20',
+      '--iterations',
+      '2',
+      '--topk',
+      '4',
+      '--seed',
+      '3',
+      '--action-mean',
+      '0,0,0,0,0,0,0,0,0,5',
+      '--action-std',
+      '1,1,1,1,1,1,1,1,1,0.5',
+    ];
     const a = jepa(...args);
     const b = jepa(...args);
     expect(a.code).toBe(0);

@@ -121,7 +121,9 @@ async function waitFinished(redis: RedisServer, queue: string, workers: Worker[]
     }
     if (s && s.waiting + s.active + s.delayed === 0 && s.completed + s.failed === s.jobs) return s;
     if (Date.now() > deadline)
-      throw new Error(`queue ${queue} did not finish within ${timeoutMs} ms: ${JSON.stringify(s)}\n${workers.map((w) => `${w.name}:\n${w.err}`).join('\n')}`);
+      throw new Error(
+        `queue ${queue} did not finish within ${timeoutMs} ms: ${JSON.stringify(s)}\n${workers.map((w) => `${w.name}:\n${w.err}`).join('\n')}`,
+      );
     await sleep(500);
   }
 }
@@ -179,7 +181,11 @@ function listFile(path: string, inputs: string[]): string {
   return `@${path}`;
 }
 
-const lines = (path: string) => readFileSync(path, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+const lines = (path: string) =>
+  readFileSync(path, 'utf8')
+    .trimEnd()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 /** The collected output is the reference's bytes, its index the reference's, each input once in order. */
 function expectSameAsReference(out: string, reference: string, inputs: string[]): void {
@@ -193,7 +199,9 @@ function expectSameAsReference(out: string, reference: string, inputs: string[])
   // distinct images give distinct rows: a shard collected twice or in the wrong place would show
   const dim = npy.shape[1]!;
   const data = npy.data as Float32Array;
-  const rows = new Set(Array.from({ length: inputs.length }, (_, i) => Buffer.from(data.buffer, data.byteOffset + i * dim * 4, dim * 4).toString('hex')));
+  const rows = new Set(
+    Array.from({ length: inputs.length }, (_, i) => Buffer.from(data.buffer, data.byteOffset + i * dim * 4, dim * 4).toString('hex')),
+  );
   expect(rows.size).toBe(inputs.length);
 }
 
@@ -453,7 +461,10 @@ describe('jepa worker and jepa queue: failures (the tiny model)', () => {
       const out = join(dir, 'out.jsonl');
       const c = await jepa(['queue', 'collect', queue, '-o', out, '--redis', redis.url]);
       expect(c.code, c.err).toBe(3);
-      for (const input of inputs) expect(c.err).toMatch(new RegExp(`^jepa: ${input.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: its job batch-000000 failed after 2 attempts: .*ENOTDIR`, 'm'));
+      for (const input of inputs)
+        expect(c.err).toMatch(
+          new RegExp(`^jepa: ${input.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: its job batch-000000 failed after 2 attempts: .*ENOTDIR`, 'm'),
+        );
       expect(c.err).toMatch(/0 of 4 inputs collected/);
       expect(c.err).toMatch(/4 of 4 inputs failed/);
       const index = lines(`${out}.index.jsonl`);

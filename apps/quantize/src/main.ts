@@ -11,8 +11,8 @@ const program = new Command('jepa-quantize')
   .option('--keep <substr...>', 'keep tensors whose name contains any of these')
   .addHelpText(
     'after',
-    '\nOn x86 CPUs with VNNI (AVX-512 or AVX-VNNI), q8_0, q4_k and q4_0 run on the engine\'s own kernels:\n' +
-      'q8_0 is the fastest and the closest to f32; the other types run on ggml\'s. `jepa devices` says which.',
+    "\nOn x86 CPUs with VNNI (AVX-512 or AVX-VNNI), q8_0, q4_k and q4_0 run on the engine's own kernels:\n" +
+      "q8_0 is the fastest and the closest to f32; the other types run on ggml's. `jepa devices` says which.",
   )
   .action(async (input: string, output: string, type: string, opts: { keep?: string[] }) => {
     const target = type.toLowerCase() as Target;

@@ -7,11 +7,19 @@ export type Target = (typeof TARGETS)[number];
 
 /** llama.cpp's general.file_type code of each target (its LLAMA_FTYPE_MOSTLY_* values). */
 export const FILE_TYPE: Record<Target, number> = {
-  f16: 1, q4_0: 2, q4_1: 3, q8_0: 7, q5_0: 8, q5_1: 9, q4_k: 15, q5_k: 17, q6_k: 18, bf16: 32,
+  f16: 1,
+  q4_0: 2,
+  q4_1: 3,
+  q8_0: 7,
+  q5_0: 8,
+  q5_1: 9,
+  q4_k: 15,
+  q5_k: 17,
+  q6_k: 18,
+  bf16: 32,
 };
 
 const FALLBACK: Partial<Record<Target, Target>> = { q4_k: 'q4_0', q5_k: 'q5_0', q6_k: 'q8_0' };
-
 
 export interface TensorPlan {
   name: string;

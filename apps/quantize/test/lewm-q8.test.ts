@@ -17,7 +17,10 @@ describe('LeWM at q8_0', () => {
     const q8 = join(mkdtempSync(join(tmpdir(), 'jepa-lewm-q8-')), 'lewm-q8_0.gguf');
     await quantizeFile(join(dir, 'model.gguf'), q8, 'q8_0');
     const wm = await WorldModel.load(q8, { threads: 2 });
-    const out = await wm.rollout({ data: f32('rollout_initial'), candidates: 1, steps: 1 }, { data: f32('rollout_actions'), candidates: 4, steps: 5 });
+    const out = await wm.rollout(
+      { data: f32('rollout_initial'), candidates: 1, steps: 1 },
+      { data: f32('rollout_actions'), candidates: 4, steps: 5 },
+    );
     const v = judge(policyRow('cpu', 'image', 'q8'), compareTokens(out, f32('rollout_out'), wm.embedDim));
     console.log(`lewm q8_0 rollout ${v.summary}`);
     expect(v.failures).toEqual([]);

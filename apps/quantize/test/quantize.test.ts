@@ -10,7 +10,9 @@ import { withEnv } from './with-env.js';
 const tmp = mkdtempSync(join(tmpdir(), 'jepa-quantize-'));
 
 function cosine(a: Float32Array, b: Float32Array): number {
-  let ab = 0, aa = 0, bb = 0;
+  let ab = 0,
+    aa = 0,
+    bb = 0;
   for (let i = 0; i < a.length; i++) {
     ab += a[i]! * b[i]!;
     aa += a[i]! * a[i]!;

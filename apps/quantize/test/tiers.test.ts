@@ -46,7 +46,7 @@ describe.each(FIXTURE_TABLE)('$folder', (f) => {
 // Below 8 bits the spec's tier is advisory: reported, not gated. What is gated here is that the
 // engine's panel kernels are as close to the goldens as ggml's own 4-bit kernels.
 describe.each(FIXTURE_TABLE)('$folder low-bit', (f) => {
-  it('q4_k (q4_0 where rows are short): reported; the panel kernels match ggml\'s accuracy', async () => {
+  it("q4_k (q4_0 where rows are short): reported; the panel kernels match ggml's accuracy", async () => {
     const f32 = join(tmp, `${f.folder}-lowbit-f32.gguf`);
     const q4 = join(tmp, `${f.folder}-q4_k.gguf`);
     await convertCheckpoint(f.src, f32, { ...f.options, dtype: 'f32' });
@@ -67,7 +67,11 @@ describe.skipIf(!buildInfo().panelKernel)('quantized matrices on the VNNI panel 
     await quantizeFile(f32, q8, target);
     const one = npy(f.folder, f.cases[0]!.input);
     const batch = { data: new Float32Array(3 * one.data.length), shape: [3, ...one.shape.slice(1)] };
-    for (let i = 0; i < 3; i++) batch.data.set(one.data.map((v, j) => v + 0.01 * i * Math.sin(j)), i * one.data.length);
+    for (let i = 0; i < 3; i++)
+      batch.data.set(
+        one.data.map((v, j) => v + 0.01 * i * Math.sin(j)),
+        i * one.data.length,
+      );
 
     const model = await Model.load(q8, { threads: 2 });
     const q8Names = [...model.spec.tensors.values()].filter((t) => t.type === typeByName(target)).map((t) => t.name);

@@ -74,7 +74,11 @@ function matchOutputs(specs: readonly TensorSpec[], outputs: ReadonlyMap<string,
   const expected = new Set(specs.map((s) => s.name));
   for (const spec of specs) {
     const out = outputs.get(spec.name);
-    if (!out) throw new ConvertError('CONVERT_MISSING_TENSOR', `the hyperparameters promise '${spec.name}' [${spec.shape.join(', ')}], but the ${layout} checkpoint has nothing that maps to it`);
+    if (!out)
+      throw new ConvertError(
+        'CONVERT_MISSING_TENSOR',
+        `the hyperparameters promise '${spec.name}' [${spec.shape.join(', ')}], but the ${layout} checkpoint has nothing that maps to it`,
+      );
     if (out.shape.length !== spec.shape.length || out.shape.some((d, i) => d !== spec.shape[i])) {
       throw new ConvertError(
         'CONVERT_SHAPE_MISMATCH',
@@ -104,7 +108,12 @@ function nonFiniteRefusal(output: OutputTensor, found: NonFinite): ConvertError 
 }
 
 async function writeModel(
-  out: string, hparams: ModelHparams, specs: readonly TensorSpec[], outputs: ReadonlyMap<string, OutputTensor>, options: ConvertOptions, dtype: WeightDtype,
+  out: string,
+  hparams: ModelHparams,
+  specs: readonly TensorSpec[],
+  outputs: ReadonlyMap<string, OutputTensor>,
+  options: ConvertOptions,
+  dtype: WeightDtype,
   nonFiniteKept: { tensor: string; count: number }[],
 ): Promise<number> {
   const writer = GgufWriter.toFile(out);
@@ -140,11 +149,15 @@ const PROBE_FAMILIES: readonly Family[] = ['vjepa', 'vjepa2', 'vjepa2_1'];
 /** Adds a separate probe file's head to a mapped encoder; its tensors join the encoder's. */
 function attachProbe(mapped: MappedModel, probe: Checkpoint, options: ConvertOptions): TensorMap {
   const family = mapped.parts.family;
-  if (!PROBE_FAMILIES.includes(family)) throw new ConvertError('CONVERT_BAD_OPTION', `a probe head belongs to ${PROBE_FAMILIES.join(', ')} models, not ${family}`);
-  if (mapped.parts.head) throw new ConvertError('CONVERT_BAD_OPTION', 'the checkpoint already has a classifier head; a second one (the probe) has nowhere to go');
+  if (!PROBE_FAMILIES.includes(family))
+    throw new ConvertError('CONVERT_BAD_OPTION', `a probe head belongs to ${PROBE_FAMILIES.join(', ')} models, not ${family}`);
+  if (mapped.parts.head)
+    throw new ConvertError('CONVERT_BAD_OPTION', 'the checkpoint already has a classifier head; a second one (the probe) has nowhere to go');
   const p = mapMetaProbe(probe, mapped.parts.enc, options.probeHeads);
   mapped.parts.head = p.head;
-  mapped.notes.push(`head from the probe ${probe.path}${p.entry ? ` (entry '${p.entry}')` : ''}: ${p.head.nClasses} classes, ${p.head.depth} self-attention blocks`);
+  mapped.notes.push(
+    `head from the probe ${probe.path}${p.entry ? ` (entry '${p.entry}')` : ''}: ${p.head.nClasses} classes, ${p.head.depth} self-attention blocks`,
+  );
   return p.map;
 }
 
@@ -152,16 +165,25 @@ function leftovers(maps: readonly TensorMap[], layout: string, allowUnmapped: bo
   const unmapped = maps.flatMap((m) => m.leftovers().unmapped);
   const ignored = maps.flatMap((m) => m.leftovers().ignored);
   if (unmapped.length > 0 && !allowUnmapped) {
-    throw new ConvertError('CONVERT_UNMAPPED_TENSORS', `${unmapped.length} tensors of this ${layout} have no mapping (--allow-unmapped skips them): ${listed(unmapped)}`);
+    throw new ConvertError(
+      'CONVERT_UNMAPPED_TENSORS',
+      `${unmapped.length} tensors of this ${layout} have no mapping (--allow-unmapped skips them): ${listed(unmapped)}`,
+    );
   }
   return { unmapped, ignored };
 }
 
 async function convertSource(source: Source, probe: Checkpoint | null, out: string, options: ConvertOptions): Promise<ConvertSummary> {
   const dtype = options.dtype ?? 'f32';
-  if (!WEIGHT_DTYPES.includes(dtype)) throw new ConvertError('CONVERT_BAD_OPTION', `dtype '${String(dtype)}' is not one of ${WEIGHT_DTYPES.join(', ')}`);
+  if (!WEIGHT_DTYPES.includes(dtype))
+    throw new ConvertError('CONVERT_BAD_OPTION', `dtype '${String(dtype)}' is not one of ${WEIGHT_DTYPES.join(', ')}`);
   const mapping = detectMapping(source, options.family);
-  const mapped = await mapping.map(source, { nHead: options.nHead, imgSize: options.imgSize, nFrames: options.nFrames, predNHead: options.predNHead });
+  const mapped = await mapping.map(source, {
+    nHead: options.nHead,
+    imgSize: options.imgSize,
+    nFrames: options.nFrames,
+    predNHead: options.predNHead,
+  });
   const maps = [mapped.map, ...(mapped.extraMaps ?? []), ...(probe ? [attachProbe(mapped, probe, options)] : [])];
   const { unmapped, ignored } = leftovers(maps, mapping.layout, options.allowUnmapped ?? false);
   const outputs = new Map(maps.flatMap((m) => [...m.outputs]));
@@ -171,8 +193,19 @@ async function convertSource(source: Source, probe: Checkpoint | null, out: stri
   const nonFinite: { tensor: string; count: number }[] = [];
   const bytes = await writeModel(out, hparams, specs, outputs, options, dtype, nonFinite);
   return {
-    out, family: hparams.family, mapping: mapping.id, layout: mapping.layout, dtype, sourceEntry: mapped.sourceEntry,
-    tensors: specs.length, bytes, ignored, skippedUnmapped: unmapped, nonFinite, notes: mapped.notes, hparams,
+    out,
+    family: hparams.family,
+    mapping: mapping.id,
+    layout: mapping.layout,
+    dtype,
+    sourceEntry: mapped.sourceEntry,
+    tensors: specs.length,
+    bytes,
+    ignored,
+    skippedUnmapped: unmapped,
+    nonFinite,
+    notes: mapped.notes,
+    hparams,
   };
 }
 

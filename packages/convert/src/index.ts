@@ -16,7 +16,13 @@ export { unpickle, type UnpickleOptions } from './readers/torch/unpickle.js';
 export { TORCH_WHITELIST } from './readers/torch/torch-globals.js';
 export { buildWhitelist, isTuple, PyGlobal, PyHandle, PyObject, type GlobalWhitelist, type PyValue } from './readers/pickle/py-values.js';
 export {
-  convertCheckpoint, detectFamily, WEIGHT_DTYPES, type ConvertOptions, type ConvertProgress, type ConvertSummary, type DetectedFamily,
+  convertCheckpoint,
+  detectFamily,
+  WEIGHT_DTYPES,
+  type ConvertOptions,
+  type ConvertProgress,
+  type ConvertSummary,
+  type DetectedFamily,
   type WeightDtype,
 } from './convert.js';
 export { defaultOutputName } from './source.js';

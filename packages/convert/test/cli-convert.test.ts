@@ -34,7 +34,10 @@ describe.skipIf(!existsSync(main))('jepa convert on hostile checkpoints', () => 
     const outDir = tempDir();
     const out = join(outDir, 'nan.gguf');
     const refused = jepa(['convert', dir, '-o', out]);
-    expectOneLineRefusal(refused, /tensor 'enc\.blk\.1\.attn\.qkv\.weight' .*holds NaN \(first at element 4611; the only non-finite value\);.*--allow-nonfinite converts it anyway$/m);
+    expectOneLineRefusal(
+      refused,
+      /tensor 'enc\.blk\.1\.attn\.qkv\.weight' .*holds NaN \(first at element 4611; the only non-finite value\);.*--allow-nonfinite converts it anyway$/m,
+    );
     expect(readdirSync(outDir)).toEqual([]);
     const allowed = jepa(['convert', dir, '-o', out, '--allow-nonfinite']);
     expect(allowed.code, allowed.err).toBe(0);

@@ -87,7 +87,11 @@ describe('metadata from the checkpoint', () => {
     const src = join(REFERENCE, 'vjepa', 'vjepa_fixture.pth.tar');
     const s = await convertCheckpoint(src, join(tempDir(), 'v.gguf'), { nHead: 2 });
     expect([s.hparams.enc.imgSize, s.hparams.enc.nFrames, s.sourceEntry]).toEqual([32, 4, 'target_encoder']);
-    await expectConvertError(convertCheckpoint(src, join(tempDir(), 'v.gguf'), { nHead: 2, imgSize: 16 }), 'CONVERT_SHAPE_MISMATCH', /8 frames|4 frames at 32 px/);
+    await expectConvertError(
+      convertCheckpoint(src, join(tempDir(), 'v.gguf'), { nHead: 2, imgSize: 16 }),
+      'CONVERT_SHAPE_MISMATCH',
+      /8 frames|4 frames at 32 px/,
+    );
   });
 
   it('takes the recipe and layer-scale / registers from the HF folder', async () => {
@@ -125,7 +129,12 @@ describe('skipped and unmapped tensors', () => {
     const hf = await convertCheckpoint(join(REFERENCE, 'hfvit'), join(tempDir(), 'a.gguf'));
     expect(hf.ignored).toEqual(['embeddings.mask_token']);
     const le = await convertCheckpoint(join(REFERENCE, 'hfvit_lejepa'), join(tempDir(), 'b.gguf'));
-    expect(le.ignored.sort()).toEqual(['cva_module_proj.last_layer.weight', 'cva_module_proj.mlp.0.bias', 'cva_module_proj.mlp.0.weight', 'mask_token']);
+    expect(le.ignored.sort()).toEqual([
+      'cva_module_proj.last_layer.weight',
+      'cva_module_proj.mlp.0.bias',
+      'cva_module_proj.mlp.0.weight',
+      'mask_token',
+    ]);
     const wm = await convertCheckpoint(join(REFERENCE, 'lewm'), join(tempDir(), 'c.gguf'));
     expect(wm.ignored.every((n) => n.startsWith('projector.'))).toBe(true);
   });
@@ -143,7 +152,11 @@ describe('skipped and unmapped tensors', () => {
 describe('refusals', () => {
   it('a config that contradicts the tensors names both', async () => {
     const wide = editedFolder('hfvit', (c) => (c.hidden_size = 64));
-    await expectConvertError(convertCheckpoint(wide, join(tempDir(), 'a.gguf')), 'CONVERT_SHAPE_MISMATCH', /'hidden_size' = 64.*embeddings\.patch_embeddings\.projection\.weight.*48/);
+    await expectConvertError(
+      convertCheckpoint(wide, join(tempDir(), 'a.gguf')),
+      'CONVERT_SHAPE_MISMATCH',
+      /'hidden_size' = 64.*embeddings\.patch_embeddings\.projection\.weight.*48/,
+    );
     const deep = editedFolder('ijepa', (c) => (c.num_hidden_layers = 3));
     await expectConvertError(convertCheckpoint(deep, join(tempDir(), 'b.gguf')), 'CONVERT_SHAPE_MISMATCH', /'num_hidden_layers' = 3.*implies 2/);
     const heads = editedFolder('vjepa2', (c) => (c.num_attention_heads = 3));
@@ -151,7 +164,11 @@ describe('refusals', () => {
   });
 
   it('a Meta pickle of an unreleased width needs --n-head', async () => {
-    await expectConvertError(convertCheckpoint(join(REFERENCE, 'vjepa2_1', 'vjepa2_1_fixture.pt'), join(tempDir(), 'a.gguf')), 'CONVERT_BAD_CONFIG', /--n-head/);
+    await expectConvertError(
+      convertCheckpoint(join(REFERENCE, 'vjepa2_1', 'vjepa2_1_fixture.pt'), join(tempDir(), 'a.gguf')),
+      'CONVERT_BAD_CONFIG',
+      /--n-head/,
+    );
   });
 
   it('a truncated safetensors file', async () => {
@@ -171,7 +188,10 @@ describe('refusals', () => {
 
   it('a torch file missing a storage', async () => {
     const out = tempDir();
-    await expectConvertError(convertCheckpoint(fixturePath('torch', 'missing-storage.pt'), join(out, 'a.gguf'), { family: 'vjepa2' }), 'TORCH_MISSING_STORAGE');
+    await expectConvertError(
+      convertCheckpoint(fixturePath('torch', 'missing-storage.pt'), join(out, 'a.gguf'), { family: 'vjepa2' }),
+      'TORCH_MISSING_STORAGE',
+    );
     expect(readdirSync(out)).toEqual([]);
   });
 });

@@ -7,7 +7,8 @@ function halfByDefinition(h: number): number {
   const sign = h & 0x8000 ? -1 : 1;
   const exponent = (h >> 10) & 0x1f;
   const mantissa = h & 0x3ff;
-  const value = exponent === 0x1f ? sign * Infinity : exponent === 0 ? sign * mantissa * 2 ** -24 : sign * (1 + mantissa / 1024) * 2 ** (exponent - 15);
+  const value =
+    exponent === 0x1f ? sign * Infinity : exponent === 0 ? sign * mantissa * 2 ** -24 : sign * (1 + mantissa / 1024) * 2 ** (exponent - 15);
   const view = new DataView(new ArrayBuffer(4));
   view.setFloat32(0, value, true);
   return view.getUint32(0, true);
@@ -45,11 +46,23 @@ describe('strided gather', () => {
   }
 
   const cases: [number[], number[]][] = [
-    [[3, 4], [1, 3]],
-    [[2, 3, 4], [1, 2, 6]],
-    [[4, 1, 2], [2, 100, 1]],
+    [
+      [3, 4],
+      [1, 3],
+    ],
+    [
+      [2, 3, 4],
+      [1, 2, 6],
+    ],
+    [
+      [4, 1, 2],
+      [2, 100, 1],
+    ],
     [[5], [3]],
-    [[2, 2], [0, 1]],
+    [
+      [2, 2],
+      [0, 1],
+    ],
     [[], []],
   ];
   for (const [shape, strides] of cases) {

@@ -45,7 +45,11 @@ export function tempDir(): string {
   return mkdtempSync(join(tmpdir(), 'jepa-convert-'));
 }
 
-export async function expectConvertError(promise: Promise<unknown> | (() => unknown), code: ConvertErrorCode, message?: RegExp): Promise<ConvertError> {
+export async function expectConvertError(
+  promise: Promise<unknown> | (() => unknown),
+  code: ConvertErrorCode,
+  message?: RegExp,
+): Promise<ConvertError> {
   let error: unknown;
   try {
     await (typeof promise === 'function' ? promise() : promise);

@@ -43,7 +43,9 @@ describe.skipIf(!hasGpu)('on the GPU', () => {
     const out = ctx.mulMat(a, b);
     out.name = 'int_scores';
     const graph = ctx.buildGraph([out]);
-    expect(() => graph.validate(backend)).toThrowError(expect.objectContaining({ code: 'UNSUPPORTED_OP', message: expect.stringMatching(/'int_scores' MUL_MAT/) }));
+    expect(() => graph.validate(backend)).toThrowError(
+      expect.objectContaining({ code: 'UNSUPPORTED_OP', message: expect.stringMatching(/'int_scores' MUL_MAT/) }),
+    );
     backend.dispose();
   });
 });

@@ -36,7 +36,11 @@ function dataStartOf(bytes: Uint8Array, name: string): number {
   const needle = Buffer.from(name);
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   for (let i = 0; i + 30 + needle.length <= buffer.length; i++) {
-    if (buffer.readUInt32LE(i) === 0x04034b50 && buffer.readUInt16LE(i + 26) === needle.length && buffer.subarray(i + 30, i + 30 + needle.length).equals(needle)) {
+    if (
+      buffer.readUInt32LE(i) === 0x04034b50 &&
+      buffer.readUInt16LE(i + 26) === needle.length &&
+      buffer.subarray(i + 30, i + 30 + needle.length).equals(needle)
+    ) {
       return i + 30 + needle.length + buffer.readUInt16LE(i + 28);
     }
   }
@@ -59,7 +63,11 @@ describe('crafted zips', () => {
       const pkl = spec(s, 'archive/data.pkl');
       pkl.crc = (pkl.crc ?? 0) ^ 1;
     });
-    const error = await expectConvertError(openCheckpoint(path), 'ZIP_CRC_MISMATCH', /forged\.pt: entry 'archive\/data\.pkl' has CRC-32 0x[0-9a-f]{8} but the central directory records/);
+    const error = await expectConvertError(
+      openCheckpoint(path),
+      'ZIP_CRC_MISMATCH',
+      /forged\.pt: entry 'archive\/data\.pkl' has CRC-32 0x[0-9a-f]{8} but the central directory records/,
+    );
     expectOneLine(error);
   });
 
@@ -92,7 +100,11 @@ describe('crafted zips', () => {
   it('refuses a local header that names the entry differently from the central directory', async () => {
     const storage = forgedZip((s) => (spec(s, 'archive/data/0').localName = 'archive/data/9'));
     const checkpoint = await openCheckpoint(storage);
-    await expectConvertError(checkpoint.tensors.get('w')!.read(), 'ZIP_HEADER_MISMATCH', /entry 'archive\/data\/0' is named "archive\/data\/9" by its local header/);
+    await expectConvertError(
+      checkpoint.tensors.get('w')!.read(),
+      'ZIP_HEADER_MISMATCH',
+      /entry 'archive\/data\/0' is named "archive\/data\/9" by its local header/,
+    );
     await checkpoint.close();
     const pickle = forgedZip((s) => (spec(s, 'archive/data.pkl').localName = 'archive/other.pkl'));
     await expectConvertError(openCheckpoint(pickle), 'ZIP_HEADER_MISMATCH', /'archive\/data\.pkl' is named "archive\/other\.pkl"/);
@@ -204,9 +216,17 @@ describe('non-finite weights', () => {
 
   it('refuses Inf in an f32 (non-matmul) tensor and in an f16 matmul weight', async () => {
     const norm = await hfvitWith('encoder.layer.1.norm1.weight', 0, Number.NEGATIVE_INFINITY);
-    await expectConvertError(convertCheckpoint(norm, join(tempDir(), 'a.gguf')), 'CONVERT_NONFINITE', /enc\.blk\.1\..* holds -Inf \(first at element 0;/);
+    await expectConvertError(
+      convertCheckpoint(norm, join(tempDir(), 'a.gguf')),
+      'CONVERT_NONFINITE',
+      /enc\.blk\.1\..* holds -Inf \(first at element 0;/,
+    );
     const matmul = await hfvitWith('encoder.layer.1.mlp.fc1.weight', 7, Number.POSITIVE_INFINITY);
-    await expectConvertError(convertCheckpoint(matmul, join(tempDir(), 'b.gguf'), { dtype: 'f16' }), 'CONVERT_NONFINITE', / holds Inf \(first at element \d+;/);
+    await expectConvertError(
+      convertCheckpoint(matmul, join(tempDir(), 'b.gguf'), { dtype: 'f16' }),
+      'CONVERT_NONFINITE',
+      / holds Inf \(first at element \d+;/,
+    );
   });
 
   it('converts finite weights unchanged and reports nothing', async () => {
@@ -216,20 +236,35 @@ describe('non-finite weights', () => {
 });
 
 describe('safetensors offsets and sizes', () => {
-  const bad = (entry: unknown, data = new Uint8Array(8)) => () => readSafetensorsHeader(safetensorsBytes({ w: entry }, data), undefined, 'model.safetensors');
+  const bad =
+    (entry: unknown, data = new Uint8Array(8)) =>
+    () =>
+      readSafetensorsHeader(safetensorsBytes({ w: entry }, data), undefined, 'model.safetensors');
 
   it('calls reversed offsets reversed, not out of the data section', async () => {
-    const error = await expectConvertError(bad({ dtype: 'F32', shape: [32], data_offsets: [200960, 200832] }), 'SAFETENSORS_BAD_ENTRY', /data_offsets \[200960, 200832\] are reversed/);
+    const error = await expectConvertError(
+      bad({ dtype: 'F32', shape: [32], data_offsets: [200960, 200832] }),
+      'SAFETENSORS_BAD_ENTRY',
+      /data_offsets \[200960, 200832\] are reversed/,
+    );
     expect(error.message).not.toMatch(/outside/);
   });
 
   it('calls offsets past what can be addressed too large', async () => {
     await expectConvertError(bad({ dtype: 'F32', shape: [2], data_offsets: [0, 1e20] }), 'SAFETENSORS_OFFSETS_OUT_OF_DATA', /exceed 2\^53 - 1/);
-    await expectConvertError(bad({ dtype: 'F32', shape: [2], data_offsets: [0, 80] }), 'SAFETENSORS_OFFSETS_OUT_OF_DATA', /end past the data section \(8 bytes\)/);
+    await expectConvertError(
+      bad({ dtype: 'F32', shape: [2], data_offsets: [0, 80] }),
+      'SAFETENSORS_OFFSETS_OUT_OF_DATA',
+      /end past the data section \(8 bytes\)/,
+    );
   });
 
   it('calls a dimension too large to address too large, not a bad integer', async () => {
-    const error = await expectConvertError(bad({ dtype: 'F32', shape: [2 ** 60, 2], data_offsets: [0, 8] }), 'CONVERT_BAD_SHAPE', /exceeds 2\^53 - 1/);
+    const error = await expectConvertError(
+      bad({ dtype: 'F32', shape: [2 ** 60, 2], data_offsets: [0, 8] }),
+      'CONVERT_BAD_SHAPE',
+      /exceeds 2\^53 - 1/,
+    );
     expect(error.message).not.toMatch(/not a non-negative integer/);
     await expectConvertError(bad({ dtype: 'F32', shape: [2 ** 40, 2 ** 40], data_offsets: [0, 8] }), 'CONVERT_BAD_SHAPE', /too many elements/);
     await expectConvertError(bad({ dtype: 'F32', shape: [-1], data_offsets: [0, 8] }), 'CONVERT_BAD_SHAPE', /not a non-negative integer/);
@@ -238,7 +273,11 @@ describe('safetensors offsets and sizes', () => {
 
 describe('legacy torch files', () => {
   it('refuses the pre-1.6 format as unreadable safely, without advising torch.load', async () => {
-    const error = await expectConvertError(openCheckpoint(fixturePath('torch', 'legacy.pt')), 'CONVERT_LEGACY_TORCH_FORMAT', /refused because it cannot be read safely/);
+    const error = await expectConvertError(
+      openCheckpoint(fixturePath('torch', 'legacy.pt')),
+      'CONVERT_LEGACY_TORCH_FORMAT',
+      /refused because it cannot be read safely/,
+    );
     expect(error.message).not.toMatch(/re-save|torch\.load/);
     expectOneLine(error);
   });
@@ -246,7 +285,10 @@ describe('legacy torch files', () => {
   it('refuses a bare pickle stream by content, whatever the extension', async () => {
     const bytes = readFileSync(fixturePath('torch', 'legacy.pt'));
     const out = tempDir();
-    await expectConvertError(convertCheckpoint(tempFile('weights.bin', bytes), join(out, 'a.gguf'), { family: 'vjepa2' }), 'CONVERT_LEGACY_TORCH_FORMAT');
+    await expectConvertError(
+      convertCheckpoint(tempFile('weights.bin', bytes), join(out, 'a.gguf'), { family: 'vjepa2' }),
+      'CONVERT_LEGACY_TORCH_FORMAT',
+    );
     expect(readdirSync(out)).toEqual([]);
   });
 });
@@ -262,7 +304,11 @@ describe('a torch tensor size too large to address', () => {
       expect([...bytes.subarray(112, 115)]).toEqual([0x4b, 1, 0x85]);
       pkl.data = Buffer.concat([bytes.subarray(0, 112), Buffer.from([0x8a, 9]), huge, Buffer.from([0x85]), bytes.subarray(115)]);
     });
-    const error = await expectConvertError(openCheckpoint(path), 'CONVERT_TENSOR_TOO_LARGE', /forged\.pt: archive\/data\.pkl: torch tensor: size \(9223372036854775808\) has element 0 = 9223372036854775808, past 2\^53 - 1/);
+    const error = await expectConvertError(
+      openCheckpoint(path),
+      'CONVERT_TENSOR_TOO_LARGE',
+      /forged\.pt: archive\/data\.pkl: torch tensor: size \(9223372036854775808\) has element 0 = 9223372036854775808, past 2\^53 - 1/,
+    );
     expect(error.message).not.toMatch(/not a/);
   });
 });

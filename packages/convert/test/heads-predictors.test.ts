@@ -32,12 +32,21 @@ function metaProbe(D: number, depth: number, classes: number, withXattnProj: boo
   const b = new Builder().add('module.pooler.query_tokens', [1, 1, D]);
   for (let i = 0; i < depth; i++) {
     const p = `module.pooler.blocks.${i}`;
-    b.norm(`${p}.norm1`, D).linear(`${p}.attn.qkv`, D, 3 * D).linear(`${p}.attn.proj`, D, D).norm(`${p}.norm2`, D)
-      .linear(`${p}.mlp.fc1`, D, 4 * D).linear(`${p}.mlp.fc2`, 4 * D, D);
+    b.norm(`${p}.norm1`, D)
+      .linear(`${p}.attn.qkv`, D, 3 * D)
+      .linear(`${p}.attn.proj`, D, D)
+      .norm(`${p}.norm2`, D)
+      .linear(`${p}.mlp.fc1`, D, 4 * D)
+      .linear(`${p}.mlp.fc2`, 4 * D, D);
   }
   const x = 'module.pooler.cross_attention_block';
-  b.norm(`${x}.norm1`, D).linear(`${x}.xattn.q`, D, D).linear(`${x}.xattn.kv`, D, 2 * D).norm(`${x}.norm2`, D)
-    .linear(`${x}.mlp.fc1`, D, 4 * D).linear(`${x}.mlp.fc2`, 4 * D, D).linear('module.linear', D, classes);
+  b.norm(`${x}.norm1`, D)
+    .linear(`${x}.xattn.q`, D, D)
+    .linear(`${x}.xattn.kv`, D, 2 * D)
+    .norm(`${x}.norm2`, D)
+    .linear(`${x}.mlp.fc1`, D, 4 * D)
+    .linear(`${x}.mlp.fc2`, 4 * D, D)
+    .linear('module.linear', D, classes);
   if (withXattnProj) b.linear(`${x}.xattn.proj`, D, D);
   return b;
 }
@@ -71,7 +80,11 @@ describe('Meta attentive probes', () => {
   it('refuses a probe on an image family', async () => {
     const dir = tempDir();
     writeSafetensors(join(dir, 'probe.safetensors'), metaProbe(48, 0, 2, false).tensors);
-    await expectConvertError(convertCheckpoint(join(REFERENCE, 'ijepa'), join(dir, 'x.gguf'), { probe: join(dir, 'probe.safetensors') }), 'CONVERT_BAD_OPTION', /ijepa/);
+    await expectConvertError(
+      convertCheckpoint(join(REFERENCE, 'ijepa'), join(dir, 'x.gguf'), { probe: join(dir, 'probe.safetensors') }),
+      'CONVERT_BAD_OPTION',
+      /ijepa/,
+    );
   });
 });
 
@@ -93,11 +106,23 @@ describe('HF V-JEPA 2 predictor and classifier', () => {
     const b = new Builder().linear('predictor.embeddings.predictor_embeddings', 160, Dp).add('predictor.embeddings.mask_tokens', [3, 1, 1, Dp]);
     for (let i = 0; i < 2; i++) {
       const p = `predictor.layer.${i}`;
-      b.norm(`${p}.norm1`, Dp).linear(`${p}.attention.query`, Dp, Dp).linear(`${p}.attention.key`, Dp, Dp).linear(`${p}.attention.value`, Dp, Dp)
-        .linear(`${p}.attention.proj`, Dp, Dp).norm(`${p}.norm2`, Dp).linear(`${p}.mlp.fc1`, Dp, 4 * Dp).linear(`${p}.mlp.fc2`, 4 * Dp, Dp);
+      b.norm(`${p}.norm1`, Dp)
+        .linear(`${p}.attention.query`, Dp, Dp)
+        .linear(`${p}.attention.key`, Dp, Dp)
+        .linear(`${p}.attention.value`, Dp, Dp)
+        .linear(`${p}.attention.proj`, Dp, Dp)
+        .norm(`${p}.norm2`, Dp)
+        .linear(`${p}.mlp.fc1`, Dp, 4 * Dp)
+        .linear(`${p}.mlp.fc2`, 4 * Dp, Dp);
     }
     b.norm('predictor.layernorm', Dp).linear('predictor.proj', Dp, 160);
-    const dir = await hfFolder(b, '', { pred_hidden_size: Dp, pred_num_hidden_layers: 2, pred_num_attention_heads: 2, pred_num_mask_tokens: 3, pred_mlp_ratio: 4 });
+    const dir = await hfFolder(b, '', {
+      pred_hidden_size: Dp,
+      pred_num_hidden_layers: 2,
+      pred_num_attention_heads: 2,
+      pred_num_mask_tokens: 3,
+      pred_mlp_ratio: 4,
+    });
     const out = join(tempDir(), 'p.gguf');
     await convertCheckpoint(dir, out);
     const spec = loadModelSpec(out);
@@ -110,11 +135,23 @@ describe('HF V-JEPA 2 predictor and classifier', () => {
     const D = 160;
     const b = new Builder().add('pooler.query_tokens', [1, 1, D]);
     const s = 'pooler.self_attention_layers.0';
-    b.norm(`${s}.layer_norm1`, D).linear(`${s}.self_attn.q_proj`, D, D).linear(`${s}.self_attn.k_proj`, D, D).linear(`${s}.self_attn.v_proj`, D, D)
-      .linear(`${s}.self_attn.out_proj`, D, D).norm(`${s}.layer_norm2`, D).linear(`${s}.mlp.fc1`, D, 4 * D).linear(`${s}.mlp.fc2`, 4 * D, D);
+    b.norm(`${s}.layer_norm1`, D)
+      .linear(`${s}.self_attn.q_proj`, D, D)
+      .linear(`${s}.self_attn.k_proj`, D, D)
+      .linear(`${s}.self_attn.v_proj`, D, D)
+      .linear(`${s}.self_attn.out_proj`, D, D)
+      .norm(`${s}.layer_norm2`, D)
+      .linear(`${s}.mlp.fc1`, D, 4 * D)
+      .linear(`${s}.mlp.fc2`, 4 * D, D);
     const x = 'pooler.cross_attention_layer';
-    b.norm(`${x}.layer_norm1`, D).linear(`${x}.cross_attn.q_proj`, D, D).linear(`${x}.cross_attn.k_proj`, D, D).linear(`${x}.cross_attn.v_proj`, D, D)
-      .norm(`${x}.layer_norm2`, D).linear(`${x}.mlp.fc1`, D, 4 * D).linear(`${x}.mlp.fc2`, 4 * D, D).linear('classifier', D, 3);
+    b.norm(`${x}.layer_norm1`, D)
+      .linear(`${x}.cross_attn.q_proj`, D, D)
+      .linear(`${x}.cross_attn.k_proj`, D, D)
+      .linear(`${x}.cross_attn.v_proj`, D, D)
+      .norm(`${x}.layer_norm2`, D)
+      .linear(`${x}.mlp.fc1`, D, 4 * D)
+      .linear(`${x}.mlp.fc2`, 4 * D, D)
+      .linear('classifier', D, 3);
     const dir = await hfFolder(b, 'vjepa2.', { num_pooler_layers: 1, id2label: { 0: 'push', 1: 'pull', 2: 'spin' } });
     const out = join(tempDir(), 'c.gguf');
     await convertCheckpoint(dir, out);
@@ -139,7 +176,10 @@ describe('Meta V-JEPA 2 / 2.1 predictors (test/data/make_meta_predictor_fixtures
     expect(spec.tensors.get('pred.mask_tokens')!.shape).toEqual([16, 3]);
     await loads(out);
     // without a head count the released default (12) is tried and refused by the schema for this tiny width
-    await expectConvertError(convertCheckpoint(join(data, 'meta-vjepa2-predictor.pt'), join(tempDir(), 'x.gguf'), { nHead: 2 }), 'CONVERT_BAD_CONFIG');
+    await expectConvertError(
+      convertCheckpoint(join(data, 'meta-vjepa2-predictor.pt'), join(tempDir(), 'x.gguf'), { nHead: 2 }),
+      'CONVERT_BAD_CONFIG',
+    );
   });
 
   it('V-JEPA 2.1: only with --pred-n-head; modality vectors and proj_context included', async () => {
@@ -150,7 +190,13 @@ describe('Meta V-JEPA 2 / 2.1 predictors (test/data/make_meta_predictor_fixtures
     const out = join(tempDir(), 'b.gguf');
     const s = await convertCheckpoint(src, out, { nHead: 2, predNHead: 2 });
     expect(s.sourceEntry).toBe('ema_encoder');
-    expect(loadModelSpec(out).pred).toMatchObject({ kind: 'masked', modalityVectors: true, projContext: true, outDim: 64, rope: { layout: 'interleaved' } });
+    expect(loadModelSpec(out).pred).toMatchObject({
+      kind: 'masked',
+      modalityVectors: true,
+      projContext: true,
+      outDim: 64,
+      rope: { layout: 'interleaved' },
+    });
     await loads(out);
   });
 });

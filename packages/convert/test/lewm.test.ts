@@ -33,14 +33,23 @@ describe('LeWM', () => {
   it('projector(CLS) with the folded BatchNorm equals the reference projected.npy', async () => {
     const t = await tensorsOf(join(REFERENCE, 'lewm', 'weights.pt'));
     const get = (n: string) => t.get(n)!.data;
-    const folded = foldBatchNorm(get('projector.net.0.weight'), get('projector.net.0.bias'), get('projector.net.1.weight'), get('projector.net.1.bias'), get('projector.net.1.running_mean'), get('projector.net.1.running_var'));
+    const folded = foldBatchNorm(
+      get('projector.net.0.weight'),
+      get('projector.net.0.bias'),
+      get('projector.net.1.weight'),
+      get('projector.net.1.bias'),
+      get('projector.net.1.running_mean'),
+      get('projector.net.1.running_var'),
+    );
     const hidden = linear(npy('lewm', 'pooled.npy').data, folded.weight, folded.bias).map((v) => 0.5 * v * (1 + erf(v / Math.SQRT2)));
     const projected = linear(Float32Array.from(hidden), get('projector.net.3.weight'), get('projector.net.3.bias'));
     const expected = npy('lewm', 'projected.npy').data;
     const worst = Math.max(...[...projected].map((v, i) => Math.abs(v - expected[i]!)));
     expect(worst).toBeLessThan(1e-5);
     // without the BatchNorm the same MLP is far off: the fold is doing the work
-    const plainHidden = linear(npy('lewm', 'pooled.npy').data, get('projector.net.0.weight'), get('projector.net.0.bias')).map((v) => 0.5 * v * (1 + erf(v / Math.SQRT2)));
+    const plainHidden = linear(npy('lewm', 'pooled.npy').data, get('projector.net.0.weight'), get('projector.net.0.bias')).map(
+      (v) => 0.5 * v * (1 + erf(v / Math.SQRT2)),
+    );
     const plain = linear(Float32Array.from(plainHidden), get('projector.net.3.weight'), get('projector.net.3.bias'));
     expect(Math.max(...[...plain].map((v, i) => Math.abs(v - expected[i]!)))).toBeGreaterThan(1e-2);
   });
@@ -79,8 +88,16 @@ describe('LeWM', () => {
     add('action_encoder.embed.0.bias', [40]);
     add('action_encoder.embed.2.weight', [D, 40]);
     add('action_encoder.embed.2.bias', [D]);
-    for (const [n, shape, offset] of [['net.0.weight', [hidden, D], 0], ['net.0.bias', [hidden], 0], ['net.1.weight', [hidden], 1], ['net.1.bias', [hidden], 0],
-      ['net.1.running_mean', [hidden], 0], ['net.1.running_var', [hidden], 1], ['net.3.weight', [D, hidden], 0], ['net.3.bias', [D], 0]] as const) {
+    for (const [n, shape, offset] of [
+      ['net.0.weight', [hidden, D], 0],
+      ['net.0.bias', [hidden], 0],
+      ['net.1.weight', [hidden], 1],
+      ['net.1.bias', [hidden], 0],
+      ['net.1.running_mean', [hidden], 0],
+      ['net.1.running_var', [hidden], 1],
+      ['net.3.weight', [D, hidden], 0],
+      ['net.3.bias', [D], 0],
+    ] as const) {
       add(`pred_proj.${n}`, [...shape], offset);
     }
     writeSafetensors(join(dir, 'model.safetensors'), tensors);
@@ -93,7 +110,17 @@ describe('LeWM', () => {
     expect(s.ignored).toEqual([]);
     const spec = loadModelSpec(out);
     expect(spec.family).toBe('lewm');
-    expect(spec.pred).toMatchObject({ kind: 'action', embedDim: D, nLayer: 2, nHead: 2, headDim: 16, nFrames: 3, actionDim: 10, actionHidden: 40, projHidden: hidden });
+    expect(spec.pred).toMatchObject({
+      kind: 'action',
+      embedDim: D,
+      nLayer: 2,
+      nHead: 2,
+      headDim: 16,
+      nFrames: 3,
+      actionDim: 10,
+      actionHidden: 40,
+      projHidden: hidden,
+    });
     const model = await Model.load(out, { threads: 2 });
     model.dispose();
   });

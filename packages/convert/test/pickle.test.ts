@@ -48,7 +48,11 @@ describe('unpickle refuses every global outside the whitelist, by name, before a
   });
 
   it('refuses every global under an empty whitelist, even OrderedDict', async () => {
-    await expectConvertError(() => unpickle(pickle('ccollections\nOrderedDict\n)R.'), { globals: buildWhitelist([]) }), 'PICKLE_FORBIDDEN_GLOBAL', /collections\.OrderedDict/);
+    await expectConvertError(
+      () => unpickle(pickle('ccollections\nOrderedDict\n)R.'), { globals: buildWhitelist([]) }),
+      'PICKLE_FORBIDDEN_GLOBAL',
+      /collections\.OrderedDict/,
+    );
   });
 
   it('refuses calling a whitelisted value that is not callable, or a non-global', async () => {
@@ -61,17 +65,65 @@ describe('unpickle plain data', () => {
   it('handles protocol-2 containers, ints, floats, strings, bytes and the memo', () => {
     const bytes = pickle(
       [0x80, 2],
-      '}q', [0], '(',
-      'X', u32(1), 'i', 'K', [7],
-      'X', u32(1), 'n', 'J', u32(-5 >>> 0),
-      'X', u32(1), 'm', 'M', [0x34, 0x12],
-      'X', u32(1), 'l', [0x8a, 9, 0, 0, 0, 0, 0, 0, 0, 0, 1],
-      'X', u32(1), 'g', [0x8a, 1, 0xff],
-      'X', u32(1), 'f', 'G', [0x3f, 0xf8, 0, 0, 0, 0, 0, 0],
-      'X', u32(1), 't', 'K', [1], 'K', [2], [0x86],
-      'X', u32(1), 'b', 'C', [2, 0xde, 0xad],
-      'X', u32(1), 'z', [0x88],
-      'X', u32(1), 'L', ']q', [1], '(', 'N', [0x89], 'h', [1], 'e',
+      '}q',
+      [0],
+      '(',
+      'X',
+      u32(1),
+      'i',
+      'K',
+      [7],
+      'X',
+      u32(1),
+      'n',
+      'J',
+      u32(-5 >>> 0),
+      'X',
+      u32(1),
+      'm',
+      'M',
+      [0x34, 0x12],
+      'X',
+      u32(1),
+      'l',
+      [0x8a, 9, 0, 0, 0, 0, 0, 0, 0, 0, 1],
+      'X',
+      u32(1),
+      'g',
+      [0x8a, 1, 0xff],
+      'X',
+      u32(1),
+      'f',
+      'G',
+      [0x3f, 0xf8, 0, 0, 0, 0, 0, 0],
+      'X',
+      u32(1),
+      't',
+      'K',
+      [1],
+      'K',
+      [2],
+      [0x86],
+      'X',
+      u32(1),
+      'b',
+      'C',
+      [2, 0xde, 0xad],
+      'X',
+      u32(1),
+      'z',
+      [0x88],
+      'X',
+      u32(1),
+      'L',
+      ']q',
+      [1],
+      '(',
+      'N',
+      [0x89],
+      'h',
+      [1],
+      'e',
       'u.',
     );
     const value = unpickle(bytes) as Map<PyValue, PyValue>;
@@ -92,7 +144,36 @@ describe('unpickle plain data', () => {
   });
 
   it('handles protocol-0 text opcodes', () => {
-    const bytes = pickle('(dp0\n', 'Va\n', 'I42\n', 's', 'Vb\n', 'F-0.25\n', 's', 'Vc\n', 'L123456789012345678901L\n', 's', 'Vd\n', 'I01\n', 's', 'Ve\n', 'g0\n', 's', 'Vf\n', '(I1\nI2\nl', 's', 'Vg\n', '(I1\nt', 's', 'Vh\n', 'Vcaf\\u00e9 \\U0001f600\n', 's', 'Vi\n', "S'a\\'b\\x41\\n'\n", 's.');
+    const bytes = pickle(
+      '(dp0\n',
+      'Va\n',
+      'I42\n',
+      's',
+      'Vb\n',
+      'F-0.25\n',
+      's',
+      'Vc\n',
+      'L123456789012345678901L\n',
+      's',
+      'Vd\n',
+      'I01\n',
+      's',
+      'Ve\n',
+      'g0\n',
+      's',
+      'Vf\n',
+      '(I1\nI2\nl',
+      's',
+      'Vg\n',
+      '(I1\nt',
+      's',
+      'Vh\n',
+      'Vcaf\\u00e9 \\U0001f600\n',
+      's',
+      'Vi\n',
+      "S'a\\'b\\x41\\n'\n",
+      's.',
+    );
     const value = unpickle(bytes) as Map<PyValue, PyValue>;
     expect(value.get('a')).toBe(42);
     expect(value.get('b')).toBe(-0.25);
@@ -115,7 +196,23 @@ describe('unpickle plain data', () => {
   });
 
   it('rebuilds an argparse.Namespace config through copyreg._reconstructor', () => {
-    const bytes = pickle([0x80, 2], 'ccopyreg\n_reconstructor\n', 'cargparse\nNamespace\n', 'cbuiltins\nobject\n', 'N', [0x87], 'R', '}', 'X', u32(2), 'lr', 'G', [0x3f, 0x50, 0x62, 0x4d, 0xd2, 0xf1, 0xa9, 0xfc], 's', 'b.');
+    const bytes = pickle(
+      [0x80, 2],
+      'ccopyreg\n_reconstructor\n',
+      'cargparse\nNamespace\n',
+      'cbuiltins\nobject\n',
+      'N',
+      [0x87],
+      'R',
+      '}',
+      'X',
+      u32(2),
+      'lr',
+      'G',
+      [0x3f, 0x50, 0x62, 0x4d, 0xd2, 0xf1, 0xa9, 0xfc],
+      's',
+      'b.',
+    );
     const value = unpickle(bytes);
     expect(value).toBeInstanceOf(PyObject);
     expect((value as PyObject).className).toBe('argparse.Namespace');

@@ -50,11 +50,19 @@ describe('safetensors files', () => {
   });
 
   it('refuses a truncated file', async () => {
-    await expectConvertError(openCheckpoint(fixturePath('safetensors', 'truncated.safetensors')), 'SAFETENSORS_OFFSETS_OUT_OF_DATA', /past the data section \(\d+ bytes\)/);
+    await expectConvertError(
+      openCheckpoint(fixturePath('safetensors', 'truncated.safetensors')),
+      'SAFETENSORS_OFFSETS_OUT_OF_DATA',
+      /past the data section \(\d+ bytes\)/,
+    );
   });
 
   it('refuses a header whose offsets point past the data', async () => {
-    await expectConvertError(openCheckpoint(fixturePath('safetensors', 'offsets-beyond-data.safetensors')), 'SAFETENSORS_OFFSETS_OUT_OF_DATA', /\[10000, 10003\]/);
+    await expectConvertError(
+      openCheckpoint(fixturePath('safetensors', 'offsets-beyond-data.safetensors')),
+      'SAFETENSORS_OFFSETS_OUT_OF_DATA',
+      /\[10000, 10003\]/,
+    );
   });
 
   it('refuses a header whose tensors overlap', async () => {
@@ -66,7 +74,9 @@ describe('readSafetensorsHeader on hostile input', () => {
   const f32x2 = new Uint8Array(8);
 
   it('parses a well-formed header', () => {
-    const header = readSafetensorsHeader(safetensorsBytes({ __metadata__: { a: 'b' }, w: { dtype: 'F32', shape: [2], data_offsets: [0, 8] } }, f32x2));
+    const header = readSafetensorsHeader(
+      safetensorsBytes({ __metadata__: { a: 'b' }, w: { dtype: 'F32', shape: [2], data_offsets: [0, 8] } }, f32x2),
+    );
     expect(header.metadata).toEqual({ a: 'b' });
     expect(header.entries).toEqual([{ name: 'w', dtype: 'f32', shape: [2], begin: 0, end: 8 }]);
     expect(header.dataSize).toBe(8);
@@ -99,14 +109,32 @@ describe('readSafetensorsHeader on hostile input', () => {
   });
 
   it('refuses unknown and undecoded dtypes by name', async () => {
-    await expectConvertError(() => readSafetensorsHeader(safetensorsBytes({ w: { dtype: 'F12', shape: [2], data_offsets: [0, 8] } }, f32x2)), 'CONVERT_UNKNOWN_DTYPE', /F12/);
-    await expectConvertError(() => readSafetensorsHeader(safetensorsBytes({ w: { dtype: 'F8_E4M3', shape: [8], data_offsets: [0, 8] } }, f32x2)), 'CONVERT_UNSUPPORTED_DTYPE', /F8_E4M3/);
-    await expectConvertError(() => readSafetensorsHeader(safetensorsBytes({ w: { dtype: '__proto__', shape: [8], data_offsets: [0, 8] } }, f32x2)), 'CONVERT_UNKNOWN_DTYPE');
+    await expectConvertError(
+      () => readSafetensorsHeader(safetensorsBytes({ w: { dtype: 'F12', shape: [2], data_offsets: [0, 8] } }, f32x2)),
+      'CONVERT_UNKNOWN_DTYPE',
+      /F12/,
+    );
+    await expectConvertError(
+      () => readSafetensorsHeader(safetensorsBytes({ w: { dtype: 'F8_E4M3', shape: [8], data_offsets: [0, 8] } }, f32x2)),
+      'CONVERT_UNSUPPORTED_DTYPE',
+      /F8_E4M3/,
+    );
+    await expectConvertError(
+      () => readSafetensorsHeader(safetensorsBytes({ w: { dtype: '__proto__', shape: [8], data_offsets: [0, 8] } }, f32x2)),
+      'CONVERT_UNKNOWN_DTYPE',
+    );
   });
 
   it('refuses a shape whose size disagrees with the byte range', async () => {
-    await expectConvertError(() => readSafetensorsHeader(safetensorsBytes({ w: { dtype: 'F32', shape: [3], data_offsets: [0, 8] } }, f32x2)), 'SAFETENSORS_SIZE_MISMATCH', /12 bytes/);
-    await expectConvertError(() => readSafetensorsHeader(safetensorsBytes({ w: { dtype: 'F16', shape: [2], data_offsets: [0, 8] } }, f32x2)), 'SAFETENSORS_SIZE_MISMATCH');
+    await expectConvertError(
+      () => readSafetensorsHeader(safetensorsBytes({ w: { dtype: 'F32', shape: [3], data_offsets: [0, 8] } }, f32x2)),
+      'SAFETENSORS_SIZE_MISMATCH',
+      /12 bytes/,
+    );
+    await expectConvertError(
+      () => readSafetensorsHeader(safetensorsBytes({ w: { dtype: 'F16', shape: [2], data_offsets: [0, 8] } }, f32x2)),
+      'SAFETENSORS_SIZE_MISMATCH',
+    );
   });
 
   it('refuses bad shapes and offsets', async () => {
@@ -165,14 +193,24 @@ describe('sharded safetensors on hostile input', () => {
   }
 
   it('refuses a shard path that leaves the folder', async () => {
-    await expectConvertError(openCheckpoint(shardedFolder({ 'layernorm.weight': '../b.safetensors' })), 'SAFETENSORS_BAD_INDEX', /\.\.\/b\.safetensors/);
+    await expectConvertError(
+      openCheckpoint(shardedFolder({ 'layernorm.weight': '../b.safetensors' })),
+      'SAFETENSORS_BAD_INDEX',
+      /\.\.\/b\.safetensors/,
+    );
     await expectConvertError(openCheckpoint(shardedFolder({ 'layernorm.weight': '/etc/passwd' })), 'SAFETENSORS_BAD_INDEX');
   });
 
   it('refuses an index that disagrees with its shards', async () => {
-    await expectConvertError(openCheckpoint(shardedFolder({ 'layernorm.weight': 'b.safetensors' })), 'SAFETENSORS_SHARD_MISMATCH', /not in the index/);
     await expectConvertError(
-      openCheckpoint(shardedFolder({ 'layernorm.weight': 'b.safetensors', 'encoder.layer.1.attention.query.weight': 'b.safetensors', ghost: 'b.safetensors' })),
+      openCheckpoint(shardedFolder({ 'layernorm.weight': 'b.safetensors' })),
+      'SAFETENSORS_SHARD_MISMATCH',
+      /not in the index/,
+    );
+    await expectConvertError(
+      openCheckpoint(
+        shardedFolder({ 'layernorm.weight': 'b.safetensors', 'encoder.layer.1.attention.query.weight': 'b.safetensors', ghost: 'b.safetensors' }),
+      ),
       'SAFETENSORS_SHARD_MISMATCH',
       /ghost/,
     );

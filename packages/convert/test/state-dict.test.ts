@@ -56,7 +56,11 @@ describe('state-dict discovery', () => {
 
   it('names the available keys when none of the preferred ones holds tensors', async () => {
     await withCheckpoint('nested.pt', async ({ root }) => {
-      await expectConvertError(() => selectStateDict(root, ['model', 'state_dict', 'epoch']), 'STATE_DICT_NOT_FOUND', /encoder, predictor, target_encoder, opt/);
+      await expectConvertError(
+        () => selectStateDict(root, ['model', 'state_dict', 'epoch']),
+        'STATE_DICT_NOT_FOUND',
+        /encoder, predictor, target_encoder, opt/,
+      );
     });
   });
 

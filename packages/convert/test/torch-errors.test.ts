@@ -11,7 +11,13 @@ function fixtureBytes(name: string): Uint8Array {
 function localHeaderOf(bytes: Uint8Array, name: string): number {
   const needle = Buffer.from(name);
   for (let i = 0; i + 30 + needle.length <= bytes.length; i++) {
-    if (bytes[i] === 0x50 && bytes[i + 1] === 0x4b && bytes[i + 2] === 3 && bytes[i + 3] === 4 && Buffer.from(bytes.subarray(i + 30, i + 30 + needle.length)).equals(needle)) {
+    if (
+      bytes[i] === 0x50 &&
+      bytes[i + 1] === 0x4b &&
+      bytes[i + 2] === 3 &&
+      bytes[i + 3] === 4 &&
+      Buffer.from(bytes.subarray(i + 30, i + 30 + needle.length)).equals(needle)
+    ) {
       const nameLength = bytes[i + 26] | (bytes[i + 27] << 8);
       if (nameLength === needle.length) return i;
     }
@@ -37,7 +43,11 @@ describe('torch checkpoints that must be refused', () => {
   });
 
   it('refuses a tensor view that reaches past its storage', async () => {
-    await expectConvertError(openCheckpoint(fixturePath('torch', 'tensor-out-of-storage.pt')), 'TORCH_TENSOR_OUT_OF_STORAGE', /element 3 of storage 0, which has 2/);
+    await expectConvertError(
+      openCheckpoint(fixturePath('torch', 'tensor-out-of-storage.pt')),
+      'TORCH_TENSOR_OUT_OF_STORAGE',
+      /element 3 of storage 0, which has 2/,
+    );
   });
 
   it('refuses a storage whose record size disagrees with its element count', async () => {

@@ -5,7 +5,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseNpyHeader, readNpy } from '@jepa/preprocess';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CorpusError, EmbeddingWriter, indexPathOf, partialPathOf, readIndex, type CorpusItem, type CorpusRecord, type OutputFormat } from '../src/index.js';
+import {
+  CorpusError,
+  EmbeddingWriter,
+  indexPathOf,
+  partialPathOf,
+  readIndex,
+  type CorpusItem,
+  type CorpusRecord,
+  type OutputFormat,
+} from '../src/index.js';
 
 const root = mkdtempSync(join(tmpdir(), 'jepa-corpus-writer-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -38,9 +47,7 @@ function valuesOf(i: number, dim = DIM): Float32Array {
 
 /** Records for items; inputs listed in `failing` fail with a message naming them. */
 function recordsOf(items: readonly CorpusItem[], failing: ReadonlySet<number> = new Set(), dim = DIM): CorpusRecord[] {
-  return items.map((item, i) =>
-    failing.has(i) ? { item, error: `cannot decode input ${i}` } : { item, values: valuesOf(i, dim), shape: [dim] },
-  );
+  return items.map((item, i) => (failing.has(i) ? { item, error: `cannot decode input ${i}` } : { item, values: valuesOf(i, dim), shape: [dim] }));
 }
 
 function batches<T>(list: readonly T[], sizes: readonly number[]): T[][] {
@@ -74,23 +81,30 @@ const bytes = (path: string) => readFileSync(path);
 function expectedJsonl(records: readonly CorpusRecord[]): string {
   return records
     .filter((r) => !('error' in r))
-    .map((r) => `${JSON.stringify({ input: r.item.label, shape: (r as { shape: number[] }).shape, embedding: Array.from((r as { values: Float32Array }).values) })}\n`)
+    .map(
+      (r) =>
+        `${JSON.stringify({ input: r.item.label, shape: (r as { shape: number[] }).shape, embedding: Array.from((r as { values: Float32Array }).values) })}\n`,
+    )
     .join('');
 }
 
 function expectedJson(records: readonly CorpusRecord[]): string {
   const parts = records
     .filter((r) => !('error' in r))
-    .map((r) => JSON.stringify({ input: r.item.label, shape: (r as { shape: number[] }).shape, embedding: Array.from((r as { values: Float32Array }).values) }));
+    .map((r) =>
+      JSON.stringify({ input: r.item.label, shape: (r as { shape: number[] }).shape, embedding: Array.from((r as { values: Float32Array }).values) }),
+    );
   return `[${parts.join(',')}]\n`;
 }
 
 function expectedNpyData(records: readonly CorpusRecord[]): Buffer {
   return Buffer.concat(
-    records.filter((r) => !('error' in r)).map((r) => {
-      const v = (r as { values: Float32Array }).values;
-      return Buffer.from(v.buffer, v.byteOffset, v.byteLength);
-    }),
+    records
+      .filter((r) => !('error' in r))
+      .map((r) => {
+        const v = (r as { values: Float32Array }).values;
+        return Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+      }),
   );
 }
 
@@ -175,7 +189,16 @@ describe('EmbeddingWriter: the bytes of an uninterrupted run', () => {
     const items = makeItems(dir, 1);
     const out = outputIn(dir, 'json');
     writeAll(out, items, [{ item: items[0]!, values: Float32Array.from([1, 2, 3, 4, 5, 6]), shape: [2, 3] }]);
-    expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual([{ input: items[0]!.label, shape: [2, 3], embedding: [[1, 2, 3], [4, 5, 6]] }]);
+    expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual([
+      {
+        input: items[0]!.label,
+        shape: [2, 3],
+        embedding: [
+          [1, 2, 3],
+          [4, 5, 6],
+        ],
+      },
+    ]);
   });
 
   it('.jsonl: a record per line, written in place (no .partial)', () => {
@@ -301,10 +324,14 @@ describe('EmbeddingWriter: the bytes of an uninterrupted run', () => {
     const dir2 = newDir();
     const items2 = makeItems(dir2, 2);
     const w2 = EmbeddingWriter.open(outputIn(dir2, 'npy'), items2);
-    expect(corpusError(() => w2.write([
-      { item: items2[0]!, values: valuesOf(0, 4), shape: [4] },
-      { item: items2[1]!, values: valuesOf(1, 5), shape: [5] },
-    ])).code).toBe('npy_shape');
+    expect(
+      corpusError(() =>
+        w2.write([
+          { item: items2[0]!, values: valuesOf(0, 4), shape: [4] },
+          { item: items2[1]!, values: valuesOf(1, 5), shape: [5] },
+        ]),
+      ).code,
+    ).toBe('npy_shape');
     w2.close();
   });
 
@@ -332,7 +359,12 @@ describe('EmbeddingWriter --resume', () => {
     // The reference itself is checked against bytes computed without the writer.
     if (format === 'jsonl') expect(readFileSync(ref, 'utf8')).toBe(expectedJsonl(records));
     if (format === 'json') expect(readFileSync(ref, 'utf8')).toBe(expectedJson(records));
-    if (format === 'npy') expect(bytes(ref).subarray(parseNpyHeader(bytes(ref)).dataStart).equals(expectedNpyData(records))).toBe(true);
+    if (format === 'npy')
+      expect(
+        bytes(ref)
+          .subarray(parseNpyHeader(bytes(ref)).dataStart)
+          .equals(expectedNpyData(records)),
+      ).toBe(true);
     return { data: bytes(ref), index: bytes(indexPathOf(ref)) };
   }
 
@@ -352,29 +384,32 @@ describe('EmbeddingWriter --resume', () => {
     return done;
   }
 
-  it.each(FORMATS)('.%s: after a torn write (garbage data bytes, half an index line) the result is byte-identical to an uninterrupted run', (format) => {
-    const dir = newDir();
-    const items = makeItems(dir, 11);
-    const records = recordsOf(items, new Set([2, 7]));
-    const ref = reference(dir, format, items, records);
+  it.each(FORMATS)(
+    '.%s: after a torn write (garbage data bytes, half an index line) the result is byte-identical to an uninterrupted run',
+    (format) => {
+      const dir = newDir();
+      const items = makeItems(dir, 11);
+      const records = recordsOf(items, new Set([2, 7]));
+      const ref = reference(dir, format, items, records);
 
-    const out = outputIn(dir, format);
-    interrupted(out, items, records, 3); // inputs 0-5 written and indexed
-    const data = format === 'jsonl' ? out : partialPathOf(out);
-    // a torn batch: some of its data and part of its first index line
-    appendFileSync(data, Buffer.from('{"input":"torn\u0000\u00ff garbage', 'latin1'));
-    const nextLine = ref.index.toString('utf8').split('\n')[6]!;
-    appendFileSync(indexPathOf(out), nextLine.slice(0, Math.floor(nextLine.length / 2)));
-    // negative control: the torn state is not already the reference
-    expect(bytes(data).equals(ref.data)).toBe(false);
-    expect(readIndex(indexPathOf(out))!.entries).toHaveLength(6);
+      const out = outputIn(dir, format);
+      interrupted(out, items, records, 3); // inputs 0-5 written and indexed
+      const data = format === 'jsonl' ? out : partialPathOf(out);
+      // a torn batch: some of its data and part of its first index line
+      appendFileSync(data, Buffer.from('{"input":"torn\u0000\u00ff garbage', 'latin1'));
+      const nextLine = ref.index.toString('utf8').split('\n')[6]!;
+      appendFileSync(indexPathOf(out), nextLine.slice(0, Math.floor(nextLine.length / 2)));
+      // negative control: the torn state is not already the reference
+      expect(bytes(data).equals(ref.data)).toBe(false);
+      expect(readIndex(indexPathOf(out))!.entries).toHaveLength(6);
 
-    const done = resumeRest(out, items, records);
-    expect(done).toBe(6);
-    expect(existsSync(partialPathOf(out))).toBe(false);
-    expect(bytes(out).equals(ref.data)).toBe(true);
-    expect(bytes(indexPathOf(out)).toString('utf8')).toBe(ref.index.toString('utf8'));
-  });
+      const done = resumeRest(out, items, records);
+      expect(done).toBe(6);
+      expect(existsSync(partialPathOf(out))).toBe(false);
+      expect(bytes(out).equals(ref.data)).toBe(true);
+      expect(bytes(indexPathOf(out)).toString('utf8')).toBe(ref.index.toString('utf8'));
+    },
+  );
 
   it.each(FORMATS)('.%s: index lines whose data is missing (data shorter than the index says) are redone', (format) => {
     const dir = newDir();
@@ -454,7 +489,7 @@ describe('EmbeddingWriter --resume', () => {
     expect(bytes(indexPathOf(out)).equals(before.index)).toBe(true);
   });
 
-  it('the resumed writer counts the earlier run\'s rows and failures', () => {
+  it("the resumed writer counts the earlier run's rows and failures", () => {
     const dir = newDir();
     const items = makeItems(dir, 6);
     const records = recordsOf(items, new Set([1]));
@@ -500,7 +535,9 @@ describe('EmbeddingWriter --resume', () => {
     it('the same inputs in another order', () => {
       const { items, out } = indexedRun('jsonl');
       const swapped = [items[1]!, items[0]!, ...items.slice(2)];
-      expect(corpusError(() => EmbeddingWriter.open(out, swapped, { resume: true })).message).toMatch(/^--resume: input 1 was .*in-000\.img in .* but is .*in-001\.img now/);
+      expect(corpusError(() => EmbeddingWriter.open(out, swapped, { resume: true })).message).toMatch(
+        /^--resume: input 1 was .*in-000\.img in .* but is .*in-001\.img now/,
+      );
     });
 
     it('fewer inputs than the output holds', () => {

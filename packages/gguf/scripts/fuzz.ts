@@ -33,8 +33,10 @@ const stats = runFuzz({
   },
 });
 const secs = (performance.now() - t0) / 1000;
-console.log(`fuzz:gguf seed ${seed}: ${stats.inputs} inputs in ${secs.toFixed(1)} s (${(stats.inputs / secs).toFixed(0)}/s), ` +
-  `${stats.loaded} loaded, ${stats.inputs - stats.loaded - stats.findings.filter((f) => f.kind === 'crash').length} refused, ` +
-  `${stats.findings.length} findings, slowest input ${stats.maxInputMs.toFixed(1)} ms`);
+console.log(
+  `fuzz:gguf seed ${seed}: ${stats.inputs} inputs in ${secs.toFixed(1)} s (${(stats.inputs / secs).toFixed(0)}/s), ` +
+    `${stats.loaded} loaded, ${stats.inputs - stats.loaded - stats.findings.filter((f) => f.kind === 'crash').length} refused, ` +
+    `${stats.findings.length} findings, slowest input ${stats.maxInputMs.toFixed(1)} ms`,
+);
 console.log('refusals by code:', JSON.stringify(stats.refused));
 process.exitCode = stats.findings.length > 0 ? 1 : 0;

@@ -22,11 +22,7 @@ export function jsonValue(v: GgufValue): unknown {
 }
 
 const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
-const files: [string, Uint8Array][] = [
-  ['all-types.gguf', allTypesFile(true)],
-  ['c-reader-all-types.gguf', allTypesFile(false)],
-  ...forgedFixtures(),
-];
+const files: [string, Uint8Array][] = [['all-types.gguf', allTypesFile(true)], ['c-reader-all-types.gguf', allTypesFile(false)], ...forgedFixtures()];
 const manifest: Record<string, unknown> = {};
 for (const [name, bytes] of files) {
   writeFileSync(join(out, name), bytes);
@@ -38,8 +34,17 @@ for (const [name, bytes] of files) {
     // ggml's C reader has no arrays of arrays: it must refuse a file that has one and load every other.
     cReaderAccepts: ![...h.metadata.values()].some((v) => v.type === 'array' && v.itemType === 'array'),
     dataOffset: h.dataOffset,
-    metadata: Object.fromEntries([...h.metadata].map(([k, v]) => [k, { type: v.type === 'array' ? `array:${v.itemType}` : v.type, value: jsonValue(v) }])),
-    tensors: h.tensors.map((t) => ({ name: t.name, type: t.type, shape: t.shape, offset: t.offset, nbytes: t.nbytes, sha256: sha256(bytes.subarray(t.offset, t.offset + t.nbytes)) })),
+    metadata: Object.fromEntries(
+      [...h.metadata].map(([k, v]) => [k, { type: v.type === 'array' ? `array:${v.itemType}` : v.type, value: jsonValue(v) }]),
+    ),
+    tensors: h.tensors.map((t) => ({
+      name: t.name,
+      type: t.type,
+      shape: t.shape,
+      offset: t.offset,
+      nbytes: t.nbytes,
+      sha256: sha256(bytes.subarray(t.offset, t.offset + t.nbytes)),
+    })),
   };
 }
 writeFileSync(join(out, 'manifest.json'), `${JSON.stringify(manifest, null, 1)}\n`);

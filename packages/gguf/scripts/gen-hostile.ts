@@ -23,6 +23,11 @@ for (const c of HOSTILE_CASES) {
   const file = join(out, `${c.name}.gguf`);
   const size = writeParts(file, c.build(opts.scale as Scale));
   const expect = c.expect === 'loads' ? 'loads' : `${c.expect.code} ${c.expect.message.source}`;
-  const env = opts.scale === 'test' && c.testEnv ? ` (env ${Object.entries(c.testEnv).map(([k, v]) => `${k}=${v}`).join(' ')})` : '';
+  const env =
+    opts.scale === 'test' && c.testEnv
+      ? ` (env ${Object.entries(c.testEnv)
+          .map(([k, v]) => `${k}=${v}`)
+          .join(' ')})`
+      : '';
   console.log(`${file}\t${size} bytes\t${expect}${env}`);
 }

@@ -59,7 +59,7 @@ export function writeParts(path: string, parts: readonly Part[]): number {
   const fd = openSync(path, 'w');
   try {
     const put = (b: Uint8Array) => {
-      for (let done = 0; done < b.byteLength;) done += writeSync(fd, b, done, b.byteLength - done);
+      for (let done = 0; done < b.byteLength; ) done += writeSync(fd, b, done, b.byteLength - done);
     };
     for (const p of parts) {
       if (p instanceof Uint8Array) put(p);
@@ -82,7 +82,11 @@ function run(item: Uint8Array, count: number, per = 1 << 20): Part[] {
 }
 
 /** The bytes of a metadata entry's key and type tag, plus an array's item tag and count or a string's length. */
-function entryHead(key: string, type: keyof typeof GGUF_VALUE_TAGS, opts: { itemType?: keyof typeof GGUF_VALUE_TAGS; count?: number; byteLength?: number }): Uint8Array {
+function entryHead(
+  key: string,
+  type: keyof typeof GGUF_VALUE_TAGS,
+  opts: { itemType?: keyof typeof GGUF_VALUE_TAGS; count?: number; byteLength?: number },
+): Uint8Array {
   const b = new ByteBuilder();
   b.string(key);
   b.u32(GGUF_VALUE_TAGS[type]);
@@ -166,7 +170,8 @@ const big = (scale: Scale, real: number, test: number) => (scale === 'real' ? re
 export const HOSTILE_CASES: readonly HostileCase[] = [
   {
     name: 'n-frames-65536',
-    finding: 'an honest vjepa file with jepa.enc.n_frames 65536 and crop 128: the 12 GiB clip buffer was allocated before any check ("Array buffer allocation failed")',
+    finding:
+      'an honest vjepa file with jepa.enc.n_frames 65536 and crop 128: the 12 GiB clip buffer was allocated before any check ("Array buffer allocation failed")',
     giant: true,
     build: (scale) => {
       const frames = big(scale, 65536, 64);
@@ -181,7 +186,11 @@ export const HOSTILE_CASES: readonly HostileCase[] = [
       return [f.bytes];
     },
     testEnv: { JEPA_MAX_INPUT_MIB: '1' },
-    expect: { code: 'JEPA_BUDGET', message: /^jepa\.enc\.n_frames \d+ × jepa\.pre\.crop \d+² × 3 channels needs a [\d.]+ [GM]iB float32 input tensor per item; the limit is JEPA_MAX_INPUT_MIB=\d+ \(set it higher to allow\)$/ },
+    expect: {
+      code: 'JEPA_BUDGET',
+      message:
+        /^jepa\.enc\.n_frames \d+ × jepa\.pre\.crop \d+² × 3 channels needs a [\d.]+ [GM]iB float32 input tensor per item; the limit is JEPA_MAX_INPUT_MIB=\d+ \(set it higher to allow\)$/,
+    },
     expectPlain: { code: 'JEPA_BUDGET', message: /JEPA_MAX_INPUT_MIB/ },
   },
   {
@@ -192,7 +201,10 @@ export const HOSTILE_CASES: readonly HostileCase[] = [
       const count = big(scale, 150_000_000, 100_000);
       return withEntry('hfvit', {}, 'jepa.pre.mean', [entryHead('jepa.pre.mean', 'array', { itemType: 'f32', count }), ...run(f32Bytes(0.5), count)]);
     },
-    expect: { code: 'JEPA_RANGE', message: /^metadata key 'jepa\.pre\.mean' has \d+ items; the limit is 1024 \(one per channel, and jepa\.enc\.in_chans is at most 1024\)$/ },
+    expect: {
+      code: 'JEPA_RANGE',
+      message: /^metadata key 'jepa\.pre\.mean' has \d+ items; the limit is 1024 \(one per channel, and jepa\.enc\.in_chans is at most 1024\)$/,
+    },
     expectPlain: { code: 'JEPA_RANGE', message: /'jepa\.pre\.mean' has 100000 items; the limit is 1024/ },
   },
   {
@@ -201,11 +213,20 @@ export const HOSTILE_CASES: readonly HostileCase[] = [
     giant: true,
     build: (scale) => {
       const count = big(scale, 140_000_000, 100_000);
-      return withEntry('vjepa2', {}, 'jepa.head.labels', [entryHead('jepa.head.labels', 'array', { itemType: 'string', count }), ...run(emptyString, count)]);
+      return withEntry('vjepa2', {}, 'jepa.head.labels', [
+        entryHead('jepa.head.labels', 'array', { itemType: 'string', count }),
+        ...run(emptyString, count),
+      ]);
     },
-    expect: { code: 'JEPA_BUDGET', message: /^metadata key 'jepa\.head\.labels' has \d+ items; the limit is 65536 \(JEPA_MAX_LABELS=65536; set it higher to allow\)$/ },
+    expect: {
+      code: 'JEPA_BUDGET',
+      message: /^metadata key 'jepa\.head\.labels' has \d+ items; the limit is 65536 \(JEPA_MAX_LABELS=65536; set it higher to allow\)$/,
+    },
     testEnv: { JEPA_MAX_META_ITEMS: '50000' },
-    expectPlain: { code: 'GGUF_ARRAY_TOO_LONG', message: /array 'jepa\.head\.labels' of 100000 string items .*JEPA_MAX_META_ITEMS=50000 \(set it higher to allow\)/ },
+    expectPlain: {
+      code: 'GGUF_ARRAY_TOO_LONG',
+      message: /array 'jepa\.head\.labels' of 100000 string items .*JEPA_MAX_META_ITEMS=50000 \(set it higher to allow\)/,
+    },
   },
   {
     name: 'unknown-jepa-strings-140M',
@@ -213,33 +234,50 @@ export const HOSTILE_CASES: readonly HostileCase[] = [
     giant: true,
     build: (scale) => {
       const count = big(scale, 140_000_000, 200_000);
-      return withEntry('ijepa', {}, 'jepa.hostile.strings', [entryHead('jepa.hostile.strings', 'array', { itemType: 'string', count }), ...run(emptyString, count)]);
+      return withEntry('ijepa', {}, 'jepa.hostile.strings', [
+        entryHead('jepa.hostile.strings', 'array', { itemType: 'string', count }),
+        ...run(emptyString, count),
+      ]);
     },
     testEnv: { JEPA_MAX_META_ITEMS: '50000' },
-    expect: { code: 'JEPA_KEY_UNKNOWN', message: /^metadata key 'jepa\.hostile\.strings' is not part of jepa schema v1 \(an array of \d+ string items, refused without walking it\)$/ },
+    expect: {
+      code: 'JEPA_KEY_UNKNOWN',
+      message: /^metadata key 'jepa\.hostile\.strings' is not part of jepa schema v1 \(an array of \d+ string items, refused without walking it\)$/,
+    },
     expectPlain: { code: 'GGUF_ARRAY_TOO_LONG', message: /JEPA_MAX_META_ITEMS=50000/ },
   },
   {
     name: 'unknown-jepa-strings-60k',
-    finding: 'control: an unknown jepa.* key cheap to walk is skipped and refused in the schema\'s order',
+    finding: "control: an unknown jepa.* key cheap to walk is skipped and refused in the schema's order",
     giant: false,
     build: () => {
       const count = 60_000;
-      return withEntry('ijepa', {}, 'jepa.hostile.strings', [entryHead('jepa.hostile.strings', 'array', { itemType: 'string', count }), ...run(emptyString, count)]);
+      return withEntry('ijepa', {}, 'jepa.hostile.strings', [
+        entryHead('jepa.hostile.strings', 'array', { itemType: 'string', count }),
+        ...run(emptyString, count),
+      ]);
     },
     expect: { code: 'JEPA_KEY_UNKNOWN', message: /^metadata key 'jepa\.hostile\.strings' is not part of jepa schema v1$/ },
     expectPlain: { code: 'JEPA_KEY_UNKNOWN', message: /^metadata key 'jepa\.hostile\.strings' is not part of jepa schema v1$/ },
   },
   {
     name: 'foreign-strings-140M',
-    finding: 'the same strings under a key outside jepa.* (which the schema ignores): walking 140 M inline lengths costs seconds, so the count is refused against JEPA_MAX_META_ITEMS',
+    finding:
+      'the same strings under a key outside jepa.* (which the schema ignores): walking 140 M inline lengths costs seconds, so the count is refused against JEPA_MAX_META_ITEMS',
     giant: true,
     build: (scale) => {
       const count = big(scale, 140_000_000, 200_000);
-      return withEntry('ijepa', {}, 'hostile.strings', [entryHead('hostile.strings', 'array', { itemType: 'string', count }), ...run(emptyString, count)]);
+      return withEntry('ijepa', {}, 'hostile.strings', [
+        entryHead('hostile.strings', 'array', { itemType: 'string', count }),
+        ...run(emptyString, count),
+      ]);
     },
     testEnv: { JEPA_MAX_META_ITEMS: '50000' },
-    expect: { code: 'GGUF_ARRAY_TOO_LONG', message: /^array 'hostile\.strings' of \d+ string items brings the metadata to \d+ string\/bool\/array items; the limit is JEPA_MAX_META_ITEMS=\d+ \(set it higher to allow\)$/ },
+    expect: {
+      code: 'GGUF_ARRAY_TOO_LONG',
+      message:
+        /^array 'hostile\.strings' of \d+ string items brings the metadata to \d+ string\/bool\/array items; the limit is JEPA_MAX_META_ITEMS=\d+ \(set it higher to allow\)$/,
+    },
     expectPlain: { code: 'GGUF_ARRAY_TOO_LONG', message: /JEPA_MAX_META_ITEMS=50000/ },
   },
   {
@@ -248,7 +286,10 @@ export const HOSTILE_CASES: readonly HostileCase[] = [
     giant: true,
     build: (scale) => {
       const count = big(scale, 2 ** 24, 200_000);
-      return withEntry('ijepa', {}, 'hostile.strings', [entryHead('hostile.strings', 'array', { itemType: 'string', count }), ...run(emptyString, count)]);
+      return withEntry('ijepa', {}, 'hostile.strings', [
+        entryHead('hostile.strings', 'array', { itemType: 'string', count }),
+        ...run(emptyString, count),
+      ]);
     },
     testEnv: { JEPA_MAX_META_ITEMS: '500000' },
     expect: 'loads',
@@ -260,7 +301,10 @@ export const HOSTILE_CASES: readonly HostileCase[] = [
     giant: false,
     build: () => {
       const count = 40_000;
-      return withEntry('ijepa', {}, 'hostile.strings', [entryHead('hostile.strings', 'array', { itemType: 'string', count }), ...run(emptyString, count)]);
+      return withEntry('ijepa', {}, 'hostile.strings', [
+        entryHead('hostile.strings', 'array', { itemType: 'string', count }),
+        ...run(emptyString, count),
+      ]);
     },
     testEnv: { JEPA_MAX_META_ITEMS: '50000' },
     expect: 'loads',
@@ -272,7 +316,10 @@ export const HOSTILE_CASES: readonly HostileCase[] = [
     giant: true,
     build: (scale) => {
       const count = big(scale, 2 ** 30 - 1, 4 * 2 ** 20 - 1);
-      return withEntry('ijepa', {}, 'jepa.hostile.bytes', [entryHead('jepa.hostile.bytes', 'array', { itemType: 'u8', count }), ...run(new Uint8Array(1), count)]);
+      return withEntry('ijepa', {}, 'jepa.hostile.bytes', [
+        entryHead('jepa.hostile.bytes', 'array', { itemType: 'u8', count }),
+        ...run(new Uint8Array(1), count),
+      ]);
     },
     expect: { code: 'JEPA_KEY_UNKNOWN', message: /^metadata key 'jepa\.hostile\.bytes' is not part of jepa schema v1$/ },
     expectPlain: { code: 'JEPA_KEY_UNKNOWN', message: /jepa\.hostile\.bytes/ },
@@ -285,18 +332,28 @@ export const HOSTILE_CASES: readonly HostileCase[] = [
       const n = big(scale, 600_000_000, 100_000);
       return withEntry('ijepa', {}, 'general.name', [entryHead('general.name', 'string', { byteLength: n }), ...run(Uint8Array.of(0x61), n)]);
     },
-    expect: { code: 'JEPA_RANGE', message: /^metadata key 'general\.name' is a string of \d+ bytes; the limit is 4096 \(4096 bytes, room for 1024 characters\)$/ },
+    expect: {
+      code: 'JEPA_RANGE',
+      message: /^metadata key 'general\.name' is a string of \d+ bytes; the limit is 4096 \(4096 bytes, room for 1024 characters\)$/,
+    },
     expectPlain: { code: 'JEPA_RANGE', message: /general\.name.*above the maximum 1024/ },
   },
   {
     name: 'mean-as-strings-140M',
-    finding: 'a schema key of the wrong stored type and giant size (jepa.pre.mean as 140 M strings): must be refused as a type error without building or walking the array',
+    finding:
+      'a schema key of the wrong stored type and giant size (jepa.pre.mean as 140 M strings): must be refused as a type error without building or walking the array',
     giant: true,
     build: (scale) => {
       const count = big(scale, 140_000_000, 200_000);
-      return withEntry('hfvit', {}, 'jepa.pre.mean', [entryHead('jepa.pre.mean', 'array', { itemType: 'string', count }), ...run(emptyString, count)]);
+      return withEntry('hfvit', {}, 'jepa.pre.mean', [
+        entryHead('jepa.pre.mean', 'array', { itemType: 'string', count }),
+        ...run(emptyString, count),
+      ]);
     },
-    expect: { code: 'JEPA_KEY_TYPE', message: /^metadata key 'jepa\.pre\.mean' must be stored as f32\[\], found array of string \(\d+ items, not read\)$/ },
+    expect: {
+      code: 'JEPA_KEY_TYPE',
+      message: /^metadata key 'jepa\.pre\.mean' must be stored as f32\[\], found array of string \(\d+ items, not read\)$/,
+    },
     testEnv: { JEPA_MAX_META_ITEMS: '50000' },
     expectPlain: { code: 'GGUF_ARRAY_TOO_LONG', message: /JEPA_MAX_META_ITEMS/ },
   },
@@ -306,9 +363,15 @@ export const HOSTILE_CASES: readonly HostileCase[] = [
     giant: false,
     build: () => {
       const count = 2 * 2 ** 20;
-      return withEntry('ijepa', {}, 'general.name', [entryHead('general.name', 'array', { itemType: 'u8', count }), ...run(Uint8Array.of(0x61), count)]);
+      return withEntry('ijepa', {}, 'general.name', [
+        entryHead('general.name', 'array', { itemType: 'u8', count }),
+        ...run(Uint8Array.of(0x61), count),
+      ]);
     },
-    expect: { code: 'JEPA_KEY_TYPE', message: /^metadata key 'general\.name' must be stored as string, found array of u8 \(2097168 bytes, not read\)$/ },
+    expect: {
+      code: 'JEPA_KEY_TYPE',
+      message: /^metadata key 'general\.name' must be stored as string, found array of u8 \(2097168 bytes, not read\)$/,
+    },
     expectPlain: { code: 'JEPA_KEY_TYPE', message: /^metadata key 'general\.name' must be stored as string, found array of u8$/ },
   },
   // message cases: small at both scales
@@ -317,7 +380,11 @@ export const HOSTILE_CASES: readonly HostileCase[] = [
     finding: 'a file cut 4 bytes after the counts: "tensor count 52 is negative or cannot fit in the 4 bytes left", blaming the count',
     giant: false,
     build: () => [layout('vjepa2').bytes.slice(0, 28)],
-    expect: { code: 'GGUF_TRUNCATED', message: /^truncated inside the kv section \(key 1 of \d+\): metadata key #0 length needs 8 bytes at offset 24 but the file has 4 left \(size 28\)$/ },
+    expect: {
+      code: 'GGUF_TRUNCATED',
+      message:
+        /^truncated inside the kv section \(key 1 of \d+\): metadata key #0 length needs 8 bytes at offset 24 but the file has 4 left \(size 28\)$/,
+    },
   },
   {
     name: 'cut-inside-kv',
@@ -327,7 +394,10 @@ export const HOSTILE_CASES: readonly HostileCase[] = [
       const l = layout('vjepa2');
       return [l.bytes.slice(0, l.kvEnd - 3)];
     },
-    expect: { code: 'GGUF_TRUNCATED', message: /^truncated inside the kv section \(key (\d+) of \1, '[a-z_.]+'\): .* needs \d+ bytes at offset \d+ but the file has \d+ left/ },
+    expect: {
+      code: 'GGUF_TRUNCATED',
+      message: /^truncated inside the kv section \(key (\d+) of \1, '[a-z_.]+'\): .* needs \d+ bytes at offset \d+ but the file has \d+ left/,
+    },
   },
   {
     name: 'cut-inside-tensor-info',
@@ -347,21 +417,32 @@ export const HOSTILE_CASES: readonly HostileCase[] = [
       const l = layout('ijepa');
       return [l.bytes.slice(0, l.dataOffset + 5000)];
     },
-    expect: { code: 'GGUF_TENSOR_OUT_OF_FILE', message: /^tensor '[a-z_.0-9]+' needs \d+ bytes at \[\d+, \d+\) but the file has \d+ bytes: truncated inside the data section, \d+ bytes short/ },
+    expect: {
+      code: 'GGUF_TENSOR_OUT_OF_FILE',
+      message: /^tensor '[a-z_.0-9]+' needs \d+ bytes at \[\d+, \d+\) but the file has \d+ bytes: truncated inside the data section, \d+ bytes short/,
+    },
   },
   {
     name: 'wrong-dim',
     finding: 'a wrong dim on one tensor was reported as a data-offset mismatch on the next tensor',
     giant: false,
     build: () => [patchTensor('ijepa', 'enc.blk.0.attn.qkv.weight', (v, at) => v.setBigInt64(at - 4 - 8, 97n, true))],
-    expect: { code: 'GGUF_TENSOR_SIZE', message: /^tensor 'enc\.blk\.0\.attn\.qkv\.weight' \(f32 \[32, 97\]\) takes 12416 bytes \(12416 padded to 32\), but the next tensor 'enc\.blk\.0\.attn\.qkv\.bias' starts 12288 bytes after it: 'enc\.blk\.0\.attn\.qkv\.weight' has a wrong dim or type$/ },
+    expect: {
+      code: 'GGUF_TENSOR_SIZE',
+      message:
+        /^tensor 'enc\.blk\.0\.attn\.qkv\.weight' \(f32 \[32, 97\]\) takes 12416 bytes \(12416 padded to 32\), but the next tensor 'enc\.blk\.0\.attn\.qkv\.bias' starts 12288 bytes after it: 'enc\.blk\.0\.attn\.qkv\.weight' has a wrong dim or type$/,
+    },
   },
   {
     name: 'wrong-type',
     finding: 'a wrong type on one tensor was reported as a data-offset mismatch on the next tensor',
     giant: false,
     build: () => [patchTensor('ijepa', 'enc.blk.0.ffn.fc1.weight', (v, at) => v.setInt32(at - 4, 1, true))],
-    expect: { code: 'GGUF_TENSOR_SIZE', message: /^tensor 'enc\.blk\.0\.ffn\.fc1\.weight' \(f16 \[32, 64\]\) takes 4096 bytes .*'enc\.blk\.0\.ffn\.fc1\.weight' has a wrong dim or type$/ },
+    expect: {
+      code: 'GGUF_TENSOR_SIZE',
+      message:
+        /^tensor 'enc\.blk\.0\.ffn\.fc1\.weight' \(f16 \[32, 64\]\) takes 4096 bytes .*'enc\.blk\.0\.ffn\.fc1\.weight' has a wrong dim or type$/,
+    },
   },
   {
     name: 'wrong-offset',

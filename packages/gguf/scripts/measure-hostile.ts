@@ -29,12 +29,20 @@ const runs = positiveNumber('runs', opts.runs);
 const only = new Set(opts.only.split(',').filter(Boolean));
 mkdirSync(dir, { recursive: true });
 
-interface Run { kib: number; secs: number; status: number | null; stderr: string }
+interface Run {
+  kib: number;
+  secs: number;
+  status: number | null;
+  stderr: string;
+}
 
 function timeInfo(file: string): Run {
   const r = spawnSync('/usr/bin/time', ['-f', '%M %e', process.execPath, cli, 'info', '--no-tensors', file], { encoding: 'utf8' });
   // time's own lines: 'Command exited with non-zero status N', then '%M %e'
-  const lines = r.stderr.trimEnd().split('\n').filter((l) => !l.startsWith('Command exited with non-zero status'));
+  const lines = r.stderr
+    .trimEnd()
+    .split('\n')
+    .filter((l) => !l.startsWith('Command exited with non-zero status'));
   const [kib, secs] = lines.pop()!.split(' ').map(Number);
   return { kib, secs, status: r.status, stderr: lines.join('\n') };
 }
@@ -77,12 +85,15 @@ for (const c of HOSTILE_CASES) {
     rmSync(file, { force: true });
   }
   const line = r.stderr.split('\n').filter(Boolean);
-  const ok = c.expect === 'loads'
-    ? r.status === 0
-    : r.status === 2 && line.length === 1 && (c.expect as Outcome).message.test(line[0].replace(/^jepa: /, '').replace(`${file}: `, ''));
+  const ok =
+    c.expect === 'loads'
+      ? r.status === 0
+      : r.status === 2 && line.length === 1 && (c.expect as Outcome).message.test(line[0].replace(/^jepa: /, '').replace(`${file}: `, ''));
   if (!ok) failed = true;
   const above = (r.kib - base.kib) / 1024;
   const shown = c.expect === 'loads' ? '(loads)' : (line[0] ?? '').replace(`${file}: `, '').replace(/\|/g, '\\|');
-  console.log(`| ${c.name} | ${(size / 1e6).toFixed(0)} MB | ${mb(r.kib)} | ${above.toFixed(0)} | ${r.secs.toFixed(2)} | ${inProcessMs.toFixed(1)} | ${r.status}${ok ? '' : ' ✗'} | ${shown} |`);
+  console.log(
+    `| ${c.name} | ${(size / 1e6).toFixed(0)} MB | ${mb(r.kib)} | ${above.toFixed(0)} | ${r.secs.toFixed(2)} | ${inProcessMs.toFixed(1)} | ${r.status}${ok ? '' : ' ✗'} | ${shown} |`,
+  );
 }
 process.exitCode = failed ? 1 : 0;

@@ -1,18 +1,42 @@
 export { GgufError, isGgufError, type GgufErrorCode } from './errors.js';
 export {
-  GGML_TYPES, GGML_TYPE_COUNT, GGML_MAX_DIMS, GgmlType, ggmlTypeInfo, ggmlTypeByName, tensorNbytes, type GgmlTypeInfo,
+  GGML_TYPES,
+  GGML_TYPE_COUNT,
+  GGML_MAX_DIMS,
+  GgmlType,
+  ggmlTypeInfo,
+  ggmlTypeByName,
+  tensorNbytes,
+  type GgmlTypeInfo,
 } from './ggml-types.js';
 export {
-  GGUF_VALUE_TAGS, gv, type GgufArray, type GgufMetadata, type GgufValue, type GgufValueType, type GgufTypedArray,
+  GGUF_VALUE_TAGS,
+  gv,
+  type GgufArray,
+  type GgufMetadata,
+  type GgufValue,
+  type GgufValueType,
+  type GgufTypedArray,
 } from './gguf/value.js';
 export { GGUF_DEFAULT_ALIGNMENT, GGUF_VERSION, GGML_MAX_NAME } from './gguf/constants.js';
 export type { GgufHeader, GgufSkippedValue, GgufTensorInfo } from './gguf/header.js';
 export {
-  readGguf, readGgufFromBuffer, readGgufFromSource,
-  type GgufValueAction, type GgufValueDecision, type GgufValueHead, type ReadOptions,
+  readGguf,
+  readGgufFromBuffer,
+  readGgufFromSource,
+  type GgufValueAction,
+  type GgufValueDecision,
+  type GgufValueHead,
+  type ReadOptions,
 } from './gguf/reader.js';
 export {
-  GGUF_MAX_KEY_LENGTH, UNUSED_VALUE_MAX_BYTES, V8_MAX_STRING_LENGTH, V8_SAFE_ARRAY_LENGTH, maxInputMib, maxLabels, maxMetaItems,
+  GGUF_MAX_KEY_LENGTH,
+  UNUSED_VALUE_MAX_BYTES,
+  V8_MAX_STRING_LENGTH,
+  V8_SAFE_ARRAY_LENGTH,
+  maxInputMib,
+  maxLabels,
+  maxMetaItems,
 } from './budgets.js';
 export { keyBound, MAX_LABEL_BYTES, MAX_STRING_KEY_BYTES, type KeyBound } from './schema/key-bounds.js';
 export { schemaReadOptions, schemaValuePolicy } from './schema/read-policy.js';

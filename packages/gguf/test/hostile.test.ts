@@ -65,15 +65,21 @@ describe('hostile inputs (scaled down; the same bounds, lowered by env where env
     const bytes = concatParts(foreign.build('test'));
     const h = readGgufFromSource(countingSource(bytes), schemaReadOptions());
     expect(h.metadata.has('hostile.strings')).toBe(false);
-    expect(h.skipped.get('hostile.strings')).toMatchObject({ type: 'array', itemType: 'string', count: 200_000, offset: 24 + 8 + 'hostile.strings'.length });
+    expect(h.skipped.get('hostile.strings')).toMatchObject({
+      type: 'array',
+      itemType: 'string',
+      count: 200_000,
+      offset: 24 + 8 + 'hostile.strings'.length,
+    });
     expect(h.skipped.get('hostile.strings')!.nbytes).toBe(4 + 4 + 8 + 200_000 * 8);
   });
 
   it('a bad env limit is refused by name', () => {
     const c = HOSTILE_CASES.find((x) => x.name === 'n-frames-65536')!;
     withEnv({ JEPA_MAX_INPUT_MIB: 'lots' }, () => {
-      expect(() => validateModel(readGgufFromSource(countingSource(concatParts(c.build('test'))), schemaReadOptions())))
-        .toThrow(/JEPA_MAX_INPUT_MIB=lots is not an integer/);
+      expect(() => validateModel(readGgufFromSource(countingSource(concatParts(c.build('test'))), schemaReadOptions()))).toThrow(
+        /JEPA_MAX_INPUT_MIB=lots is not an integer/,
+      );
     });
   });
 });
@@ -94,7 +100,9 @@ describe.skipIf(!existsSync(cli))('jepa info on the scaled hostile files (the re
       const file = join(dir, `${c.name}.gguf`);
       writeParts(file, c.build('test'));
       const r = spawnSync(process.execPath, [cli, 'info', '--no-tensors', file], {
-        encoding: 'utf8', env: { ...process.env, ...c.testEnv }, timeout: 30_000,
+        encoding: 'utf8',
+        env: { ...process.env, ...c.testEnv },
+        timeout: 30_000,
       });
       if (c.expect === 'loads') {
         expect(r.status, r.stderr).toBe(0);

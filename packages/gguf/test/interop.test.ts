@@ -13,9 +13,25 @@ const at = (p: string) => new URL(p, root).pathname;
 const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 const json = (p: string) => JSON.parse(readFileSync(at(p), 'utf8'));
 
-interface PyField { types: string[]; value: unknown }
-interface PyTensor { name: string; type: number; shape: number[]; offset: number; nbytes: number; sha256: string }
-interface PyFile { alignment: number; dataOffset: number; fields: Record<string, PyField>; tensors: PyTensor[]; rewrittenSha256?: string }
+interface PyField {
+  types: string[];
+  value: unknown;
+}
+interface PyTensor {
+  name: string;
+  type: number;
+  shape: number[];
+  offset: number;
+  nbytes: number;
+  sha256: string;
+}
+interface PyFile {
+  alignment: number;
+  dataOffset: number;
+  fields: Record<string, PyField>;
+  tensors: PyTensor[];
+  rewrittenSha256?: string;
+}
 
 /** Our value as gguf-py reports it: type chain, and leaves flattened, integers as decimal strings. */
 function asGgufPy(v: GgufValue): PyField {
@@ -53,7 +69,9 @@ describe('committed interop fixtures', () => {
       ['c-reader-all-types.gguf', allTypesFile(false)],
       ...forgedFixtures(),
     ]);
-    const committed = readdirSync(at('ts')).filter((n) => n.endsWith('.gguf')).sort();
+    const committed = readdirSync(at('ts'))
+      .filter((n) => n.endsWith('.gguf'))
+      .sort();
     expect(committed).toEqual([...expected.keys()].sort());
     for (const [name, bytes] of expected) expect(sha256(readFileSync(at(`ts/${name}`))), name).toBe(sha256(bytes));
   });
@@ -63,7 +81,9 @@ describe('committed interop fixtures', () => {
     for (const [name, m] of Object.entries(manifest)) {
       const h = readGguf(at(`ts/${name}`));
       expect(m.dataOffset).toBe(h.dataOffset);
-      expect(m.tensors.map((t) => [t.name, t.type, t.shape, t.offset, t.nbytes])).toEqual(h.tensors.map((t) => [t.name, t.type, [...t.shape], t.offset, t.nbytes]));
+      expect(m.tensors.map((t) => [t.name, t.type, t.shape, t.offset, t.nbytes])).toEqual(
+        h.tensors.map((t) => [t.name, t.type, [...t.shape], t.offset, t.nbytes]),
+      );
     }
   });
 });
@@ -72,7 +92,11 @@ describe('interop with gguf-py (llama.cpp 80fb11a)', () => {
   const seen = json('py/read-by-gguf-py.json') as Record<string, PyFile>;
 
   it('gguf-py read every file we wrote', () => {
-    expect(Object.keys(seen).sort()).toEqual(readdirSync(at('ts')).filter((n) => n.endsWith('.gguf')).sort());
+    expect(Object.keys(seen).sort()).toEqual(
+      readdirSync(at('ts'))
+        .filter((n) => n.endsWith('.gguf'))
+        .sort(),
+    );
   });
 
   it.each(Object.keys(seen))('gguf-py sees in %s exactly the metadata and tensor table we wrote', (name) => {
@@ -85,11 +109,16 @@ describe('interop with gguf-py (llama.cpp 80fb11a)', () => {
     for (const [key, v] of h.metadata) expect(normPy(py.fields[key]), key).toEqual(asGgufPy(v));
     // gguf-py sizes q8_1 blocks as 40 bytes (ggml: 36), so it misjudges that one tensor's length.
     const Q8_1 = 9;
-    expect(py.tensors).toEqual(h.tensors.map((t, i) => ({
-      name: t.name, type: t.type, shape: [...t.shape], offset: t.offset,
-      nbytes: t.type === Q8_1 ? (t.nbytes / 36) * 40 : t.nbytes,
-      sha256: t.type === Q8_1 ? py.tensors[i]!.sha256 : sha256(bytes.subarray(t.offset, t.offset + t.nbytes)),
-    })));
+    expect(py.tensors).toEqual(
+      h.tensors.map((t, i) => ({
+        name: t.name,
+        type: t.type,
+        shape: [...t.shape],
+        offset: t.offset,
+        nbytes: t.type === Q8_1 ? (t.nbytes / 36) * 40 : t.nbytes,
+        sha256: t.type === Q8_1 ? py.tensors[i]!.sha256 : sha256(bytes.subarray(t.offset, t.offset + t.nbytes)),
+      })),
+    );
   });
 
   it('gguf-py re-writing each forged model from what it read gives our file byte for byte', () => {
@@ -117,9 +146,12 @@ describe('interop with gguf-py (llama.cpp 80fb11a)', () => {
     for (const [key, e] of Object.entries(expected.metadata)) {
       const v = h.metadata.get(key)!;
       expect(v.type === 'array' ? `array:${v.itemType}` : v.type, key).toBe(e.type);
-      const ours = v.type === 'array' && v.itemType === 'array'
-        ? (v.value as GgufValue[]).map((a) => Array.from(a.value as ArrayLike<unknown>, norm))
-        : v.type === 'array' ? Array.from(v.value as ArrayLike<unknown>, norm) : norm(v.value);
+      const ours =
+        v.type === 'array' && v.itemType === 'array'
+          ? (v.value as GgufValue[]).map((a) => Array.from(a.value as ArrayLike<unknown>, norm))
+          : v.type === 'array'
+            ? Array.from(v.value as ArrayLike<unknown>, norm)
+            : norm(v.value);
       const theirs = Array.isArray(e.value) ? e.value.map((x) => (Array.isArray(x) ? x.map(norm) : norm(x))) : norm(e.value);
       expect(ours, key).toEqual(theirs);
     }

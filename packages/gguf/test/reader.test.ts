@@ -22,7 +22,14 @@ describe('ggml type table', () => {
     expect(tensorNbytes(GgmlType.Q8_0, [64, 3])).toBe(2n * 3n * 34n);
     expect(tensorNbytes(GgmlType.F32, [])).toBe(4n);
     expect(tensorNbytes(GgmlType.F32, [0, 5])).toBe(0n);
-    const code = (f: () => unknown) => { try { f(); return 'none'; } catch (e) { return (e as GgufError).code; } };
+    const code = (f: () => unknown) => {
+      try {
+        f();
+        return 'none';
+      } catch (e) {
+        return (e as GgufError).code;
+      }
+    };
     expect(code(() => tensorNbytes(GgmlType.F32, [2 ** 32, 2 ** 32]))).toBe('GGUF_TENSOR_TOO_LARGE');
     expect(code(() => tensorNbytes(GgmlType.F64, [2 ** 31, 2 ** 30]))).toBe('GGUF_TENSOR_TOO_LARGE');
     expect(code(() => tensorNbytes(GgmlType.Q4_K, [255]))).toBe('GGUF_BAD_BLOCK');

@@ -30,7 +30,10 @@ const ALL_TYPES: [string, GgufValue][] = [
   ['t.arr.i16', { type: 'array', itemType: 'i16', value: Int16Array.from([-32768, 32767]) }],
   ['t.arr.u32', gv.u32s([0, 1, 0xffffffff])],
   ['t.arr.i32', { type: 'array', itemType: 'i32', value: Int32Array.from([-1, 7]) }],
-  ['t.arr.f32', { type: 'array', itemType: 'f32', value: new Float32Array(new Uint32Array([0x7fc00001, 0xff800000, 0x3f800000, 0x80000000]).buffer) }],
+  [
+    't.arr.f32',
+    { type: 'array', itemType: 'f32', value: new Float32Array(new Uint32Array([0x7fc00001, 0xff800000, 0x3f800000, 0x80000000]).buffer) },
+  ],
   ['t.arr.bool', gv.bools([true, false, true])],
   ['t.arr.string', gv.strs(['a', '', 'ü'])],
   ['t.arr.u64', { type: 'array', itemType: 'u64', value: BigUint64Array.from([0n, 0xffffffffffffffffn]) }],
@@ -83,7 +86,7 @@ describe('GGUF round trip', () => {
     expect(h.metadata).toEqual(metadataOf(ALL_TYPES));
     const f32bits = h.metadata.get('t.arr.f32')!;
     expect(new Uint32Array((f32bits.value as Float32Array).buffer)[0]).toBe(0x7fc00001);
-    expect(Object.is((h.metadata.get('t.f32.negzero')!.value as number), -0)).toBe(true);
+    expect(Object.is(h.metadata.get('t.f32.negzero')!.value as number, -0)).toBe(true);
     expect(h.tensors.map((t) => t.name)).toEqual([...data.keys()]);
     for (const t of h.tensors) {
       expect(t.offset % 32).toBe(0);

@@ -201,12 +201,12 @@ export class EncoderContext implements Disposable {
     const height = s[s.length - 2]!;
     const width = s[s.length - 1]!;
     const total = s.reduce((a, b) => a * b, 1);
-    if (checkData && input.data.length !== total) throw new GraphError(`input holds ${input.data.length} values; shape [${s.join(', ')}] needs ${total}`, 'BAD_INPUT');
+    if (checkData && input.data.length !== total)
+      throw new GraphError(`input holds ${input.data.length} values; shape [${s.join(', ')}] needs ${total}`, 'BAD_INPUT');
     if (channels !== e.inChans) throw new GraphError(`the model takes ${e.inChans} channels, the input has ${channels}`, 'BAD_INPUT');
     const image = e.imgTubeletSize !== null && frames === 1;
     const tubelet = image ? e.imgTubeletSize! : e.tubeletSize;
-    if (frames % tubelet !== 0)
-      throw new GraphError(`${frames} frames are not a whole number of ${tubelet}-frame tubelets`, 'BAD_INPUT');
+    if (frames % tubelet !== 0) throw new GraphError(`${frames} frames are not a whole number of ${tubelet}-frame tubelets`, 'BAD_INPUT');
     if (height < e.patchSize || width < e.patchSize)
       throw new GraphError(`a ${width}x${height} input is smaller than one ${e.patchSize}-pixel patch`, 'BAD_INPUT');
     return { batch, geometry: { channels, frames, height, width, patch: e.patchSize, tubelet }, image };
@@ -246,19 +246,26 @@ export class EncoderContext implements Disposable {
       );
     if (maskBytes > 64 * 2 ** 20 && !maskNoticeShown) {
       maskNoticeShown = true;
-      process.stderr.write(`jepa: the block-causal mask of ${tokens} tokens takes ${(maskBytes / 2 ** 20).toFixed(0)} MiB (held on the host and in the graph)\n`);
+      process.stderr.write(
+        `jepa: the block-causal mask of ${tokens} tokens takes ${(maskBytes / 2 ** 20).toFixed(0)} MiB (held on the host and in the graph)\n`,
+      );
     }
     const gpu = !this.#runner.backend.isCpu;
     if (gpu && this.kvType === GGML_F32 && !this.#options.noFlash && !cudaKvNoticeShown) {
       cudaKvNoticeShown = true;
       process.stderr.write('jepa: flash attention on the GPU converts K/V to F16 whatever is asked; --no-flash is the F32 path there\n');
     }
-    return buildEncoderGraph(e, this.#model.weights, { batch, patches, patchLen, image }, {
-      flash: !this.#options.noFlash,
-      kvType: this.kvType,
-      blockCausal,
-      precF32: gpu && gpuPrecF32(),
-    });
+    return buildEncoderGraph(
+      e,
+      this.#model.weights,
+      { batch, patches, patchLen, image },
+      {
+        flash: !this.#options.noFlash,
+        kvType: this.kvType,
+        blockCausal,
+        precF32: gpu && gpuPrecF32(),
+      },
+    );
   }
 
   dispose(): void {

@@ -83,7 +83,8 @@ export function linear(ctx: Context, x: Tensor, w: Weights, prefix: string, prec
   if (panel && x.isContiguous) {
     const kernel = weight.type === GGML_F32 || weight.type === GGML_F16 ? undefined : w.panelKernel;
     const fusable = (then.act === undefined || then.act === 'gelu') && (!then.residual || then.residual.isContiguous);
-    if (fusable) return ctx.panelMulMat(panel, x, weight.ne[1], weight.type, kernel, { bias, gelu: then.act === 'gelu', scale: then.scale, add: then.residual });
+    if (fusable)
+      return ctx.panelMulMat(panel, x, weight.ne[1], weight.type, kernel, { bias, gelu: then.act === 'gelu', scale: then.scale, add: then.residual });
     y = ctx.panelMulMat(panel, x, weight.ne[1], weight.type, kernel, { bias });
   } else {
     y = ctx.mulMat(weight, x);

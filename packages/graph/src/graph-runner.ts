@@ -74,7 +74,11 @@ export class Deadline {
   done = 0;
   total: number;
 
-  private constructor(readonly timeoutMs: number, readonly what: string, total: number) {
+  private constructor(
+    readonly timeoutMs: number,
+    readonly what: string,
+    total: number,
+  ) {
     this.#at = performance.now() + timeoutMs;
     this.total = total;
   }

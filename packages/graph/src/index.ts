@@ -2,11 +2,40 @@ export { Model, type ModelLoadOptions } from './model.js';
 export { EncodeOutput, EncoderContext, type EncodeOptions, type EncoderContextOptions, type EncoderInput, type PoolMode } from './encoder-context.js';
 export { GraphError } from './errors.js';
 export { patchify, patchGrid, type PatchGeometry } from './patchify.js';
-export { ropeAxisWidth, ropeTables, signedSin, tokenPosition, type RopeLayout, type RopeTableOptions, type RopeTables, type TokenGrid } from './rope3d.js';
+export {
+  ropeAxisWidth,
+  ropeTables,
+  signedSin,
+  tokenPosition,
+  type RopeLayout,
+  type RopeTableOptions,
+  type RopeTables,
+  type TokenGrid,
+} from './rope3d.js';
 export { blockCausalMaskBytes, blockCausalMaskF16, blockCausalOpen, type BlockCausalLayout } from './block-causal-mask.js';
-export { POLICY, compareTokens, cosine, judge, policyRow, relBound, tierOf, type Backend, type FamilyClass, type PolicyRow, type Tier, type TokenMetrics, type Verdict } from './parity.js';
+export {
+  POLICY,
+  compareTokens,
+  cosine,
+  judge,
+  policyRow,
+  relBound,
+  tierOf,
+  type Backend,
+  type FamilyClass,
+  type PolicyRow,
+  type Tier,
+  type TokenMetrics,
+  type Verdict,
+} from './parity.js';
 export { HeadContext, softmax, topK, type ClassScore, type Classification, type HeadContextOptions } from './heads/head-context.js';
-export { MaskedPredictorContext, predictorTokens, type PredictInput, type PredictOutput, type PredictorContextOptions } from './predictor/masked-predictor-context.js';
+export {
+  MaskedPredictorContext,
+  predictorTokens,
+  type PredictInput,
+  type PredictOutput,
+  type PredictorContextOptions,
+} from './predictor/masked-predictor-context.js';
 export { Deadline, GraphRunner, kvTypeFor, runGraph, timingsByOp, type BuiltGraph, type NodeTiming } from './graph-runner.js';
 export { attention, GGML_F16, GGML_F32, type AttentionOptions } from './attention.js';
 export { layerNorm, linear, type LinearThen } from './encoder-graph.js';

@@ -28,7 +28,15 @@ export function relBound(tokens: number): number {
 }
 
 const row = (backend: Backend, familyClass: FamilyClass, tier: Tier, r: Partial<PolicyRow>): PolicyRow => ({
-  backend, familyClass, tier, minCos: null, medianCos: null, relMaxFactor: null, pooledCos: null, advisory: false, ...r,
+  backend,
+  familyClass,
+  tier,
+  minCos: null,
+  medianCos: null,
+  relMaxFactor: null,
+  pooledCos: null,
+  advisory: false,
+  ...r,
 });
 
 export const POLICY: readonly PolicyRow[] = [
@@ -123,11 +131,14 @@ export function judge(row: PolicyRow, metrics: TokenMetrics, pooledCos: number |
   const failures: string[] = [];
   const rel = row.relMaxFactor === null ? null : row.relMaxFactor * relBound(metrics.tokens);
   if (!row.advisory) {
-    if (row.minCos !== null && !(metrics.minCos >= row.minCos)) failures.push(`worst token ${metrics.worstToken} cosine ${metrics.minCos.toFixed(6)} < ${row.minCos}`);
-    if (row.medianCos !== null && !(metrics.medianCos >= row.medianCos)) failures.push(`median cosine ${metrics.medianCos.toFixed(6)} < ${row.medianCos}`);
+    if (row.minCos !== null && !(metrics.minCos >= row.minCos))
+      failures.push(`worst token ${metrics.worstToken} cosine ${metrics.minCos.toFixed(6)} < ${row.minCos}`);
+    if (row.medianCos !== null && !(metrics.medianCos >= row.medianCos))
+      failures.push(`median cosine ${metrics.medianCos.toFixed(6)} < ${row.medianCos}`);
   }
   if (rel !== null && !(metrics.relMax <= rel)) failures.push(`rel_max ${metrics.relMax.toExponential(2)} > ${rel.toExponential(2)}`);
-  if (row.pooledCos !== null && pooledCos !== null && !(pooledCos >= row.pooledCos)) failures.push(`pooled cosine ${pooledCos.toFixed(6)} < ${row.pooledCos}`);
+  if (row.pooledCos !== null && pooledCos !== null && !(pooledCos >= row.pooledCos))
+    failures.push(`pooled cosine ${pooledCos.toFixed(6)} < ${row.pooledCos}`);
   const summary =
     `[${row.backend}/${row.familyClass}/${row.tier}${row.advisory ? ' advisory' : ''}] ` +
     `N=${metrics.tokens} min cos ${metrics.minCos.toFixed(6)} median ${metrics.medianCos.toFixed(6)} rel_max ${metrics.relMax.toExponential(2)}` +

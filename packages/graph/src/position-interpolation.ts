@@ -54,14 +54,7 @@ function axisTaps(inSize: number, outSize: number, antialias: boolean): { index:
  * table: [rows, dim] row-major, `prefix` rows (CLS) first, then side x side patch rows.
  * Returns [prefix + outH * outW, dim] with the prefix rows copied.
  */
-export function interpolatePositions(
-  table: Float32Array,
-  dim: number,
-  prefix: number,
-  outH: number,
-  outW: number,
-  antialias: boolean,
-): Float32Array {
+export function interpolatePositions(table: Float32Array, dim: number, prefix: number, outH: number, outW: number, antialias: boolean): Float32Array {
   const side = Math.round(Math.sqrt(table.length / dim - prefix));
   if (side * side !== table.length / dim - prefix) throw new RangeError('the position table is not a square grid');
   const out = new Float32Array((prefix + outH * outW) * dim);

@@ -1,7 +1,20 @@
 // The model's tensors as ggml tensors: bound zero-copy to the mapped file on the CPU (matmul weights
 // repacked for this engine's kernels, the file's pages released behind them), uploaded into one
 // device buffer elsewhere.
-import { buildInfo, createContext, findNonFinite, mapFile, panelBytes, panelPack, typeTraits, type Backend, type Buffer, type Context, type Mapping, type Tensor } from '@jepa/native';
+import {
+  buildInfo,
+  createContext,
+  findNonFinite,
+  mapFile,
+  panelBytes,
+  panelPack,
+  typeTraits,
+  type Backend,
+  type Buffer,
+  type Context,
+  type Mapping,
+  type Tensor,
+} from '@jepa/native';
 import { expectedTensors, GgmlType, type GgufTensorInfo, type ModelSpec } from '@jepa/gguf';
 import { GraphError } from './errors.js';
 import { panelSetting } from './runtime-options.js';
@@ -46,14 +59,16 @@ function panelCandidates(spec: ModelSpec, backend: Backend): GgufTensorInfo[] {
   const setting = panelSetting();
   if (!backend.isCpu || !setting.enabled) return [];
   const info = buildInfo();
-  const matmul = new Set(expectedTensors(spec).filter((t) => t.role === 'matmul').map((t) => t.name));
+  const matmul = new Set(
+    expectedTensors(spec)
+      .filter((t) => t.role === 'matmul')
+      .map((t) => t.name),
+  );
   const wanted = (t: GgufTensorInfo) =>
     t.type === GGML_F32 || t.type === GGML_F16
       ? !!info.panelKernelF32 && setting.kernel === undefined && matmul.has(t.name)
       : !!info.panelKernel && PANEL_TYPES.has(t.type);
-  return [...spec.tensors.values()].filter(
-    (t) => wanted(t) && t.shape.length === 2 && panelBytesOrNull(t.type, t.shape[1]!, t.shape[0]!) !== null,
-  );
+  return [...spec.tensors.values()].filter((t) => wanted(t) && t.shape.length === 2 && panelBytesOrNull(t.type, t.shape[1]!, t.shape[0]!) !== null);
 }
 
 function panelBytesOrNull(type: number, rows: number, k: number): number | null {
@@ -78,7 +93,11 @@ export interface WeightsLoadOptions {
  */
 export async function checkFinite(spec: ModelSpec, mapping: Mapping, threads = 1): Promise<void> {
   const infos = [...spec.tensors.values()].sort((a, b) => a.offset - b.offset);
-  const results = await findNonFinite(mapping, infos.map((t) => ({ offset: t.offset, nbytes: t.nbytes, type: t.type })), threads);
+  const results = await findNonFinite(
+    mapping,
+    infos.map((t) => ({ offset: t.offset, nbytes: t.nbytes, type: t.type })),
+    threads,
+  );
   const bad = results.flatMap((r, i) => (r.status === 'nan' || r.status === 'inf' ? [{ info: infos[i]!, r }] : []));
   if (bad.length === 0) return;
   const { info, r } = bad[0]!;

@@ -136,7 +136,10 @@ describe('budget and precision policy', () => {
       process.env.JEPA_MAX_GRAPH_MIB = '1';
       const shrunk = await model.createContext().encode(input);
       expect(bits(shrunk.tokens).equals(bits(full.tokens))).toBe(true);
-      const big = await Model.load(forgeModel('hfvit', { edit: (h) => ({ ...h, enc: { ...h.enc, imgSize: 64, gridSize: 16, nPatches: 256 } }) }).path, { threads: 1 });
+      const big = await Model.load(
+        forgeModel('hfvit', { edit: (h) => ({ ...h, enc: { ...h.enc, imgSize: 64, gridSize: 16, nPatches: 256 } }) }).path,
+        { threads: 1 },
+      );
       await expect(big.createContext({ noFlash: true }).encode(clipInput(1, 1, 64, 1))).rejects.toMatchObject({ code: 'OVER_BUDGET' });
       await expect(big.createContext({ noFlash: true }).prepare([1, 3, 64, 64])).rejects.toMatchObject({ code: 'OVER_BUDGET' });
       await expect(big.createContext().prepare([2, 3, 64, 64])).resolves.toBeUndefined();

@@ -50,7 +50,8 @@ describe('non-finite weights', () => {
       what: 'f32 NaN',
       knobs: {},
       plant: (p) => poke(p, QKV, 1234 * 4, u32(0x7fc00000)),
-      message: /^enc\.blk\.1\.attn\.qkv\.weight holds NaN \(first at element 1234\); the file is damaged or was saved from a diverged run; --allow-nonfinite loads it anyway$/,
+      message:
+        /^enc\.blk\.1\.attn\.qkv\.weight holds NaN \(first at element 1234\); the file is damaged or was saved from a diverged run; --allow-nonfinite loads it anyway$/,
     },
     {
       what: 'f16 Inf',
@@ -103,7 +104,9 @@ describe('non-finite weights', () => {
     poke(forged.path, QKV, 8, u32(0x7fc00000));
     poke(forged.path, 'enc.norm.weight', 4, u32(0x7fc00000));
     const err = await loadError(forged.path);
-    const order = [FC1, QKV, 'enc.norm.weight'].sort((a, b) => loadModelSpec(forged.path).tensors.get(a)!.offset - loadModelSpec(forged.path).tensors.get(b)!.offset);
+    const order = [FC1, QKV, 'enc.norm.weight'].sort(
+      (a, b) => loadModelSpec(forged.path).tensors.get(a)!.offset - loadModelSpec(forged.path).tensors.get(b)!.offset,
+    );
     expect((err as Error).message).toMatch(new RegExp(`^${order[0]!.replace(/\./g, '\\.')} holds .*, as do 2 more tensors; `));
   });
 });
@@ -116,7 +119,9 @@ describe('compute deadline', () => {
     const err = await ctx.encode(input, { timeoutMs: 0 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(GraphError);
     expect(err).toMatchObject({ code: 'TIMEOUT' });
-    expect((err as Error).message).toMatch(/^the encoder ran past the 0 ms deadline \(timeoutMs, --timeout\) after node 0 of \d+; nothing was returned$/);
+    expect((err as Error).message).toMatch(
+      /^the encoder ran past the 0 ms deadline \(timeoutMs, --timeout\) after node 0 of \d+; nothing was returned$/,
+    );
     const after = await ctx.encode(input);
     const fresh = model.createContext();
     expect(bits(after.tokens).equals(bits((await fresh.encode(input)).tokens))).toBe(true);
@@ -147,11 +152,16 @@ describe('compute deadline', () => {
     const model = await Model.load(forgeModel('vjepa2').path, { threads: 2 });
     const clip = { data: Float32Array.from({ length: 3 * 4 * 8 * 8 }, (_, i) => Math.sin(i * 0.3)), shape: [1, 3, 4, 8, 8] };
     const tokens = await model.createContext().encode(clip);
-    await expect(model.createHeadContext({ timeoutMs: 0 }).logits(tokens)).rejects.toThrow(/^the classifier head ran past the 0 ms deadline \(timeoutMs, --timeout\) after node 0 of \d+; nothing was returned$/);
+    await expect(model.createHeadContext({ timeoutMs: 0 }).logits(tokens)).rejects.toThrow(
+      /^the classifier head ran past the 0 ms deadline \(timeoutMs, --timeout\) after node 0 of \d+; nothing was returned$/,
+    );
     const head = model.createHeadContext({ timeoutMs: 60_000 });
     expect(bits((await head.logits(tokens))[0]!).equals(bits((await model.createHeadContext().logits(tokens))[0]!))).toBe(true);
     const input = { ...predictorTokens(tokens), contextIds: [0, 1, 2], targetIds: [3, 4] };
-    await expect(model.createPredictorContext({ timeoutMs: 0 }).predict(input)).rejects.toMatchObject({ code: 'TIMEOUT', message: expect.stringMatching(/^the predictor ran past/) });
+    await expect(model.createPredictorContext({ timeoutMs: 0 }).predict(input)).rejects.toMatchObject({
+      code: 'TIMEOUT',
+      message: expect.stringMatching(/^the predictor ran past/),
+    });
     const predicted = await model.createPredictorContext({ timeoutMs: 60_000 }).predict(input);
     expect(bits(predicted.targets).equals(bits((await model.createPredictorContext().predict(input)).targets))).toBe(true);
     model.dispose();

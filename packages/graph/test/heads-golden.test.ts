@@ -62,7 +62,10 @@ describe('attentive heads against the float64 reference', () => {
     const n = out.nTokens * out.dim;
     const two = new Float32Array(2 * n);
     two.set(out.tokens);
-    two.set(out.tokens.map((v) => -v), n);
+    two.set(
+      out.tokens.map((v) => -v),
+      n,
+    );
     const head = model.createHeadContext();
     const both = await head.logits(new EncodeOutput(two, 2, out.nTokens, out.dim, 0, 0));
     const first = await head.logits(out);

@@ -18,7 +18,12 @@ function maxAbsDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
 
 describe('position-table resize vs torch bicubic', () => {
   const cases = JSON.parse(readFileSync(join(ref, 'positions/manifest.json'), 'utf8')) as {
-    name: string; out_h: number; out_w: number; antialias: boolean; dim: number; prefix: number;
+    name: string;
+    out_h: number;
+    out_w: number;
+    antialias: boolean;
+    dim: number;
+    prefix: number;
   }[];
   for (const c of cases) {
     it(`${c.name}: to ${c.out_h}x${c.out_w}, antialias ${c.antialias}`, () => {
@@ -46,7 +51,13 @@ describe('3-D RoPE against the reference vectors', () => {
     for (const [name, layout, refGrid] of variants) {
       for (const sub of [false, true]) {
         it(`${name} hd ${hd}${sub ? ' on a subsampled id set' : ''}: tables and the in-graph rotation`, async () => {
-          const tables = ropeTables({ headDim: hd, layout, grid, ...(sub ? { ids: subset } : {}), ...(refGrid ? { interpolateRefGrid: refGrid } : {}) });
+          const tables = ropeTables({
+            headDim: hd,
+            layout,
+            grid,
+            ...(sub ? { ids: subset } : {}),
+            ...(refGrid ? { interpolateRefGrid: refGrid } : {}),
+          });
           const suffix = `${name}_hd${hd}${sub ? '_subset' : ''}`;
           expect(maxAbsDiff(tables.cos, f32(`rope/cos_${suffix}.npy`))).toBeLessThan(1e-6);
           expect(maxAbsDiff(tables.sin, f32(`rope/sin_${suffix}.npy`))).toBeLessThan(1e-6);

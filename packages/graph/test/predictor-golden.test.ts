@@ -22,7 +22,10 @@ async function run(dir: string, tag: 'full' | 'sub', options: PredictorContextOp
   const targetIds = tag === 'full' ? all : ids(dir, 'target_ids_sub');
   const ctx = model.createPredictorContext(options);
   const out = await ctx.predict({
-    tokens, dim: p.embedInDim, contextIds, targetIds,
+    tokens,
+    dim: p.embedInDim,
+    contextIds,
+    targetIds,
     ...(maskIndex !== undefined ? { maskIndex } : {}),
     modality: dir === 'vjepa2_1_predictor' && tag === 'sub' ? 'image' : 'video',
     returnContext: p.projContext,

@@ -27,7 +27,9 @@ for (let y = 0; y < height; y++) {
     raw[i + 2] = 128 + 100 * Math.sin(x / 40 + y / 60) + n / 8;
   }
 }
-const jpeg = await sharp(raw, { raw: { width, height, channels: 3 } }).jpeg({ quality: 90 }).toBuffer();
+const jpeg = await sharp(raw, { raw: { width, height, channels: 3 } })
+  .jpeg({ quality: 90 })
+  .toBuffer();
 
 /** Median wall time of each candidate, run interleaved so that drifting machine load hits all alike. */
 async function medians(candidates) {
@@ -58,4 +60,5 @@ for (const busy of [false, true]) {
 }
 setDecodeThreads(DEFAULT_DECODE_THREADS);
 console.log(`${width}x${height} JPEG q90 4:2:0, ${(jpeg.length / 1e6).toFixed(2)} MB, median of ${runs}`);
-for (const [name, busy, ms] of rows) console.log(`${name.padEnd(28)} ${busy ? '+1 busy process' : 'as found       '} ${ms.toFixed(0).padStart(6)} ms`);
+for (const [name, busy, ms] of rows)
+  console.log(`${name.padEnd(28)} ${busy ? '+1 busy process' : 'as found       '} ${ms.toFixed(0).padStart(6)} ms`);

@@ -2,8 +2,17 @@
 import { readFile } from 'node:fs/promises';
 import type { ModelSpec } from '@jepa/gguf';
 import {
-  MAX_DECODE_PIXELS, PreprocessError, decodeImage as decodeImageJs, preprocessClip, preprocessImage, readFramesNpy, readVideoFrames,
-  recipeFromPreKeys, type FrameSet, type PreprocessRecipe, type RgbImage,
+  MAX_DECODE_PIXELS,
+  PreprocessError,
+  decodeImage as decodeImageJs,
+  preprocessClip,
+  preprocessImage,
+  readFramesNpy,
+  readVideoFrames,
+  recipeFromPreKeys,
+  type FrameSet,
+  type PreprocessRecipe,
+  type RgbImage,
 } from '@jepa/preprocess';
 import { decodeImage as decodeImageSharp, decodeImageStored } from './decode/index.js';
 import { Semaphore } from './pipeline/prefetch.js';
@@ -51,7 +60,10 @@ export class ModelInput {
   readonly #decodes: Semaphore;
   #stillNoticeShown = false;
 
-  constructor(readonly spec: ModelSpec, options: ModelInputOptions = {}) {
+  constructor(
+    readonly spec: ModelSpec,
+    options: ModelInputOptions = {},
+  ) {
     this.recipe = recipeFromPreKeys(spec.pre);
     this.#tensors = new RecipeTensors(this.recipe);
     this.decoder = options.decoder ?? 'native';
@@ -94,7 +106,8 @@ export class ModelInput {
    * frames. `orientation` (EXIF 1..8) says how the pixels stand; the native recipe turns them upright.
    */
   async still(img: RgbImage, orientation = 1): Promise<ItemTensor> {
-    if (this.decoder === 'js' && orientation !== 1) throw new PreprocessError('invalid_argument', 'the js decoder takes upright pixels (orientation 1)');
+    if (this.decoder === 'js' && orientation !== 1)
+      throw new PreprocessError('invalid_argument', 'the js decoder takes upright pixels (orientation 1)');
     if (!isVideoOnly(this.spec)) {
       const t = this.decoder === 'native' ? await this.#tensors.image(img, orientation) : preprocessImage(img, this.recipe);
       return { data: t.data, shape: [...t.shape] };
@@ -137,7 +150,8 @@ export class ModelInput {
       const frame = set.frames[t]!;
       if (frame === done) {
         // A repeated still: the same pixels give the same planes.
-        for (let c = 0; c < 3; c++) data.copyWithin(c * count * plane + t * plane, c * count * plane + (t - 1) * plane, c * count * plane + t * plane);
+        for (let c = 0; c < 3; c++)
+          data.copyWithin(c * count * plane + t * plane, c * count * plane + (t - 1) * plane, c * count * plane + t * plane);
         continue;
       }
       await this.#tensors.writePlanes({ width: set.width, height: set.height, data: frame }, data, count * plane, t * plane, orientation);

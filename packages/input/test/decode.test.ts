@@ -2,14 +2,7 @@ import { join } from 'node:path';
 import { MAX_DECODE_PIXELS, PreprocessError, pngChunk, rgbPngHeader, type PreprocessErrorCode } from '@jepa/preprocess';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import {
-  DEFAULT_DECODE_THREADS,
-  MAX_SHARP_PIXELS,
-  decodeImage,
-  decodeThreads,
-  readImage,
-  setDecodeThreads,
-} from '../src/decode/index.js';
+import { DEFAULT_DECODE_THREADS, MAX_SHARP_PIXELS, decodeImage, decodeThreads, readImage, setDecodeThreads } from '../src/decode/index.js';
 import { DECODE_FIXTURES, IDENTICAL, compareRgb, fixture, golden, index } from './decode-fixtures.js';
 
 async function refusal(work: Promise<unknown>): Promise<{ code: PreprocessErrorCode; message: string }> {
@@ -117,16 +110,26 @@ describe('AVIF (no Pillow reference: Pillow 9.4 cannot read AVIF)', () => {
 
 describe('refusals', () => {
   const expected: Record<string, { code: PreprocessErrorCode; message: RegExp }> = {
-    'truncated.jpg': { code: 'truncated_image', message: /^truncated JPEG: the data ends before the image does \(1584 bytes; libvips: VipsJpeg: premature end of JPEG image\)$/ },
+    'truncated.jpg': {
+      code: 'truncated_image',
+      message: /^truncated JPEG: the data ends before the image does \(1584 bytes; libvips: VipsJpeg: premature end of JPEG image\)$/,
+    },
     'truncated.png': { code: 'truncated_image', message: /^truncated PNG: the data ends before the image does \(406 bytes; / },
     'truncated.gif': { code: 'truncated_image', message: /^truncated GIF: .*Unexpected end of GIF source data/ },
     'truncated.tif': { code: 'truncated_image', message: /^truncated TIFF: .*Read error at scanline/ },
     'corrupt.png': { code: 'corrupt_image', message: /^corrupt PNG: vipspng: libpng read error \(610 bytes\)$/ },
-    'empty.jpg': { code: 'unsupported_format', message: /^empty file \(0 bytes\) is not an image this decoder reads \(JPEG, PNG, WebP, AVIF, TIFF and GIF\)$/ },
+    'empty.jpg': {
+      code: 'unsupported_format',
+      message: /^empty file \(0 bytes\) is not an image this decoder reads \(JPEG, PNG, WebP, AVIF, TIFF and GIF\)$/,
+    },
   };
 
   it('has an expectation for every file Pillow refuses', () => {
-    expect(Object.keys(index).filter((n) => index[n].refused).sort()).toEqual(Object.keys(expected).sort());
+    expect(
+      Object.keys(index)
+        .filter((n) => index[n].refused)
+        .sort(),
+    ).toEqual(Object.keys(expected).sort());
   });
 
   for (const [name, want] of Object.entries(expected)) {
@@ -147,12 +150,18 @@ describe('refusals', () => {
 
   it('text and a GGUF file are unsupported_format, named as what they are', async () => {
     const text = await refusal(decodeImage(new TextEncoder().encode('{"not": "an image"}\n')));
-    expect(text).toEqual({ code: 'unsupported_format', message: 'text (20 bytes) is not an image this decoder reads (JPEG, PNG, WebP, AVIF, TIFF and GIF)' });
+    expect(text).toEqual({
+      code: 'unsupported_format',
+      message: 'text (20 bytes) is not an image this decoder reads (JPEG, PNG, WebP, AVIF, TIFF and GIF)',
+    });
     const gguf = Buffer.alloc(64);
     gguf.write('GGUF', 0, 'latin1');
     gguf.writeUInt32LE(3, 4);
     const r = await refusal(decodeImage(gguf));
-    expect(r).toEqual({ code: 'unsupported_format', message: 'GGUF file (64 bytes) is not an image this decoder reads (JPEG, PNG, WebP, AVIF, TIFF and GIF)' });
+    expect(r).toEqual({
+      code: 'unsupported_format',
+      message: 'GGUF file (64 bytes) is not an image this decoder reads (JPEG, PNG, WebP, AVIF, TIFF and GIF)',
+    });
     expect((await refusal(decodeImage(Buffer.from([0x42, 0x4d, 0, 0, 0, 0])))).message).toMatch(/^BMP /);
     expect((await refusal(decodeImage(Buffer.from([0x00, 0x01, 0x02, 0xfe])))).message).toMatch(/^unknown data \(starting 00 01 02 fe\)/);
   });

@@ -46,7 +46,12 @@ const decodable = Object.entries(index).filter(([name, e]) => e.golden !== undef
 
 describe('pure-JS decode (@jepa/preprocess) against the sharp path', () => {
   it('has a bound for every JPEG fixture', () => {
-    expect(decodable.filter(([n]) => n.endsWith('.jpg')).map(([n]) => n).sort()).toEqual(Object.keys(JPEG_BOUNDS).sort());
+    expect(
+      decodable
+        .filter(([n]) => n.endsWith('.jpg'))
+        .map(([n]) => n)
+        .sort(),
+    ).toEqual(Object.keys(JPEG_BOUNDS).sort());
   });
 
   for (const [name, entry] of decodable) {

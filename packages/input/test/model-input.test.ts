@@ -11,7 +11,8 @@ const root = resolve(__dirname, '../../..');
 const demo = loadModelSpec(join(root, 'fixtures/demo/jepa-demo-vjepa2-untrained.gguf'));
 const clip = join(root, 'fixtures/preprocess/sample.mp4');
 const png = join(root, 'fixtures/input/decode/graya8.png');
-const same = (a: Float32Array, b: Float32Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
+const same = (a: Float32Array, b: Float32Array) =>
+  Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
 
 describe('ModelInput', () => {
   it('a clip through the addon is bit-identical to the TypeScript recipe on the same ffmpeg frames', async () => {
@@ -43,7 +44,7 @@ describe('ModelInput', () => {
     expect(same(forward.data, backward.data)).toBe(false);
   });
 
-  it('EXIF orientation through the resampler\'s strides equals the recipe on the upright (Pillow-identical) pixels', async () => {
+  it("EXIF orientation through the resampler's strides equals the recipe on the upright (Pillow-identical) pixels", async () => {
     const dir = join(root, 'fixtures/input/decode');
     const files = [1, 2, 3, 4, 5, 6, 7, 8].map((o) => `orient${o}.jpg`).concat(['orient6.png', 'orient6.tif', 'orient6.webp']);
     const input = new ModelInput(demo);

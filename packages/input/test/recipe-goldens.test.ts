@@ -8,7 +8,13 @@ import { decodeImage, preprocessImage, readNpy, type PreprocessRecipe } from '@j
 import { RecipeTensors } from '../src/tensor/recipe-tensors.js';
 
 const dir = resolve(__dirname, '../../../fixtures/preprocess/recipes');
-interface Case { family: string; input: string; recipe: PreprocessRecipe; u8: string; levels: string }
+interface Case {
+  family: string;
+  input: string;
+  recipe: PreprocessRecipe;
+  u8: string;
+  levels: string;
+}
 const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as { inputs: Record<string, { file: string }>; cases: Case[] };
 const load = (name: string) => decodeImage(readFileSync(join(dir, manifest.inputs[name]!.file)));
 const golden = (file: string) => readNpy(file.endsWith('.gz') ? gunzipSync(readFileSync(join(dir, file))) : join(dir, file));

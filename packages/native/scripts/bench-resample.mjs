@@ -36,7 +36,10 @@ function randomImage(width, height, seed) {
 }
 
 function same(a, b) {
-  return a.length === b.length && Buffer.compare(Buffer.from(a.buffer, a.byteOffset, a.byteLength), Buffer.from(b.buffer, b.byteOffset, b.byteLength)) === 0;
+  return (
+    a.length === b.length &&
+    Buffer.compare(Buffer.from(a.buffer, a.byteOffset, a.byteLength), Buffer.from(b.buffer, b.byteOffset, b.byteLength)) === 0
+  );
 }
 
 const kernels = resampleKernels();

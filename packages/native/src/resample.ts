@@ -32,13 +32,7 @@ export async function resampleNormalize(
 }
 
 /** resampleNormalize on the calling thread. */
-export function resampleNormalizeSync(
-  job: ResampleJob,
-  tables: Float32Array,
-  out: Float32Array,
-  channelStride: number,
-  offset: number,
-): void {
+export function resampleNormalizeSync(job: ResampleJob, tables: Float32Array, out: Float32Array, channelStride: number, offset: number): void {
   addon().resampleNormalizeSync(job, tables, out, channelStride, offset);
 }
 

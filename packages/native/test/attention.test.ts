@@ -53,7 +53,10 @@ async function attend(kvType: number, withMask: boolean, path: Path = 'flash', s
     const o = ctx.mulMat(vt, p); // [d, nQ, H, B]
     out = ctx.cont(ctx.permute(o, 0, 2, 1, 3)); // -> [d, H, nQ, B] like flash
   } else {
-    out = path === 'flash' ? ctx.flashAttnExt(tq, tk, tv, tm, scale) : ctx.flashAttnCpu(tq, tk, tv, tm && ctx.cont(ctx.transpose(tm)), scale, path === 'cpu-kv16');
+    out =
+      path === 'flash'
+        ? ctx.flashAttnExt(tq, tk, tv, tm, scale)
+        : ctx.flashAttnCpu(tq, tk, tv, tm && ctx.cont(ctx.transpose(tm)), scale, path === 'cpu-kv16');
   }
   const inputs = [
     { tensor: tq, data: q },
@@ -149,9 +152,13 @@ describe.skipIf(!buildInfo().flashAttnCpu)("this engine's CPU flash kernel (F32 
     const ctx = createContext(16);
     const q = ctx.newTensor(F32, [32, 5, 2, 1]);
     const k32 = ctx.newTensor(F32, [32, 7, 2, 1]);
-    expect(() => ctx.flashAttnCpu(q, ctx.newTensor(F16, [32, 7, 2, 1]), k32, null, 1)).toThrowError(expect.objectContaining({ message: expect.stringContaining('f32') }));
+    expect(() => ctx.flashAttnCpu(q, ctx.newTensor(F16, [32, 7, 2, 1]), k32, null, 1)).toThrowError(
+      expect.objectContaining({ message: expect.stringContaining('f32') }),
+    );
     const q40 = ctx.newTensor(F32, [40, 5, 2, 1]);
     const k40 = ctx.newTensor(F32, [40, 7, 2, 1]);
-    expect(() => ctx.flashAttnCpu(q40, k40, k40, null, 1)).toThrowError(expect.objectContaining({ message: expect.stringContaining('multiple of 16') }));
+    expect(() => ctx.flashAttnCpu(q40, k40, k40, null, 1)).toThrowError(
+      expect.objectContaining({ message: expect.stringContaining('multiple of 16') }),
+    );
   });
 });

@@ -9,7 +9,13 @@ const dir = resolve(__dirname, '../../../fixtures/gguf/ts');
 const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as Record<string, { cReaderAccepts: boolean }>;
 
 const plain = (v: unknown): unknown =>
-  typeof v === 'bigint' ? v.toString() : ArrayBuffer.isView(v) ? Array.from(v as unknown as ArrayLike<unknown>, plain) : Array.isArray(v) ? v.map(plain) : v;
+  typeof v === 'bigint'
+    ? v.toString()
+    : ArrayBuffer.isView(v)
+      ? Array.from(v as unknown as ArrayLike<unknown>, plain)
+      : Array.isArray(v)
+        ? v.map(plain)
+        : v;
 
 function ours(v: GgufValue): { type: string; arrayType?: string; value: unknown } {
   if (v.type === 'array') return { type: 'arr', arrayType: v.itemType === 'string' ? 'str' : v.itemType, value: plain(v.value) };
@@ -33,7 +39,11 @@ describe("ggml's C reader reads what @jepa/gguf writes", () => {
       for (const [key, value] of ts.metadata) {
         const mine = ours(value);
         const theirs = c.kv[key]!;
-        expect({ key, type: theirs.type, arrayType: theirs.arrayType, value: plain(theirs.value) }).toEqual({ key, ...mine, arrayType: mine.arrayType });
+        expect({ key, type: theirs.type, arrayType: theirs.arrayType, value: plain(theirs.value) }).toEqual({
+          key,
+          ...mine,
+          arrayType: mine.arrayType,
+        });
       }
       expect(c.tensors.map((t) => [t.name, t.type, t.offset, t.nbytes, t.ne.slice(0, 4)])).toEqual(
         ts.tensors.map((t) => [t.name, t.type, t.offset, t.nbytes, [0, 1, 2, 3].map((d) => t.shape[d] ?? 1)]),

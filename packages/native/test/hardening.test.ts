@@ -5,7 +5,17 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { NativeError, createContext, findNonFinite, mapFile, typeTraits, type Context, type Graph, type NonFiniteQuery, type Tensor } from '../src/index.js';
+import {
+  NativeError,
+  createContext,
+  findNonFinite,
+  mapFile,
+  typeTraits,
+  type Context,
+  type Graph,
+  type NonFiniteQuery,
+  type Tensor,
+} from '../src/index.js';
 import { F32, cpu, heavyGraph, quantizeRows, typeByName, uniform } from './helpers.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'jepa-hardening-'));
@@ -16,8 +26,14 @@ const INF16 = 0x7c00;
 
 /** Byte offsets of the d / dmin / m halves in each type's block (ggml-common.h). */
 const SCALES: Record<string, number[]> = {
-  q4_0: [0], q4_1: [0, 2], q5_0: [0], q5_1: [0, 2], q8_0: [0],
-  q4_K: [0, 2], q5_K: [0, 2], q6_K: [208],
+  q4_0: [0],
+  q4_1: [0, 2],
+  q5_0: [0],
+  q5_1: [0, 2],
+  q8_0: [0],
+  q4_K: [0, 2],
+  q5_K: [0, 2],
+  q6_K: [208],
 };
 
 interface Entry {
@@ -99,11 +115,16 @@ describe('findNonFinite', () => {
       const entries: Entry[] = [{ label: 'valid', bytes: valid, type }];
       // each scale of the block, NaN in block 4 and Inf in block 2 (the Inf is first)
       for (const off of offsets) entries.push({ label: `nan+${off}`, bytes: setHalf(valid.slice(), 4 * typeSize + off, NAN16), type });
-      entries.push({ label: 'inf', bytes: setHalf(setHalf(valid.slice(), 4 * typeSize + offsets[0]!, NAN16), 2 * typeSize + offsets.at(-1)!, INF16), type });
+      entries.push({
+        label: 'inf',
+        bytes: setHalf(setHalf(valid.slice(), 4 * typeSize + offsets[0]!, NAN16), 2 * typeSize + offsets.at(-1)!, INF16),
+        type,
+      });
       const { queries, mapping, dispose } = mapped(entries);
       const got = await findNonFinite(mapping, queries, 2);
       expect(got[0]).toEqual({ status: 'finite' });
-      for (let i = 0; i < offsets.length; i++) expect(got[1 + i], `scale at +${offsets[i]}`).toEqual({ status: 'nan', element: 4 * blockSize, inScale: true });
+      for (let i = 0; i < offsets.length; i++)
+        expect(got[1 + i], `scale at +${offsets[i]}`).toEqual({ status: 'nan', element: 4 * blockSize, inScale: true });
       expect(got.at(-1)).toEqual({ status: 'inf', element: 2 * blockSize, inScale: true });
       dispose();
     });
@@ -115,14 +136,19 @@ describe('findNonFinite', () => {
     const bytes = new Uint8Array(values.buffer);
     for (const i of [2_900_001, 1_000_003, 3_100_000]) new DataView(bytes.buffer).setUint32(i * 4, 0x7fc00001, true);
     const { queries, mapping, dispose } = mapped([{ label: 'big', bytes, type: F32 }]);
-    for (const threads of [1, 2, 4]) expect(await findNonFinite(mapping, queries, threads)).toEqual([{ status: 'nan', element: 1_000_003, inScale: false }]);
+    for (const threads of [1, 2, 4])
+      expect(await findNonFinite(mapping, queries, threads)).toEqual([{ status: 'nan', element: 1_000_003, inScale: false }]);
     dispose();
   });
 
   it('refuses ranges outside the mapping and partial blocks', async () => {
     const { mapping, dispose } = mapped([{ label: 'x', bytes: new Uint8Array(64), type: F32 }]);
-    expect(() => findNonFinite(mapping, [{ offset: 0, nbytes: mapping.length + 1, type: F32 }])).toThrowError(expect.objectContaining({ code: 'OUT_OF_RANGE' }));
-    expect(() => findNonFinite(mapping, [{ offset: 0, nbytes: 33, type: typeByName('q8_0') }])).toThrowError(expect.objectContaining({ code: 'BAD_SHAPE' }));
+    expect(() => findNonFinite(mapping, [{ offset: 0, nbytes: mapping.length + 1, type: F32 }])).toThrowError(
+      expect.objectContaining({ code: 'OUT_OF_RANGE' }),
+    );
+    expect(() => findNonFinite(mapping, [{ offset: 0, nbytes: 33, type: typeByName('q8_0') }])).toThrowError(
+      expect.objectContaining({ code: 'BAD_SHAPE' }),
+    );
     expect(() => findNonFinite(mapping, [{ offset: -1, nbytes: 4, type: F32 }])).toThrowError(expect.objectContaining({ code: 'BAD_ARGUMENT' }));
     dispose();
   });
@@ -140,7 +166,6 @@ function chain(n: number): { ctx: Context; graph: Graph; x: Tensor; out: Tensor 
   graph.allocate(cpu());
   return { ctx, graph, x, out: y };
 }
-
 
 const bits = (a: Float32Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
 

@@ -1,5 +1,15 @@
 import { mulberry32 } from '@jepa/gguf';
-import { createContext, openBackend, quantizeRows, dequantizeRow, typeByName, type Backend, type Context, type Graph, type Tensor } from '../src/index.js';
+import {
+  createContext,
+  openBackend,
+  quantizeRows,
+  dequantizeRow,
+  typeByName,
+  type Backend,
+  type Context,
+  type Graph,
+  type Tensor,
+} from '../src/index.js';
 
 export const F32 = 0;
 export const F16 = 1;

@@ -6,7 +6,6 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { NativeError, createContext, mapFile, openBackend } from '../src/index.js';
 import { F32, cpu, heavyGraph, uniform } from './helpers.js';
 
-
 const tmp = mkdtempSync(join(tmpdir(), 'jepa-native-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 

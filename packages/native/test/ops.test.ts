@@ -64,7 +64,12 @@ describe('elementwise and broadcasting', () => {
     const x = ctx.newTensor(F32, shape);
     const data = uniform(4099, 11, -12, 12);
     const [vec, ref] = await run(ctx, [ctx.geluErfCpu(x), ctx.geluErf(x)], [{ tensor: x, data }]);
-    expectClose(vec!, R.map(R.ref(shape, data), (v) => 0.5 * v * (1 + R.erf(v / Math.SQRT2))), 1e-6, 1e-5);
+    expectClose(
+      vec!,
+      R.map(R.ref(shape, data), (v) => 0.5 * v * (1 + R.erf(v / Math.SQRT2))),
+      1e-6,
+      1e-5,
+    );
     expect(worstError(vec!, ref!, 1e-6, 1e-5)).toBeLessThanOrEqual(1);
     expect(['libmvec-avx512', 'libmvec-avx2', 'scalar']).toContain(buildInfo().geluErfCpu);
   });
@@ -79,11 +84,15 @@ describe('elementwise and broadcasting', () => {
     const data = uniform(count(shape), 21, 99, 101);
     const wv = uniform(70, 22, 0.5, 1.5);
     const bv = uniform(70, 23);
-    const [fused, ggml] = await run(ctx, [ctx.layerNormCpu(x, w, b, 1e-6), ctx.add(ctx.mul(ctx.norm(x, 1e-6), w), b)], [
-      { tensor: x, data },
-      { tensor: w, data: wv },
-      { tensor: b, data: bv },
-    ]);
+    const [fused, ggml] = await run(
+      ctx,
+      [ctx.layerNormCpu(x, w, b, 1e-6), ctx.add(ctx.mul(ctx.norm(x, 1e-6), w), b)],
+      [
+        { tensor: x, data },
+        { tensor: w, data: wv },
+        { tensor: b, data: bv },
+      ],
+    );
     const normed = R.norm(R.ref(shape, data), 1e-6);
     const expected = normed.data.map((v, i) => v * wv[i % 70]! + bv[i % 70]!);
     expect(worstError(fused!, expected, 2e-5, 1e-5)).toBeLessThanOrEqual(1);
@@ -106,11 +115,15 @@ describe('elementwise and broadcasting', () => {
     const swapped = ctx.reshape(ctx.roll(ctx.reshape(qc, [2, (hd / 2) * heads, tokens]), 1), [hd, heads, tokens]);
     const portable = ctx.add(ctx.mul(qc, cos), ctx.mul(swapped, sin));
     const data = uniform(3 * hd * heads * tokens, 31, -3, 3);
-    const [fused, ref] = await run(ctx, [ctx.ropePairsCpu(q, cos, sin), portable], [
-      { tensor: qkv, data },
-      { tensor: cos, data: uniform(hd * tokens, 32) },
-      { tensor: sin, data: uniform(hd * tokens, 33) },
-    ]);
+    const [fused, ref] = await run(
+      ctx,
+      [ctx.ropePairsCpu(q, cos, sin), portable],
+      [
+        { tensor: qkv, data },
+        { tensor: cos, data: uniform(hd * tokens, 32) },
+        { tensor: sin, data: uniform(hd * tokens, 33) },
+      ],
+    );
     expect(Buffer.from(fused!.buffer).equals(Buffer.from(ref!.buffer))).toBe(true);
     const bad = createContext(8);
     const x = bad.newTensor(F32, [hd, heads, tokens]);
@@ -131,8 +144,14 @@ describe('elementwise and broadcasting', () => {
     const c = ctx.clamp(tensors[0]!, -0.3, 0.4);
     const [gs, gc] = await run(ctx, [s, c], inputs);
     const x = R.ref([9, 4, 3], data[0]!);
-    expectClose(gs!, R.map(x, (v) => v * -2.5));
-    expectClose(gc!, R.map(x, (v) => Math.min(0.4, Math.max(-0.3, v))));
+    expectClose(
+      gs!,
+      R.map(x, (v) => v * -2.5),
+    );
+    expectClose(
+      gc!,
+      R.map(x, (v) => Math.min(0.4, Math.max(-0.3, v))),
+    );
   });
 });
 
@@ -159,10 +178,7 @@ describe('reductions and normalisation', () => {
       for (let i = 0; i < maskVals.length; i += 5) maskVals[i] = -Infinity;
       const { bits, rounded } = await toF16(maskVals);
       const mask = ctx.newTensor(maskType, [13, 8]);
-      const [got] = await run(ctx, [ctx.softMaxExt(tensors[0]!, mask, 0.7)], [
-        ...inputs,
-        { tensor: mask, data: maskType === F16 ? bits : maskVals },
-      ]);
+      const [got] = await run(ctx, [ctx.softMaxExt(tensors[0]!, mask, 0.7)], [...inputs, { tensor: mask, data: maskType === F16 ? bits : maskVals }]);
       expectClose(got!, R.softMax(R.ref(shape, data[0]!), R.ref([13, 8], maskType === F16 ? rounded : maskVals), 0.7), 1e-6, 1e-5);
     }
   });
@@ -186,10 +202,14 @@ describe('matrix products', () => {
     const wv = uniform(count(a), 10);
     const xv = uniform(count(b), 11);
     const { bits, rounded } = await toF16(wv);
-    const [got] = await run(ctx, [ctx.mulMat(w, x)], [
-      { tensor: w, data: bits },
-      { tensor: x, data: xv },
-    ]);
+    const [got] = await run(
+      ctx,
+      [ctx.mulMat(w, x)],
+      [
+        { tensor: w, data: bits },
+        { tensor: x, data: xv },
+      ],
+    );
     // ggml rounds the activations to f16 for an f16 dot product: allow that rounding, not more.
     expectClose(got!, R.mulMat(R.ref(a, rounded), R.ref(b, xv)), 1e-2, 1e-2);
   });
@@ -274,6 +294,8 @@ describe('graph validation', () => {
     out.name = 'scores';
     const graph = ctx.buildGraph([out]);
     expect(graph.unsupported(cpu())[0]).toMatch(/'scores' MUL_MAT/);
-    expect(() => graph.validate(cpu())).toThrowError(expect.objectContaining({ code: 'UNSUPPORTED_OP', message: expect.stringMatching(/'scores' MUL_MAT.*not supported by CPU/) }));
+    expect(() => graph.validate(cpu())).toThrowError(
+      expect.objectContaining({ code: 'UNSUPPORTED_OP', message: expect.stringMatching(/'scores' MUL_MAT.*not supported by CPU/) }),
+    );
   });
 });

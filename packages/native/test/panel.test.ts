@@ -112,12 +112,16 @@ describe.skipIf(!buildInfo().panelKernel)('panel kernels (VNNI)', () => {
     const [bias, scale] = [ctx.newTensor(F32, [rows]), ctx.newTensor(F32, [rows])];
     const residual = ctx.newTensor(F32, [rows, 13, 2]);
     const chain = ctx.add(residual, ctx.mul(ctx.geluErfCpu(ctx.add(ctx.panelMulMat(panel, x, rows, type), bias)), scale));
-    const [fused, separate] = await run(ctx, [ctx.panelMulMat(panel, x, rows, type, undefined, { bias, gelu: true, scale, add: residual }), chain], [
-      { tensor: x, data: uniform(96 * 26, 14, -2, 2) },
-      { tensor: bias, data: uniform(rows, 15) },
-      { tensor: scale, data: uniform(rows, 16, 0.5, 1.5) },
-      { tensor: residual, data: uniform(rows * 26, 17) },
-    ]);
+    const [fused, separate] = await run(
+      ctx,
+      [ctx.panelMulMat(panel, x, rows, type, undefined, { bias, gelu: true, scale, add: residual }), chain],
+      [
+        { tensor: x, data: uniform(96 * 26, 14, -2, 2) },
+        { tensor: bias, data: uniform(rows, 15) },
+        { tensor: scale, data: uniform(rows, 16, 0.5, 1.5) },
+        { tensor: residual, data: uniform(rows * 26, 17) },
+      ],
+    );
     expect(Buffer.from(fused!.buffer).equals(Buffer.from(separate!.buffer))).toBe(true);
   });
 

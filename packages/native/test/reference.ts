@@ -19,8 +19,7 @@ function make(ne: number[], f: (i0: number, i1: number, i2: number, i3: number) 
 
 const get = (x: Ref, i0: number, i1: number, i2: number, i3: number) => x.data[at(x.ne, i0, i1, i2, i3)]!;
 /** b broadcast onto a's shape (ggml_can_repeat semantics). */
-const bcast = (b: Ref, i0: number, i1: number, i2: number, i3: number) =>
-  get(b, i0 % b.ne[0], i1 % b.ne[1], i2 % b.ne[2], i3 % b.ne[3]);
+const bcast = (b: Ref, i0: number, i1: number, i2: number, i3: number) => get(b, i0 % b.ne[0], i1 % b.ne[1], i2 % b.ne[2], i3 % b.ne[3]);
 
 export function binary(a: Ref, b: Ref, f: (x: number, y: number) => number): Ref {
   return make(a.ne, (i0, i1, i2, i3) => f(get(a, i0, i1, i2, i3), bcast(b, i0, i1, i2, i3)));

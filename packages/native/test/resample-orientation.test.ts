@@ -20,7 +20,8 @@ function toRgb(src: Uint8Array, width: number, height: number, channels: Channel
 
 function cropRgb(img: RgbImage, c: ResampleCrop): Uint8Array {
   const out = new Uint8Array(c.width * c.height * 3);
-  for (let y = 0; y < c.height; y++) out.set(img.data.subarray(((c.top + y) * img.width + c.left) * 3, ((c.top + y) * img.width + c.left + c.width) * 3), y * c.width * 3);
+  for (let y = 0; y < c.height; y++)
+    out.set(img.data.subarray(((c.top + y) * img.width + c.left) * 3, ((c.top + y) * img.width + c.left + c.width) * 3), y * c.width * 3);
   return out;
 }
 
@@ -71,6 +72,8 @@ describe('resampler orientation', () => {
 
   it('refuses an orientation outside 1..8, naming the field', () => {
     const src = randomImage(4, 4, 3, 2);
-    expect(() => resampleU8Sync({ src, width: 4, height: 4, channels: 3, orientation: 9, outWidth: 2, outHeight: 2, filter: 'bilinear' })).toThrow(/job\.orientation/);
+    expect(() => resampleU8Sync({ src, width: 4, height: 4, channels: 3, orientation: 9, outWidth: 2, outHeight: 2, filter: 'bilinear' })).toThrow(
+      /job\.orientation/,
+    );
   });
 });

@@ -135,7 +135,11 @@ for (const [width, height, outWidth, outHeight] of sizes) {
     for (const filter of ['bilinear', 'bicubic'] as Filter[]) {
       const src = randomBytes(width * height * channels, seed++);
       const resized = resizeU8(toRgb(src, width, height, channels), outWidth, outHeight, filter);
-      cases.push({ label: `${width}x${height}x${channels} -> ${outWidth}x${outHeight} ${filter}`, job: { src, width, height, channels, outWidth, outHeight, filter }, resized });
+      cases.push({
+        label: `${width}x${height}x${channels} -> ${outWidth}x${outHeight} ${filter}`,
+        job: { src, width, height, channels, outWidth, outHeight, filter },
+        resized,
+      });
     }
   }
 }
@@ -197,13 +201,25 @@ describe.each(resampleKernels())('resample, %s kernel', (isa) => {
         const img: RgbImage = { width: w, height: h, data: randomBytes(w * h * 3, w + h) };
         const size = resizedSize(w, h, r);
         const cropSize = r.cropSize;
-        const crop = cropSize === undefined ? undefined : {
-          left: cropOffset(size.width, cropSize, r.cropRounding),
-          top: cropOffset(size.height, cropSize, r.cropRounding),
-          width: cropSize,
-          height: cropSize,
+        const crop =
+          cropSize === undefined
+            ? undefined
+            : {
+                left: cropOffset(size.width, cropSize, r.cropRounding),
+                top: cropOffset(size.height, cropSize, r.cropRounding),
+                width: cropSize,
+                height: cropSize,
+              };
+        const job: ResampleJob = {
+          src: img.data,
+          width: w,
+          height: h,
+          channels: 3,
+          outWidth: size.width,
+          outHeight: size.height,
+          filter: r.resample,
+          crop,
         };
-        const job: ResampleJob = { src: img.data, width: w, height: h, channels: 3, outWidth: size.width, outHeight: size.height, filter: r.resample, crop };
         const label = `${w}x${h} ${r.mode} ${r.resample}`;
         expectSameBytes(resampleU8Sync(job), resizeAndCropU8(img, r).data, label);
 
@@ -262,7 +278,11 @@ describe('resample', () => {
       for (const isa of resampleKernels()) {
         process.env.JEPA_RESAMPLE_ISA = isa;
         try {
-          expectSameBytes(resampleU8Sync({ src, width: w, height: h, channels: 3, outWidth: size.width, outHeight: size.height, filter, crop }), want, `${filter} ${isa}`);
+          expectSameBytes(
+            resampleU8Sync({ src, width: w, height: h, channels: 3, outWidth: size.width, outHeight: size.height, filter, crop }),
+            want,
+            `${filter} ${isa}`,
+          );
         } finally {
           delete process.env.JEPA_RESAMPLE_ISA;
         }
@@ -439,7 +459,9 @@ describe('negative controls: the comparison can fail', () => {
     const got = resampleU8Sync({ ...job, crop });
     expectSameBytes(got, cropRgb(full, crop).data, 'true crop');
     expect(() => expectSameBytes(got, cropRgb(full, { ...crop, left: 6 }).data, 'shifted crop')).toThrow(/shifted crop/);
-    expect(() => expectSameBytes(resampleU8Sync({ ...job, crop, filter: 'bilinear' }), cropRgb(full, crop).data, 'other filter')).toThrow(/other filter/);
+    expect(() => expectSameBytes(resampleU8Sync({ ...job, crop, filter: 'bilinear' }), cropRgb(full, crop).data, 'other filter')).toThrow(
+      /other filter/,
+    );
     const flipped = got.slice();
     flipped[777] ^= 1;
     expect(() => expectSameBytes(flipped, got, 'flipped')).toThrow(/flipped: byte 777/);

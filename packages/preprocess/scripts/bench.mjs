@@ -11,13 +11,29 @@ const runs = Number(process.argv[2] ?? 30);
 const PYTHON = '/usr/bin/python3';
 const IMAGENET = { mean: [0.485, 0.456, 0.406], std: [0.229, 0.224, 0.225], rescaleFactor: 1 / 255 };
 const RECIPES = {
-  '224 (short 256, crop 224, bilinear)': { ...IMAGENET, mode: 'shortest_edge', resizeShort: 256, cropSize: 224, resample: 'bilinear', cropRounding: 'torchvision' },
-  '256 (short 292, crop 256, bilinear)': { ...IMAGENET, mode: 'shortest_edge', resizeShort: 292, cropSize: 256, resample: 'bilinear', cropRounding: 'torchvision' },
+  '224 (short 256, crop 224, bilinear)': {
+    ...IMAGENET,
+    mode: 'shortest_edge',
+    resizeShort: 256,
+    cropSize: 224,
+    resample: 'bilinear',
+    cropRounding: 'torchvision',
+  },
+  '256 (short 292, crop 256, bilinear)': {
+    ...IMAGENET,
+    mode: 'shortest_edge',
+    resizeShort: 292,
+    cropSize: 256,
+    resample: 'bilinear',
+    cropRounding: 'torchvision',
+  },
 };
 
 const dir = mkdtempSync(join(tmpdir(), 'jepa-bench-'));
 const jpegPath = join(dir, 'frame1080.jpg');
-execFileSync(PYTHON, ['-c', `
+execFileSync(PYTHON, [
+  '-c',
+  `
 import numpy as np
 from PIL import Image, ImageDraw
 h, w = 1080, 1920
@@ -29,7 +45,8 @@ d = ImageDraw.Draw(img)
 for i in range(40):
     d.ellipse([40 * i, 20 * i, 40 * i + 300, 20 * i + 200], outline=(255 - 5 * i, 4 * i, 100), width=6)
 img.save(${JSON.stringify(jpegPath)}, quality=90)
-`]);
+`,
+]);
 const bytes = readFileSync(jpegPath);
 
 function median(xs) {

@@ -29,9 +29,7 @@ export function stackNCHW(items: Tensor<[number, number, number]>[]): Tensor<[nu
 }
 
 /** Stacks [3, T, H, W] clips into one [N, 3, T, H, W] batch. */
-export function stackNCTHW(
-  items: Tensor<[number, number, number, number]>[],
-): Tensor<[number, number, number, number, number]> {
+export function stackNCTHW(items: Tensor<[number, number, number, number]>[]): Tensor<[number, number, number, number, number]> {
   const { data, shape } = stack(items, 'stackNCTHW');
   return { data, shape: shape as [number, number, number, number, number] };
 }

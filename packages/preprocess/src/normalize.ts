@@ -26,13 +26,7 @@ export function normalizationTables(recipe: PreprocessRecipe): Float32Array[] {
  * `out[c * channelStride + offset + y * width + x]`, which serves CHW (stride H·W) and CTHW
  * (stride T·H·W, offset t·H·W) alike.
  */
-export function writeNormalizedPlanes(
-  img: RgbImage,
-  tables: Float32Array[],
-  out: Float32Array,
-  channelStride: number,
-  offset: number,
-): void {
+export function writeNormalizedPlanes(img: RgbImage, tables: Float32Array[], out: Float32Array, channelStride: number, offset: number): void {
   const pixels = img.width * img.height;
   const src = img.data;
   for (let c = 0; c < 3; c++) {

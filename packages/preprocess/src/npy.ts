@@ -66,10 +66,7 @@ export function encodeNpy(data: NpyData, shape: readonly number[]): Uint8Array {
   const dtype = dtypeOfArray(data);
   const count = elementCount(shape);
   if (count !== data.length) {
-    throw new PreprocessError(
-      'shape_mismatch',
-      `encodeNpy: shape (${shape.join(', ')}) holds ${count} elements but the array has ${data.length}`,
-    );
+    throw new PreprocessError('shape_mismatch', `encodeNpy: shape (${shape.join(', ')}) holds ${count} elements but the array has ${data.length}`);
   }
   const header = npyHeader(dtype, shape);
   const payload = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);

@@ -1,13 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  preprocessClip,
-  preprocessImage,
-  PreprocessError,
-  sampleIndices,
-  stackNCHW,
-  stackNCTHW,
-  type PreprocessRecipe,
-} from '../src/index.js';
+import { preprocessClip, preprocessImage, PreprocessError, sampleIndices, stackNCHW, stackNCTHW, type PreprocessRecipe } from '../src/index.js';
 import { proceduralImage } from './fixtures.js';
 
 const RECIPE: PreprocessRecipe = {

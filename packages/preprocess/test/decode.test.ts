@@ -34,8 +34,14 @@ describe('decodeImage', () => {
     'sample.jpg': { meanAbs: 0.2, maxAbs: 3 },
   };
   it('has a floor entry for every JPEG fixture', () => {
-    expect(Object.keys(index).filter((n) => n.endsWith('.jpg')).sort()).toEqual(
-      Object.keys(floors).filter((n) => n !== 'sample.jpg').sort(),
+    expect(
+      Object.keys(index)
+        .filter((n) => n.endsWith('.jpg'))
+        .sort(),
+    ).toEqual(
+      Object.keys(floors)
+        .filter((n) => n !== 'sample.jpg')
+        .sort(),
     );
   });
   for (const [name, floor] of Object.entries(floors)) {

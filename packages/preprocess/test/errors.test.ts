@@ -73,9 +73,7 @@ describe('bad input is a typed error', () => {
   it('accepts the largest aspect ratio under the bound and refuses the next', () => {
     // 224 * floor(224 * long / 1) <= 2^26 holds up to long = 1337.
     expect(() => preprocessImage({ width: 1337, height: 1, data: new Uint8Array(1337 * 3) }, SHORT_224)).not.toThrow();
-    expect(codeOf(() => preprocessImage({ width: 1338, height: 1, data: new Uint8Array(1338 * 3) }, SHORT_224))).toBe(
-      'resize_too_large',
-    );
+    expect(codeOf(() => preprocessImage({ width: 1338, height: 1, data: new Uint8Array(1338 * 3) }, SHORT_224))).toBe('resize_too_large');
   });
 
   it('non-image bytes', () => {

@@ -24,9 +24,7 @@ export function proceduralImage(width: number, height: number): Uint8Array {
   for (let y = 0; y < height; y++) {
     for (let x = 0; x < width; x++) {
       for (let c = 0; c < 3; c++) {
-        const v =
-          (x * (3 + c) + y * (5 + 2 * c) + ((x * y + 7 * c) % 37) * 9 + ((Math.floor(x / 13) + Math.floor(y / 11)) % 2) * 96) %
-          256;
+        const v = (x * (3 + c) + y * (5 + 2 * c) + ((x * y + 7 * c) % 37) * 9 + ((Math.floor(x / 13) + Math.floor(y / 11)) % 2) * 96) % 256;
         out[(y * width + x) * 3 + c] = v;
       }
     }

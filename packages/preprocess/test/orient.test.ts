@@ -11,14 +11,42 @@ const labelled = { width: 3, height: 2, data: Uint8Array.from([0, 1, 2, 3, 4, 5]
 
 // Pillow 9.4: Image.fromarray(np.arange(6).reshape(2, 3)).transpose(method) for each orientation's method.
 const PILLOW: Record<number, number[][]> = {
-  1: [[0, 1, 2], [3, 4, 5]],
-  2: [[2, 1, 0], [5, 4, 3]],
-  3: [[5, 4, 3], [2, 1, 0]],
-  4: [[3, 4, 5], [0, 1, 2]],
-  5: [[0, 3], [1, 4], [2, 5]],
-  6: [[3, 0], [4, 1], [5, 2]],
-  7: [[5, 2], [4, 1], [3, 0]],
-  8: [[2, 5], [1, 4], [0, 3]],
+  1: [
+    [0, 1, 2],
+    [3, 4, 5],
+  ],
+  2: [
+    [2, 1, 0],
+    [5, 4, 3],
+  ],
+  3: [
+    [5, 4, 3],
+    [2, 1, 0],
+  ],
+  4: [
+    [3, 4, 5],
+    [0, 1, 2],
+  ],
+  5: [
+    [0, 3],
+    [1, 4],
+    [2, 5],
+  ],
+  6: [
+    [3, 0],
+    [4, 1],
+    [5, 2],
+  ],
+  7: [
+    [5, 2],
+    [4, 1],
+    [3, 0],
+  ],
+  8: [
+    [2, 5],
+    [1, 4],
+    [0, 3],
+  ],
 };
 
 function labels(img: { width: number; height: number; data: Uint8Array }): number[][] {
@@ -94,7 +122,10 @@ describe('the pure-JS decode against Pillow exif_transpose goldens (fixtures/inp
   for (let o = 1; o <= 8; o++) {
     it(`orient${o}.jpg: shape and pixels within the jpeg-js floor, orientation on and off`, () => {
       const bytes = readFileSync(join(dir, `orient${o}.jpg`));
-      for (const [exifOrient, file] of [[true, `orient${o}.jpg.pil.npy.gz`], [false, o === 1 ? `orient1.jpg.pil.npy.gz` : `orient${o}.jpg.stored.pil.npy.gz`]] as const) {
+      for (const [exifOrient, file] of [
+        [true, `orient${o}.jpg.pil.npy.gz`],
+        [false, o === 1 ? `orient1.jpg.pil.npy.gz` : `orient${o}.jpg.stored.pil.npy.gz`],
+      ] as const) {
         const img = decodeImage(bytes, { exifOrient });
         const pil = golden(file);
         expect(pil.shape).toEqual([img.height, img.width, 3]);

@@ -1,13 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import {
-  cropOffset,
-  decodeImage,
-  preprocessImage,
-  readNpy,
-  resizeAndCropU8,
-  type PreprocessRecipe,
-} from '../src/index.js';
+import { cropOffset, decodeImage, preprocessImage, readNpy, resizeAndCropU8, type PreprocessRecipe } from '../src/index.js';
 import { firstDifference, fixturePath, readFixture, readJsonFixture, ulpDistance } from './fixtures.js';
 
 interface Case {

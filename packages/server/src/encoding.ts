@@ -17,7 +17,11 @@ export function decodeBase64(field: string, value: unknown): Buffer {
     if (!/;base64$/i.test(uri[1]!)) throw badField(field, 'a data: URI must be base64 (data:<type>;base64,...)', 'invalid_base64');
     text = text.slice(uri[0].length);
   } else if (URL_LIKE.test(text.slice(0, 64))) {
-    throw badField(field, 'URLs are not fetched; send the bytes as base64 or a data: URI (or a file under --allow-path as {"path": ...})', 'url_not_supported');
+    throw badField(
+      field,
+      'URLs are not fetched; send the bytes as base64 or a data: URI (or a file under --allow-path as {"path": ...})',
+      'url_not_supported',
+    );
   }
   if (text.length === 0) throw badField(field, 'empty', 'invalid_base64');
   let pad = 0;

@@ -35,14 +35,11 @@ export function badField(field: string, problem: string, code = 'invalid_value')
   return new ApiError(400, 'invalid_request_error', code, `${field}: ${problem}`, field);
 }
 
-export const notFound = (message: string, code: string, param: string | null = null) =>
-  new ApiError(404, 'not_found_error', code, message, param);
+export const notFound = (message: string, code: string, param: string | null = null) => new ApiError(404, 'not_found_error', code, message, param);
 
-export const unavailable = (message: string, code: string) =>
-  new ApiError(503, 'server_error', code, message, null, { 'retry-after': '1' });
+export const unavailable = (message: string, code: string) => new ApiError(503, 'server_error', code, message, null, { 'retry-after': '1' });
 
-export const timedOut = (ms: number) =>
-  new ApiError(504, 'server_error', 'timeout', `the request was not done within ${ms} ms (--timeout-ms)`);
+export const timedOut = (ms: number) => new ApiError(504, 'server_error', 'timeout', `the request was not done within ${ms} ms (--timeout-ms)`);
 
 /** Errors of the engine's packages that describe the input, not a fault of the server. */
 const INPUT_ERRORS = new Set(['PreprocessError', 'GraphError', 'WorldModelError', 'GgufError']);

@@ -50,7 +50,8 @@ export type Body = Record<string, unknown>;
 export function objectBody(value: unknown, known: readonly string[]): Body {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw badField('body', 'must be a JSON object', 'invalid_body');
   for (const key of Object.keys(value)) {
-    if (!known.includes(key) && key !== 'user') throw badField(fieldName(key), `unknown field (this endpoint takes ${known.join(', ')})`, 'unknown_field');
+    if (!known.includes(key) && key !== 'user')
+      throw badField(fieldName(key), `unknown field (this endpoint takes ${known.join(', ')})`, 'unknown_field');
   }
   return value as Body;
 }
@@ -80,7 +81,8 @@ export function optionalInt(body: Body, key: string, fallback: number, min: numb
 export function optionalChoice<T extends string>(body: Body, key: string, choices: readonly T[], fallback: T | undefined): T | undefined {
   const v = body[key];
   if (v === undefined || v === null) return fallback;
-  if (typeof v !== 'string' || !(choices as readonly string[]).includes(v)) throw badField(key, `must be one of ${choices.map((c) => `"${c}"`).join(', ')}`);
+  if (typeof v !== 'string' || !(choices as readonly string[]).includes(v))
+    throw badField(key, `must be one of ${choices.map((c) => `"${c}"`).join(', ')}`);
   return v as T;
 }
 

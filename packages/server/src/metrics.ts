@@ -24,14 +24,32 @@ export class ServerMetrics {
 
   constructor(maxBatch: number) {
     const registers = [this.registry];
-    this.requests = new Counter({ name: 'jepa_requests_total', help: 'HTTP requests answered, by route and status', labelNames: ['route', 'status'], registers });
+    this.requests = new Counter({
+      name: 'jepa_requests_total',
+      help: 'HTTP requests answered, by route and status',
+      labelNames: ['route', 'status'],
+      registers,
+    });
     this.items = new Counter({ name: 'jepa_items_total', help: 'Input items computed, by route', labelNames: ['route'], registers });
     this.droppedItems = new Counter({
-      name: 'jepa_items_dropped_total', help: 'Queued items dropped before they ran: the client went away, the deadline passed, or a sibling item failed',
-      labelNames: ['reason'], registers,
+      name: 'jepa_items_dropped_total',
+      help: 'Queued items dropped before they ran: the client went away, the deadline passed, or a sibling item failed',
+      labelNames: ['reason'],
+      registers,
     });
-    this.requestSeconds = new Histogram({ name: 'jepa_request_duration_seconds', help: 'Request latency, by route', labelNames: ['route'], buckets: LATENCY_BUCKETS, registers });
-    this.queueWaitSeconds = new Histogram({ name: 'jepa_queue_wait_seconds', help: 'Time an item waited in the queue before its graph ran', buckets: LATENCY_BUCKETS, registers });
+    this.requestSeconds = new Histogram({
+      name: 'jepa_request_duration_seconds',
+      help: 'Request latency, by route',
+      labelNames: ['route'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.queueWaitSeconds = new Histogram({
+      name: 'jepa_queue_wait_seconds',
+      help: 'Time an item waited in the queue before its graph ran',
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
     this.batchSize = new Histogram({ name: 'jepa_batch_size', help: 'Items per encoder graph', buckets: batchBuckets(maxBatch), registers });
     this.queueDepth = new Gauge({ name: 'jepa_queue_depth', help: 'Items admitted and not yet done (decoding, waiting or running)', registers });
     this.inFlight = new Gauge({ name: 'jepa_requests_in_flight', help: 'Requests being handled', registers });

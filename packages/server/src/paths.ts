@@ -47,7 +47,8 @@ export class PathPolicy {
 
   /** The real path of an allowed regular file, or an ApiError naming the field. */
   async check(field: string, value: unknown): Promise<string> {
-    if (!this.enabled) throw new ApiError(403, 'permission_error', 'paths_disabled', `${field}: paths are off; start the server with --allow-path DIR`, field);
+    if (!this.enabled)
+      throw new ApiError(403, 'permission_error', 'paths_disabled', `${field}: paths are off; start the server with --allow-path DIR`, field);
     if (typeof value !== 'string' || value.length === 0) throw badField(field, 'must be a non-empty string');
     if (value.length > MAX_PATH) throw badField(field, `longer than ${MAX_PATH} characters`);
     if (value.includes('\0')) throw badField(field, 'contains a NUL byte');

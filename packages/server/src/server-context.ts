@@ -67,13 +67,18 @@ export class ModelSlot {
     const p = this.spec.pred;
     if (p?.kind !== 'masked') throw badField('model', `${this.id} has no masked predictor`, 'unsupported_model');
     if (p.embedInDim !== this.spec.enc.embedDim)
-      throw badField('model', `this predictor takes the ${p.embedInDim / this.spec.enc.embedDim} concatenated hierarchy outputs of the encoder, which the engine does not produce`, 'unsupported_model');
+      throw badField(
+        'model',
+        `this predictor takes the ${p.embedInDim / this.spec.enc.embedDim} concatenated hierarchy outputs of the encoder, which the engine does not produce`,
+        'unsupported_model',
+      );
     this.#predictor ??= this.model.createPredictorContext();
     return this.#predictor;
   }
 
   world(): WorldModel {
-    if (this.spec.pred?.kind !== 'action') throw badField('model', `${this.id} is not a LeWorldModel (no action-conditioned predictor)`, 'unsupported_model');
+    if (this.spec.pred?.kind !== 'action')
+      throw badField('model', `${this.id} is not a LeWorldModel (no action-conditioned predictor)`, 'unsupported_model');
     this.#world ??= new WorldModel(this.model);
     return this.#world;
   }
@@ -85,9 +90,19 @@ export class ModelSlot {
     if (s.pred?.kind === 'masked') endpoints.push('/v1/predict');
     if (s.pred?.kind === 'action') endpoints.push('/v1/worldmodel/rollout', '/v1/worldmodel/plan');
     return {
-      id: this.id, object: 'model', created: this.created, owned_by: 'jepa', name: s.name, family: s.family,
-      dims: s.enc.embedDim, ...(s.pred?.kind === 'action' ? { state_dims: s.pred.embedDim } : {}),
-      frames: s.enc.nFrames, image_size: s.enc.imgSize, recipe: s.pre, labels: s.labels, endpoints,
+      id: this.id,
+      object: 'model',
+      created: this.created,
+      owned_by: 'jepa',
+      name: s.name,
+      family: s.family,
+      dims: s.enc.embedDim,
+      ...(s.pred?.kind === 'action' ? { state_dims: s.pred.embedDim } : {}),
+      frames: s.enc.nFrames,
+      image_size: s.enc.imgSize,
+      recipe: s.pre,
+      labels: s.labels,
+      endpoints,
     };
   }
 
@@ -136,7 +151,10 @@ export class ModelRegistry {
         // a load holds the event loop; between loads /health answers (503 until the last one is in)
         await new Promise((next) => setImmediate(next));
         const t0 = performance.now();
-        const model = await Model.load(path, { ...(options.threads ? { threads: options.threads } : {}), ...(options.device ? { device: options.device } : {}) });
+        const model = await Model.load(path, {
+          ...(options.threads ? { threads: options.threads } : {}),
+          ...(options.device ? { device: options.device } : {}),
+        });
         if (this.#disposed) {
           model.dispose();
           return;
@@ -169,7 +187,12 @@ export class ModelRegistry {
     }
     if (typeof id !== 'string') throw badField('model', 'must be a string');
     const slot = this.#slots.get(id) ?? this.#slots.get(id.replace(/\.gguf$/i, ''));
-    if (!slot) throw notFound(`model '${id.length > 200 ? `${id.slice(0, 200)}…` : id}' is not loaded (GET /v1/models lists them)`, 'model_not_found', 'model');
+    if (!slot)
+      throw notFound(
+        `model '${id.length > 200 ? `${id.slice(0, 200)}…` : id}' is not loaded (GET /v1/models lists them)`,
+        'model_not_found',
+        'model',
+      );
     return slot;
   }
 

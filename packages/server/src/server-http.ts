@@ -13,7 +13,17 @@ import type { ServerMetrics } from './metrics.js';
 import type { ModelRegistry, ModelSlot } from './server-context.js';
 import type { Admission, ComputeLane } from './server-queue.js';
 import { Dropped, dropReason } from './server-queue.js';
-import { RequestScope, encodeItems, type EncodedItem, parseActions, parseIds, parseItem, parseItems, type ItemLoader, type ParsedItem } from './server-task.js';
+import {
+  RequestScope,
+  encodeItems,
+  type EncodedItem,
+  parseActions,
+  parseIds,
+  parseItem,
+  parseItems,
+  type ItemLoader,
+  type ParsedItem,
+} from './server-task.js';
 
 export type Phase = 'loading' | 'ready' | 'failed' | 'draining';
 
@@ -88,7 +98,10 @@ export function buildApp(state: ServerState): FastifyInstance {
     if (keyDigest) {
       const header = req.headers.authorization;
       const m = typeof header === 'string' ? /^Bearer\s+(.+)$/i.exec(header) : null;
-      if (!m) throw new ApiError(401, 'authentication_error', 'missing_api_key', 'send the API key as Authorization: Bearer KEY', null, { 'www-authenticate': 'Bearer' });
+      if (!m)
+        throw new ApiError(401, 'authentication_error', 'missing_api_key', 'send the API key as Authorization: Bearer KEY', null, {
+          'www-authenticate': 'Bearer',
+        });
       if (!timingSafeEqual(digest(m[1]!.trim()), keyDigest))
         throw new ApiError(401, 'authentication_error', 'invalid_api_key', 'the API key is not valid', null, { 'www-authenticate': 'Bearer' });
     }
@@ -96,7 +109,7 @@ export function buildApp(state: ServerState): FastifyInstance {
   });
 
   app.setErrorHandler((err, _req, reply) => {
-    const api = err instanceof ApiError ? err : fromFastify(err as object) ?? internal(err);
+    const api = err instanceof ApiError ? err : (fromFastify(err as object) ?? internal(err));
     if (api.status >= 500 && api.code === 'internal_error') state.log(`internal error: ${describe((api as { cause?: unknown }).cause ?? err)}`);
     void reply.code(api.status).headers(api.headers).send(api.body());
   });
@@ -110,7 +123,10 @@ export function buildApp(state: ServerState): FastifyInstance {
   app.get('/health', async (_req, reply) => {
     if (state.phase === 'ready') return { status: 'ok', models: state.registry.size };
     const e = notReady(state);
-    return reply.code(503).headers(e.headers).send({ status: state.phase, ...e.body() });
+    return reply
+      .code(503)
+      .headers(e.headers)
+      .send({ status: state.phase, ...e.body() });
   });
 
   app.get('/metrics', async (_req, reply) => {
@@ -164,16 +180,19 @@ export function buildApp(state: ServerState): FastifyInstance {
     const items = parseItems(body.input, 'input', state.maxQueue);
     return scoped(reply, items.length, async (scope) => {
       const outs = (await encodeItems(state, slot, items, scope)).map((e) => e.out);
-      const results = await compute('input', () => state.lane.run(async () => {
-        const all = [];
-        for (const out of outs) all.push((await head.classify(out, k))[0]!);
-        return all;
-      }));
+      const results = await compute('input', () =>
+        state.lane.run(async () => {
+          const all = [];
+          for (const out of outs) all.push((await head.classify(out, k))[0]!);
+          return all;
+        }),
+      );
       state.metrics.items.inc({ route: '/v1/classify' }, items.length);
       return {
         object: 'list',
         data: results.map((r, index) => ({
-          object: 'classification', index,
+          object: 'classification',
+          index,
           top: r.top.map((c) => ({ label: c.label, index: c.index, prob: c.prob, logit: c.logit })),
           ...(withLogits ? { logits: Array.from(r.logits) } : {}),
         })),
@@ -195,17 +214,43 @@ export function buildApp(state: ServerState): FastifyInstance {
     return scoped(reply, 1, async (scope) => {
       const [{ out, shape }] = (await encodeItems(state, slot, items, scope)) as [EncodedItem];
       const oneFrame = shape.length === 3 || shape[1] === 1;
-      const result = await compute('input', () => state.lane.run(() => predictor.predict({
-        ...predictorTokens(out), contextIds, targetIds, ...(maskIndex !== undefined ? { maskIndex } : {}), modality: oneFrame ? 'image' : 'video',
-      })));
+      const result = await compute('input', () =>
+        state.lane.run(() =>
+          predictor.predict({
+            ...predictorTokens(out),
+            contextIds,
+            targetIds,
+            ...(maskIndex !== undefined ? { maskIndex } : {}),
+            modality: oneFrame ? 'image' : 'video',
+          }),
+        ),
+      );
       state.metrics.items.inc({ route: '/v1/predict' }, 1);
       const dims = [targetIds.length, result.outDim];
-      return { object: 'prediction', model: slot.id, target_ids: targetIds, shape: dims, predictions: encodeValues(result.targets, dims, format), usage: usage([out]) };
+      return {
+        object: 'prediction',
+        model: slot.id,
+        target_ids: targetIds,
+        shape: dims,
+        predictions: encodeValues(result.targets, dims, format),
+        usage: usage([out]),
+      };
     });
   });
 
   app.post('/v1/worldmodel/rollout', async (req, reply) => {
-    const body = objectBody(req.body, ['model', 'images', 'actions', 'random_actions', 'horizon', 'seed', 'action_mean', 'action_std', 'goal', 'encoding_format']);
+    const body = objectBody(req.body, [
+      'model',
+      'images',
+      'actions',
+      'random_actions',
+      'horizon',
+      'seed',
+      'action_mean',
+      'action_std',
+      'goal',
+      'encoding_format',
+    ]);
     const slot = state.registry.get(body.model);
     const wm = slot.world();
     const stats = actionStats(body, wm.actionDim);
@@ -234,8 +279,13 @@ export function buildApp(state: ServerState): FastifyInstance {
       state.metrics.items.inc({ route: '/v1/worldmodel/rollout' }, items.length);
       const dims = [seqs.candidates, steps, wm.embedDim];
       return {
-        object: 'worldmodel.rollout', model: slot.id, history: H, shape: dims,
-        rollout: encodeValues(rolled, dims, format), ...(costs ? { costs: Array.from(costs) } : {}), usage: usage(outs),
+        object: 'worldmodel.rollout',
+        model: slot.id,
+        history: H,
+        shape: dims,
+        rollout: encodeValues(rolled, dims, format),
+        ...(costs ? { costs: Array.from(costs) } : {}),
+        usage: usage(outs),
       };
     });
   });
@@ -258,18 +308,30 @@ export function buildApp(state: ServerState): FastifyInstance {
     return scoped(reply, items.length, async (scope) => {
       const { initial, target, outs } = await worldInputs(state, slot, wm, H, items, true, scope);
       // wm.plan, with every iteration's batched rollout on the lane and a dropped request stopping between them
-      const result = await compute('samples', () => planCem(async (candidates, count) => {
-        if (scope.dropped) throw new Dropped(scope.dropped);
-        return state.lane.run(async () => {
-          const rolled = await wm.rollout({ data: initial, candidates: 1, steps: H }, { data: candidates, candidates: count, steps: horizon });
-          return wm.cost({ data: rolled, candidates: count, steps: horizon + 1 }, target!);
-        });
-      }, { horizon, actionDim: wm.actionDim, samples, iterations, topk, seed }));
+      const result = await compute('samples', () =>
+        planCem(
+          async (candidates, count) => {
+            if (scope.dropped) throw new Dropped(scope.dropped);
+            return state.lane.run(async () => {
+              const rolled = await wm.rollout({ data: initial, candidates: 1, steps: H }, { data: candidates, candidates: count, steps: horizon });
+              return wm.cost({ data: rolled, candidates: count, steps: horizon + 1 }, target!);
+            });
+          },
+          { horizon, actionDim: wm.actionDim, samples, iterations, topk, seed },
+        ),
+      );
       const actions = stats ? denormalizeActions(result.mean, stats) : result.mean;
       state.metrics.items.inc({ route: '/v1/worldmodel/plan' }, items.length);
       return {
-        object: 'worldmodel.plan', model: slot.id, history: H, horizon, action_dim: wm.actionDim, space: stats ? 'raw' : 'model',
-        actions: encodeValues(actions, [horizon, wm.actionDim], 'float'), best_costs: result.bestCosts, usage: usage(outs),
+        object: 'worldmodel.plan',
+        model: slot.id,
+        history: H,
+        horizon,
+        action_dim: wm.actionDim,
+        space: stats ? 'raw' : 'model',
+        actions: encodeValues(actions, [horizon, wm.actionDim], 'float'),
+        best_costs: result.bestCosts,
+        usage: usage(outs),
       };
     });
   });
@@ -335,7 +397,8 @@ async function compute<T>(field: string, run: () => Promise<T>): Promise<T> {
     return await run();
   } catch (err) {
     if (err instanceof Dropped) throw err;
-    if (err instanceof Error && /\b(target|context) token id\b/.test(err.message)) throw inputFailure(/\btarget token id\b/.test(err.message) ? 'target' : 'context', err);
+    if (err instanceof Error && /\b(target|context) token id\b/.test(err.message))
+      throw inputFailure(/\btarget token id\b/.test(err.message) ? 'target' : 'context', err);
     throw inputFailure(field, err);
   }
 }
@@ -379,7 +442,8 @@ interface ActionStats {
 function actionStats(body: Body, A: number): ActionStats | null {
   const mean = optionalNumbers(body, 'action_mean', A);
   const std = optionalNumbers(body, 'action_std', A);
-  if ((mean === undefined) !== (std === undefined)) throw badField(mean ? 'action_std' : 'action_mean', 'give action_mean and action_std together', 'missing_field');
+  if ((mean === undefined) !== (std === undefined))
+    throw badField(mean ? 'action_std' : 'action_mean', 'give action_mean and action_std together', 'missing_field');
   if (!mean || !std) return null;
   std.forEach((s, i) => {
     if (s === 0) throw badField(`action_std[${i}]`, 'must not be 0');
@@ -405,7 +469,15 @@ function historyFrames(body: Body, wm: WorldModel, maxItems: number): ParsedItem
 }
 
 /** History frames -> state embeddings [H, Dp] (projected together, as the CLI does), and the goal's [Dp]. */
-async function worldInputs(state: ServerState, slot: ModelSlot, wm: WorldModel, H: number, items: ParsedItem[], withGoal: boolean, scope: RequestScope) {
+async function worldInputs(
+  state: ServerState,
+  slot: ModelSlot,
+  wm: WorldModel,
+  H: number,
+  items: ParsedItem[],
+  withGoal: boolean,
+  scope: RequestScope,
+) {
   const outs = (await encodeItems(state, slot, items, scope)).map((e) => e.out);
   const D = slot.spec.enc.embedDim;
   const cls = new Float32Array(H * D);
@@ -426,10 +498,15 @@ function clientError(err: Error & { code?: string }, socket: Socket): void {
     return;
   }
   const [status, reason, code, message] =
-    err.code === 'HPE_HEADER_OVERFLOW' ? [431, 'Request Header Fields Too Large', 'headers_too_large', 'the headers are too large']
-      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'Request Timeout', 'request_timeout', 'the request was not received in time']
-        : err.code === 'HPE_INVALID_EOF_STATE' ? [400, 'Bad Request', 'truncated_body', 'body: the connection ended before Content-Length bytes arrived']
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request Header Fields Too Large', 'headers_too_large', 'the headers are too large']
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request Timeout', 'request_timeout', 'the request was not received in time']
+        : err.code === 'HPE_INVALID_EOF_STATE'
+          ? [400, 'Bad Request', 'truncated_body', 'body: the connection ended before Content-Length bytes arrived']
           : [400, 'Bad Request', 'bad_http', 'malformed HTTP request'];
   const body = JSON.stringify(new ApiError(status, 'invalid_request_error', code, message).body());
-  socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }

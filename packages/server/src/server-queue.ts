@@ -50,7 +50,11 @@ export class Admission {
   readonly #metrics: ServerMetrics;
   readonly #secondsPerItem: () => number;
 
-  constructor(readonly capacity: number, metrics: ServerMetrics, secondsPerItem: () => number) {
+  constructor(
+    readonly capacity: number,
+    metrics: ServerMetrics,
+    secondsPerItem: () => number,
+  ) {
     this.#metrics = metrics;
     this.#secondsPerItem = secondsPerItem;
   }
@@ -62,8 +66,14 @@ export class Admission {
   reserve(items: number): Ticket {
     if (this.#depth + items > this.capacity) {
       const wait = Math.min(60, Math.max(1, Math.ceil(this.#depth * this.#secondsPerItem())));
-      throw new ApiError(429, 'rate_limit_error', 'queue_full',
-        `the queue is full (${this.#depth} of ${this.capacity} items, --max-queue); retry after ${wait} s`, null, { 'retry-after': String(wait) });
+      throw new ApiError(
+        429,
+        'rate_limit_error',
+        'queue_full',
+        `the queue is full (${this.#depth} of ${this.capacity} items, --max-queue); retry after ${wait} s`,
+        null,
+        { 'retry-after': String(wait) },
+      );
     }
     this.#depth += items;
     this.#metrics.queueDepth.set(this.#depth);
@@ -85,7 +95,10 @@ export class ComputeLane {
 
   run<T>(task: () => Promise<T>): Promise<T> {
     const result = this.#tail.then(task);
-    this.#tail = result.then(() => {}, () => {});
+    this.#tail = result.then(
+      () => {},
+      () => {},
+    );
     return result;
   }
 
@@ -155,7 +168,12 @@ export class Batcher {
     if (signal.aborted) return Promise.reject(new Dropped(dropReason(signal)));
     return new Promise<EncodeOutput>((resolve, reject) => {
       const job: EncodeJob = {
-        tensor, key: still ? tensor.shape.join('x') : null, enqueued: performance.now(), signal, resolve, reject,
+        tensor,
+        key: still ? tensor.shape.join('x') : null,
+        enqueued: performance.now(),
+        signal,
+        resolve,
+        reject,
         onAbort: () => {
           const at = this.#pending.indexOf(job);
           if (at < 0) return;
@@ -184,7 +202,8 @@ export class Batcher {
             if (have >= this.#options.maxBatch) break;
             // Images still decoding are about to arrive: worth waiting for as long as the graph at
             // hand would take to run, since they would otherwise wait for it anyway.
-            const patience = this.#incoming > 0 ? Math.max(this.#options.maxWaitMs, have * this.#lane.secondsPerItem * 1000) : this.#options.maxWaitMs;
+            const patience =
+              this.#incoming > 0 ? Math.max(this.#options.maxWaitMs, have * this.#lane.secondsPerItem * 1000) : this.#options.maxWaitMs;
             const until = first.enqueued + patience;
             if (performance.now() >= until) break;
             await this.#nap(until);

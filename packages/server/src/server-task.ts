@@ -19,9 +19,7 @@ import { Dropped, dropReason, type DropReason, type Ticket } from './server-queu
 export type ItemKind = 'image' | 'video' | 'frames' | 'tensor';
 const KINDS: readonly ItemKind[] = ['image', 'video', 'frames', 'tensor'];
 
-export type ParsedItem =
-  | { field: string; kind: ItemKind; bytes: Buffer }
-  | { field: string; kind: 'path'; path: string; as: ItemKind | null };
+export type ParsedItem = { field: string; kind: ItemKind; bytes: Buffer } | { field: string; kind: 'path'; path: string; as: ItemKind | null };
 
 export interface LoadedItem {
   tensor: ItemTensor;
@@ -42,7 +40,8 @@ export function parseItem(value: unknown, field: string): ParsedItem {
     if (extra.length > 0) throw badField(`${field}.${fieldName(extra[0]!)}`, 'unknown field (a path item takes "path" and "kind")', 'unknown_field');
     let as: ItemKind | null = null;
     if (v.kind !== undefined) {
-      if (typeof v.kind !== 'string' || !(KINDS as readonly string[]).includes(v.kind)) throw badField(`${field}.kind`, `must be one of ${KINDS.join(', ')}`);
+      if (typeof v.kind !== 'string' || !(KINDS as readonly string[]).includes(v.kind))
+        throw badField(`${field}.kind`, `must be one of ${KINDS.join(', ')}`);
       as = v.kind as ItemKind;
     }
     if (typeof v.path !== 'string') throw badField(`${field}.path`, 'must be a string');
@@ -51,7 +50,12 @@ export function parseItem(value: unknown, field: string): ParsedItem {
   const given = keys.filter((k) => (KINDS as readonly string[]).includes(k));
   if (given.length !== 1 || keys.length !== 1) {
     const unknown = keys.find((k) => !(KINDS as readonly string[]).includes(k));
-    if (unknown !== undefined) throw badField(`${field}.${fieldName(unknown)}`, 'unknown field (an item has one of "image", "video", "frames", "tensor" or "path")', 'unknown_field');
+    if (unknown !== undefined)
+      throw badField(
+        `${field}.${fieldName(unknown)}`,
+        'unknown field (an item has one of "image", "video", "frames", "tensor" or "path")',
+        'unknown_field',
+      );
     throw badField(field, 'give exactly one of "image", "video", "frames", "tensor" or "path"', 'invalid_item');
   }
   const kind = given[0] as ItemKind;
@@ -84,7 +88,8 @@ export function tensorItem(field: string, spec: ModelSpec, npy: NpyArray): Loade
   const width = shape[shape.length - 1]!;
   if (channels !== e.inChans) throw badField(field, `shape [${shape.join(', ')}]: the model takes ${e.inChans} channels`, 'invalid_tensor');
   const tubelet = e.imgTubeletSize !== null && frames === 1 ? e.imgTubeletSize : e.tubeletSize;
-  if (frames % tubelet !== 0) throw badField(field, `shape [${shape.join(', ')}]: ${frames} frames are not a whole number of ${tubelet}-frame tubelets`, 'invalid_tensor');
+  if (frames % tubelet !== 0)
+    throw badField(field, `shape [${shape.join(', ')}]: ${frames} frames are not a whole number of ${tubelet}-frame tubelets`, 'invalid_tensor');
   if (height < e.patchSize || width < e.patchSize)
     throw badField(field, `shape [${shape.join(', ')}]: a ${width}x${height} input is smaller than one ${e.patchSize}-pixel patch`, 'invalid_tensor');
   const data = npy.data as Float32Array;
@@ -196,7 +201,10 @@ export interface EncodedItem {
  * request's other queued items and is what the request answers with.
  */
 export async function encodeItems(
-  { loader, metrics }: { loader: ItemLoader; metrics: ServerMetrics }, slot: ModelSlot, items: readonly ParsedItem[], scope: RequestScope,
+  { loader, metrics }: { loader: ItemLoader; metrics: ServerMetrics },
+  slot: ModelSlot,
+  items: readonly ParsedItem[],
+  scope: RequestScope,
 ): Promise<EncodedItem[]> {
   return Promise.all(
     items.map(async (item) => {
@@ -238,7 +246,10 @@ export function parseIds(value: unknown, field: string): number[] {
       push(id);
     });
   } else if (typeof value === 'string') {
-    for (const part of value.split(',').map((s) => s.trim()).filter(Boolean)) {
+    for (const part of value
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)) {
       const m = /^(\d{1,7})(?::(\d{1,7}))?$/.exec(part);
       if (!m) throw badField(field, `'${part.slice(0, 40)}': use a:b (ids a to b-1), single ids, or both joined by commas`);
       const a = Number(m[1]);
@@ -266,7 +277,8 @@ export function parseActions(value: unknown, field: string, actionDim: number): 
     if (!data.every(Number.isFinite)) throw badField(field, 'holds a value that is not finite');
     return { data, candidates: s.length === 3 ? s[0]! : 1, steps: s[s.length - 2]! };
   }
-  if (!Array.isArray(value) || value.length === 0) throw badField(field, `must be [T][${actionDim}] or [K][T][${actionDim}] numbers, or a base64 .npy`);
+  if (!Array.isArray(value) || value.length === 0)
+    throw badField(field, `must be [T][${actionDim}] or [K][T][${actionDim}] numbers, or a base64 .npy`);
   const three = Array.isArray(value[0]) && Array.isArray((value[0] as unknown[])[0]);
   const candidates = (three ? value : [value]) as unknown[];
   let steps = -1;

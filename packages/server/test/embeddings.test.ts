@@ -113,7 +113,12 @@ describe('the demo video model (a still is repeated to 8 frames; one clip per gr
     writeFileSync(xPath, encodeNpy(x, [1, 3, 8, 64, 64]));
     const out = join(dir, 'tokens.npy');
     expect(jepa('embed', '-m', demo, '--input-npy', xPath, '--pool', 'none', '-t', String(THREADS), '-o', out).code).toBe(0);
-    const r = await post(server, '/v1/embeddings', { model: 'jepa-demo-vjepa2-untrained', input: { tensor: b64(xPath) }, pool: 'none', encoding_format: 'base64' });
+    const r = await post(server, '/v1/embeddings', {
+      model: 'jepa-demo-vjepa2-untrained',
+      input: { tensor: b64(xPath) },
+      pool: 'none',
+      encoding_format: 'base64',
+    });
     expect(r.status).toBe(200);
     expect(r.json.data[0].shape).toEqual([64, 192]);
     expect(sameBits(f32(r.json.data[0].embedding), readNpy(out).data as Float32Array)).toBe(true);
@@ -152,7 +157,7 @@ describe('formats and options', () => {
     }
   });
 
-  it('GET /v1/models lists both models in OpenAI\'s shape', async () => {
+  it("GET /v1/models lists both models in OpenAI's shape", async () => {
     const r = await get(server, '/v1/models');
     expect(r.json.object).toBe('list');
     const ids = r.json.data.map((m: { id: string }) => m.id);

@@ -17,7 +17,13 @@ const pooler = model('vjepa2_pooler');
 const predictor = model('vjepa2_predictor');
 const lewm = model('lewm');
 const clip = join(dir, 'clip.npy');
-writeFileSync(clip, encodeNpy(Float32Array.from({ length: 3 * 4 * 16 * 16 }, (_, i) => Math.sin(i * 0.7) * 1.5), [1, 3, 4, 16, 16]));
+writeFileSync(
+  clip,
+  encodeNpy(
+    Float32Array.from({ length: 3 * 4 * 16 * 16 }, (_, i) => Math.sin(i * 0.7) * 1.5),
+    [1, 3, 4, 16, 16],
+  ),
+);
 const image = join(dir, 'a.png');
 const goal = join(dir, 'goal.png');
 writeFileSync(image, png(20, 18, 5));
@@ -35,7 +41,10 @@ afterAll(async () => {
 
 describe('/v1/classify', () => {
   it('equals jepa classify --json --logits on a tensor and on an image', async () => {
-    for (const [item, args] of [[{ tensor: b64(clip) }, ['--input-npy', clip]], [{ image: b64(image) }, [image]]] as const) {
+    for (const [item, args] of [
+      [{ tensor: b64(clip) }, ['--input-npy', clip]],
+      [{ image: b64(image) }, [image]],
+    ] as const) {
       const logitsPath = join(dir, 'logits.npy');
       const cli = jepa('classify', '-m', pooler, ...args, '-k', '3', '--json', '--logits', logitsPath, ...t);
       expect(cli.code, cli.err).toBe(0);
@@ -62,7 +71,11 @@ describe('/v1/predict', () => {
     const cli = jepa('predict', '-m', predictor, '--input-npy', clip, '--context', '0:16', '--target', '16:20,25', '-o', out, ...t);
     expect(cli.code, cli.err).toBe(0);
     const r = await post(server, '/v1/predict', {
-      model: 'vjepa2_predictor', input: { tensor: b64(clip) }, context: '0:16', target: [16, 17, 18, 19, 25], encoding_format: 'base64',
+      model: 'vjepa2_predictor',
+      input: { tensor: b64(clip) },
+      context: '0:16',
+      target: [16, 17, 18, 19, 25],
+      encoding_format: 'base64',
     });
     expect(r.status, JSON.stringify(r.json)).toBe(200);
     expect(r.json.shape).toEqual([5, 32]);
@@ -77,7 +90,12 @@ describe('/v1/worldmodel', () => {
     const cli = jepa('worldmodel', '-m', lewm, '--image', image, '--random-actions', '3', '--goal', goal, '--seed', '4', '-o', out, ...t);
     expect(cli.code, cli.err).toBe(0);
     const r = await post(server, '/v1/worldmodel/rollout', {
-      model: 'lewm', images: [{ image: b64(image) }], random_actions: 3, seed: 4, goal: { image: b64(goal) }, encoding_format: 'base64',
+      model: 'lewm',
+      images: [{ image: b64(image) }],
+      random_actions: 3,
+      seed: 4,
+      goal: { image: b64(goal) },
+      encoding_format: 'base64',
     });
     expect(r.status, JSON.stringify(r.json)).toBe(200);
     expect(r.json.shape).toEqual([3, 6, 32]);
@@ -90,11 +108,31 @@ describe('/v1/worldmodel', () => {
     const mean = Array.from({ length: 10 }, (_, a) => a / 10);
     const std = Array.from({ length: 10 }, (_, a) => 1 + a / 5);
     const out = join(dir, 'roll2.npy');
-    const cli = jepa('worldmodel', '-m', lewm, '--image', image, goal, '--actions', rows.map((r) => r.join(',')).join(';'),
-      '--action-mean', mean.join(','), '--action-std', std.join(','), '-o', out, ...t);
+    const cli = jepa(
+      'worldmodel',
+      '-m',
+      lewm,
+      '--image',
+      image,
+      goal,
+      '--actions',
+      rows.map((r) => r.join(',')).join(';'),
+      '--action-mean',
+      mean.join(','),
+      '--action-std',
+      std.join(','),
+      '-o',
+      out,
+      ...t,
+    );
     expect(cli.code, cli.err).toBe(0);
     const r = await post(server, '/v1/worldmodel/rollout', {
-      model: 'lewm', images: [{ image: b64(image) }, { image: b64(goal) }], actions: rows, action_mean: mean, action_std: std, encoding_format: 'base64',
+      model: 'lewm',
+      images: [{ image: b64(image) }, { image: b64(goal) }],
+      actions: rows,
+      action_mean: mean,
+      action_std: std,
+      encoding_format: 'base64',
     });
     expect(r.status, JSON.stringify(r.json)).toBe(200);
     expect(r.json.history).toBe(2);
@@ -105,9 +143,34 @@ describe('/v1/worldmodel', () => {
     const args = ['--samples', '20', '--iterations', '2', '--topk', '4', '--seed', '3'];
     const mean = [0, 0, 0, 0, 0, 0, 0, 0, 0, 5];
     const std = [1, 1, 1, 1, 1, 1, 1, 1, 1, 0.5];
-    const cli = jepa('worldmodel', '-m', lewm, '--image', image, '--plan', '--goal', goal, ...args, '--action-mean', mean.join(','), '--action-std', std.join(','), ...t);
+    const cli = jepa(
+      'worldmodel',
+      '-m',
+      lewm,
+      '--image',
+      image,
+      '--plan',
+      '--goal',
+      goal,
+      ...args,
+      '--action-mean',
+      mean.join(','),
+      '--action-std',
+      std.join(','),
+      ...t,
+    );
     expect(cli.code, cli.err).toBe(0);
-    const body = { model: 'lewm', images: [{ image: b64(image) }], goal: { image: b64(goal) }, samples: 20, iterations: 2, top_k: 4, seed: 3, action_mean: mean, action_std: std };
+    const body = {
+      model: 'lewm',
+      images: [{ image: b64(image) }],
+      goal: { image: b64(goal) },
+      samples: 20,
+      iterations: 2,
+      top_k: 4,
+      seed: 3,
+      action_mean: mean,
+      action_std: std,
+    };
     const r = await post(server, '/v1/worldmodel/plan', body);
     expect(r.status, JSON.stringify(r.json)).toBe(200);
     expect(r.json.space).toBe('raw');
@@ -120,7 +183,12 @@ describe('/v1/worldmodel', () => {
   it('pool "lewm" equals jepa embed --pool lewm of the same images', async () => {
     const out = join(dir, 'state.npy');
     expect(jepa('embed', '-m', lewm, image, goal, '--pool', 'lewm', '-o', out, ...t).code).toBe(0);
-    const r = await post(server, '/v1/embeddings', { model: 'lewm', input: [{ image: b64(image) }, { image: b64(goal) }], pool: 'lewm', encoding_format: 'base64' });
+    const r = await post(server, '/v1/embeddings', {
+      model: 'lewm',
+      input: [{ image: b64(image) }, { image: b64(goal) }],
+      pool: 'lewm',
+      encoding_format: 'base64',
+    });
     expect(r.status).toBe(200);
     const states = readNpy(out).data as Float32Array;
     expect(sameBits(f32(r.json.data[0].embedding), states.subarray(0, 32))).toBe(true);

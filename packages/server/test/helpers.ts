@@ -23,7 +23,7 @@ export function tmp(prefix: string): string {
 /** An 8-bit RGB PNG of seeded pixels. */
 export function png(width: number, height: number, seed: number): Buffer {
   const raw = Buffer.alloc(height * (1 + width * 3));
-  let s = seed * 2654435761 >>> 0;
+  let s = (seed * 2654435761) >>> 0;
   for (let y = 0; y < height; y++) {
     const row = y * (1 + width * 3);
     for (let x = 0; x < width * 3; x++) {
@@ -116,7 +116,8 @@ export interface ServeChild {
 /** `jepa serve` as a child process, once it says it is ready. */
 export function serveChild(args: string[], opts: { nodeFlags?: string[]; env?: Record<string, string> } = {}): Promise<ServeChild> {
   const child = spawn(process.execPath, [...(opts.nodeFlags ?? []), cli, 'serve', '--port', '0', ...args], {
-    env: { ...process.env, JEPA_DEVICE: 'cpu', ...opts.env }, stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, JEPA_DEVICE: 'cpu', ...opts.env },
+    stdio: ['ignore', 'ignore', 'pipe'],
   });
   let err = '';
   const exit = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));

@@ -29,7 +29,10 @@ function metric(text: string, name: string, labels = ''): number {
 
 /** A counter summed over its labels. */
 function summed(text: string, name: string): number {
-  return text.split('\n').filter((l) => l.startsWith(`${name}{`)).reduce((a, l) => a + Number(l.split(' ').pop()), 0);
+  return text
+    .split('\n')
+    .filter((l) => l.startsWith(`${name}{`))
+    .reduce((a, l) => a + Number(l.split(' ').pop()), 0);
 }
 
 describe('backpressure', () => {
@@ -58,7 +61,9 @@ describe('backpressure', () => {
       const first = post(server, '/v1/embeddings', { input: Array.from({ length: 12 }, (_, i) => image(i)) });
       const gone = new AbortController();
       const second = fetch(`${server.url}/v1/embeddings`, {
-        method: 'POST', headers: { 'content-type': 'application/json' }, signal: gone.signal,
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        signal: gone.signal,
         body: JSON.stringify({ input: Array.from({ length: 12 }, (_, i) => image(i + 4)) }),
       }).catch((err: Error) => err);
       await until(async () => (await depth(server)) >= 24, 'both requests to be admitted');
@@ -84,14 +89,25 @@ describe('deadlines', () => {
     copyFileSync(join(heads, 'lewm/model.gguf'), lewm);
     const server = await startServer({ models: [demo, lewm], timeoutMs: 100, maxQueue: 64 });
     try {
-      const slow = await post(server, '/v1/embeddings', { model: 'jepa-demo-vjepa2-untrained', input: Array.from({ length: 64 }, (_, i) => image(i)) });
+      const slow = await post(server, '/v1/embeddings', {
+        model: 'jepa-demo-vjepa2-untrained',
+        input: Array.from({ length: 64 }, (_, i) => image(i)),
+      });
       expect(slow.status).toBe(504);
       expect(slow.json.error.code).toBe('timeout');
       const plan = await post(server, '/v1/worldmodel/plan', {
-        model: 'lewm', images: [image(0)], goal: image(1), samples: 4096, iterations: 1000, top_k: 30,
+        model: 'lewm',
+        images: [image(0)],
+        goal: image(1),
+        samples: 4096,
+        iterations: 1000,
+        top_k: 30,
       });
       expect(plan.status).toBe(504);
-      const stalled = await rawRequest(server, 'POST /v1/embeddings HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"inp');
+      const stalled = await rawRequest(
+        server,
+        'POST /v1/embeddings HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"inp',
+      );
       expect(statusOf(stalled)).toBe(408);
       const text = (await get(server, '/metrics')).text;
       expect(metric(text, 'jepa_items_dropped_total', 'reason="deadline"')).toBeGreaterThan(0);
@@ -140,7 +156,10 @@ describe('jepa serve as a process', () => {
     s.child.kill('SIGTERM');
     // Sent once the server has said it is draining: a loaded machine can take longer than any fixed pause to deliver the signal.
     await until(async () => /SIGTERM: finishing the requests in flight/.test(s.stderr()), 'the server to start draining');
-    const late = await post(s, '/v1/embeddings', { input: [image(0)] }).then((a) => a.status, () => 'refused');
+    const late = await post(s, '/v1/embeddings', { input: [image(0)] }).then(
+      (a) => a.status,
+      () => 'refused',
+    );
     const done = await Promise.all(inFlight);
     expect(done.map((a) => a.status)).toEqual([200, 200, 200, 200, 200]);
     expect(done[0]!.json.data).toHaveLength(32);
@@ -158,18 +177,21 @@ describe('jepa serve as a process', () => {
     // debug route): what is compared is memory the server holds, not V8 warming up or garbage it has not
     // collected yet. docs/server.md gives the unpinned figures too.
     const s = await serveChild(['-m', tiny.path, '-t', '1'], {
-      nodeFlags: ['--expose-gc', '--min-semi-space-size=16', '--max-semi-space-size=16'], env: { JEPA_SERVER_DEBUG: '1' },
+      nodeFlags: ['--expose-gc', '--min-semi-space-size=16', '--max-semi-space-size=16'],
+      env: { JEPA_SERVER_DEBUG: '1' },
     });
     try {
       const run = async (n: number) => {
         let next = 0;
-        await Promise.all(Array.from({ length: 8 }, async () => {
-          while (next < n) {
-            const i = next++;
-            const r = await post(s, '/v1/embeddings', { input: [image(i)] });
-            if (r.status !== 200) throw new Error(`request ${i}: ${r.status}`);
-          }
-        }));
+        await Promise.all(
+          Array.from({ length: 8 }, async () => {
+            while (next < n) {
+              const i = next++;
+              const r = await post(s, '/v1/embeddings', { input: [image(i)] });
+              if (r.status !== 200) throw new Error(`request ${i}: ${r.status}`);
+            }
+          }),
+        );
       };
       const rss = async () => {
         expect((await get(s, '/debug/memory')).status).toBe(200);

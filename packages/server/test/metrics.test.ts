@@ -43,7 +43,9 @@ function parseProm(text: string): { types: Map<string, string>; samples: Sample[
     const text = m[3]!;
     const value = /^[+-]?inf(inity)?$/i.test(text) ? (text.startsWith('-') ? -Infinity : Infinity) : /^nan$/i.test(text) ? Number.NaN : Number(text);
     if (Number.isNaN(value) && !/^nan$/i.test(text)) throw new Error(`bad value: ${line}`);
-    const family = [...types.keys()].find((f) => m![1] === f || (types.get(f) === 'histogram' && /^(.*)_(bucket|sum|count)$/.exec(m![1]!)?.[1] === f));
+    const family = [...types.keys()].find(
+      (f) => m![1] === f || (types.get(f) === 'histogram' && /^(.*)_(bucket|sum|count)$/.exec(m![1]!)?.[1] === f),
+    );
     if (!family || !helps.has(family)) throw new Error(`sample of an undeclared family: ${line}`);
     samples.push({ name: m[1]!, labels, value });
   }
@@ -68,7 +70,9 @@ afterAll(async () => {
 describe('/metrics', () => {
   it('parses, and counts what was sent', async () => {
     const sizes = [1, 3, 2, 5, 1];
-    const ok = await Promise.all(sizes.map((n, r) => post(server, '/v1/embeddings', { input: Array.from({ length: n }, (_, i) => img(r * 10 + i)) })));
+    const ok = await Promise.all(
+      sizes.map((n, r) => post(server, '/v1/embeddings', { input: Array.from({ length: n }, (_, i) => img(r * 10 + i)) })),
+    );
     expect(ok.map((a) => a.status)).toEqual([200, 200, 200, 200, 200]);
     const bad = await Promise.all([
       post(server, '/v1/embeddings', '{'),

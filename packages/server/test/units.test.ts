@@ -111,7 +111,12 @@ describe('decodeBase64', () => {
 
 describe('an image encodes to the same bits alone and in a batch', () => {
   // checked for every weight type the CPU kernels take; the server's bit-identity rests on it
-  const types: [string, number][] = [['f32', GgmlType.F32], ['f16', GgmlType.F16], ['q8_0', GgmlType.Q8_0], ['q4_0', GgmlType.Q4_0]];
+  const types: [string, number][] = [
+    ['f32', GgmlType.F32],
+    ['f16', GgmlType.F16],
+    ['q8_0', GgmlType.Q8_0],
+    ['q4_0', GgmlType.Q4_0],
+  ];
   for (const [name, type] of types) {
     it(name, async () => {
       const forged = forgeModel('hfvit', { matmulType: type, tensorType: { 'enc.patch_embed.weight': GgmlType.F16 } });

@@ -25,28 +25,50 @@ const labels = (n: number) => Array.from({ length: n }, (_, i) => `class_${Strin
 
 const CASES: Case[] = [
   {
-    name: 'vjepa2_pooler', family: 'vjepa2', predictor: false, head: true, seed: 21,
+    name: 'vjepa2_pooler',
+    family: 'vjepa2',
+    predictor: false,
+    head: true,
+    seed: 21,
     edit: (h) => ({ ...h, head: { ...h.head!, depth: 3, nHead: 4, headDim: 8, ffnDim: 128, nClasses: 10 }, labels: labels(10) }),
   },
   {
-    name: 'vjepa_probe', family: 'vjepa', predictor: false, head: true, seed: 22,
+    name: 'vjepa_probe',
+    family: 'vjepa',
+    predictor: false,
+    head: true,
+    seed: 22,
     edit: (h) => ({ ...h, head: { ...h.head!, depth: 0, nHead: 4, headDim: 8, ffnDim: 128, nClasses: 7, lnEps: f32(1e-5) }, labels: labels(7) }),
   },
   {
-    name: 'vjepa2_predictor', family: 'vjepa2', predictor: true, head: false, seed: 23,
-    edit: (h) => h.pred?.kind === 'masked'
-      ? { ...h, pred: { ...h.pred, embedDim: 64, nHead: 2, headDim: 32, ffnDim: 128, nLayer: 2, nMaskTokens: 10, gridSize: 4 } }
-      : h,
+    name: 'vjepa2_predictor',
+    family: 'vjepa2',
+    predictor: true,
+    head: false,
+    seed: 23,
+    edit: (h) =>
+      h.pred?.kind === 'masked'
+        ? { ...h, pred: { ...h.pred, embedDim: 64, nHead: 2, headDim: 32, ffnDim: 128, nLayer: 2, nMaskTokens: 10, gridSize: 4 } }
+        : h,
   },
   {
-    name: 'vjepa2_1_predictor', family: 'vjepa2_1', predictor: true, head: false, seed: 24,
-    edit: (h) => h.pred?.kind === 'masked'
-      ? { ...h, pred: { ...h.pred, embedDim: 64, nHead: 2, headDim: 32, ffnDim: 128, nLayer: 2, nMaskTokens: 8, gridSize: 4 } }
-      : h,
+    name: 'vjepa2_1_predictor',
+    family: 'vjepa2_1',
+    predictor: true,
+    head: false,
+    seed: 24,
+    edit: (h) =>
+      h.pred?.kind === 'masked'
+        ? { ...h, pred: { ...h.pred, embedDim: 64, nHead: 2, headDim: 32, ffnDim: 128, nLayer: 2, nMaskTokens: 8, gridSize: 4 } }
+        : h,
   },
   {
-    name: 'lewm', family: 'lewm', predictor: true, head: false, seed: 25,
-    edit: (h) => h.pred?.kind === 'action' ? { ...h, pred: { ...h.pred, nLayer: 3, nHead: 3, headDim: 16, ffnDim: 96 } } : h,
+    name: 'lewm',
+    family: 'lewm',
+    predictor: true,
+    head: false,
+    seed: 25,
+    edit: (h) => (h.pred?.kind === 'action' ? { ...h, pred: { ...h.pred, nLayer: 3, nHead: 3, headDim: 16, ffnDim: 96 } } : h),
   },
 ];
 

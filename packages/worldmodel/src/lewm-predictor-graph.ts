@@ -29,7 +29,11 @@ export interface LewmPredictorGraph {
 }
 
 export function buildLewmPredictorGraph(
-  p: ActionPredictorHparams, w: Weights, steps: number, candidates: number, o: LewmPredictorGraphOptions,
+  p: ActionPredictorHparams,
+  w: Weights,
+  steps: number,
+  candidates: number,
+  o: LewmPredictorGraphOptions,
 ): LewmPredictorGraph {
   const Dp = p.embedDim;
   const hd = p.headDim;
@@ -68,10 +72,16 @@ export function buildLewmPredictorGraph(
 
     const ha = layerNorm(ctx, modulate(ctx.norm(x, p.adalnEps), chunk(0), chunk(1)), w, `${blk}.attn_norm`, p.lnEps);
     const qkv = linear(ctx, ha, w, `${blk}.attn.qkv`, o.precF32); // [3 inner, T·K]
-    const split = (which: number) =>
-      ctx.permute(ctx.view(qkv, [hd, H, T, K], [hd * 4, qkv.nb[1], qkv.nb[1] * T], which * inner * 4), 0, 2, 1, 3);
+    const split = (which: number) => ctx.permute(ctx.view(qkv, [hd, H, T, K], [hd * 4, qkv.nb[1], qkv.nb[1] * T], which * inner * 4), 0, 2, 1, 3);
     // short sequences: F32 K/V, as for every one-row-per-query attention here
-    const att = attention(ctx, split(0), split(1), split(2), { scale: 1 / Math.sqrt(hd), mask, flash: o.flash, kvType: GGML_F32, precF32: o.precF32, cpu: w.onCpu });
+    const att = attention(ctx, split(0), split(1), split(2), {
+      scale: 1 / Math.sqrt(hd),
+      mask,
+      flash: o.flash,
+      kvType: GGML_F32,
+      precF32: o.precF32,
+      cpu: w.onCpu,
+    });
     x = ctx.add(x, ctx.mul(linear(ctx, ctx.reshape(att, [inner, rows]), w, `${blk}.attn.proj`, o.precF32), chunk(2)));
 
     const hm = layerNorm(ctx, modulate(ctx.norm(x, p.adalnEps), chunk(3), chunk(4)), w, `${blk}.ffn_norm`, p.lnEps);

@@ -3,7 +3,14 @@
 // the goal cost, and CEM planning with every candidate of an iteration batched into one graph.
 import type { ActionPredictorHparams } from '@jepa/gguf';
 import {
-  GraphRunner, Model, gpuPrecF32, maxGraphBytes, type BuiltGraph, type EncoderContext, type EncoderInput, type ModelLoadOptions,
+  GraphRunner,
+  Model,
+  gpuPrecF32,
+  maxGraphBytes,
+  type BuiltGraph,
+  type EncoderContext,
+  type EncoderInput,
+  type ModelLoadOptions,
 } from '@jepa/graph';
 import { planCem, type CemOptions } from './cem.js';
 import { causalMaskF16 } from './causal-mask.js';
@@ -108,7 +115,10 @@ export class WorldModel implements Disposable {
 
   /** Frames ([B, C, H, W]) -> state embeddings [B, Dp]: the encoder's CLS through the projector. */
   async encode(frames: EncoderInput): Promise<Float32Array> {
-    this.#encoder ??= this.model.createContext({ ...(this.#options.threads ? { threads: this.#options.threads } : {}), noFlash: this.#options.noFlash ?? false });
+    this.#encoder ??= this.model.createContext({
+      ...(this.#options.threads ? { threads: this.#options.threads } : {}),
+      noFlash: this.#options.noFlash ?? false,
+    });
     const out = await this.#encoder.encode(frames);
     return this.project(out.pool('cls'), out.batch);
   }
@@ -178,14 +188,16 @@ export class WorldModel implements Disposable {
     const H = o.initial.length / Dp;
     if (!Number.isInteger(H) || H < 1) throw new WorldModelError(`the initial embeddings must be whole rows of ${Dp}`, 'BAD_INPUT');
     const horizon = o.horizon ?? 5;
-    if (!Number.isInteger(horizon) || horizon < H) throw new WorldModelError(`the horizon (${horizon}) must cover the ${H} history steps`, 'BAD_INPUT');
+    if (!Number.isInteger(horizon) || horizon < H)
+      throw new WorldModelError(`the horizon (${horizon}) must cover the ${H} history steps`, 'BAD_INPUT');
     const result = await planCem(
       async (candidates, count) => {
         const rolled = await this.rollout({ data: o.initial, candidates: 1, steps: H }, { data: candidates, candidates: count, steps: horizon });
         return this.cost({ data: rolled, candidates: count, steps: horizon + 1 }, o.goal);
       },
       {
-        horizon, actionDim: A,
+        horizon,
+        actionDim: A,
         ...(o.samples !== undefined ? { samples: o.samples } : {}),
         ...(o.iterations !== undefined ? { iterations: o.iterations } : {}),
         ...(o.topk !== undefined ? { topk: o.topk } : {}),
@@ -210,13 +222,18 @@ export class WorldModel implements Disposable {
       throw new WorldModelError(`embeddings [${K}, ${T}] and actions [${actions.candidates}, ${actions.steps}] differ in shape`, 'BAD_INPUT');
     if (!(Number.isInteger(K) && K >= 1 && Number.isInteger(T) && T >= 1 && T <= p.nFrames))
       throw new WorldModelError(`the predictor takes 1..${p.nFrames} steps of ≥ 1 candidates, got [${K}, ${T}]`, 'BAD_INPUT');
-    if (embs.data.length !== K * T * p.embedDim) throw new WorldModelError(`embeddings [${K}, ${T}, ${p.embedDim}] need ${K * T * p.embedDim} values`, 'BAD_INPUT');
-    if (actions.data.length !== K * T * p.actionDim) throw new WorldModelError(`actions [${K}, ${T}, ${p.actionDim}] need ${K * T * p.actionDim} values`, 'BAD_INPUT');
+    if (embs.data.length !== K * T * p.embedDim)
+      throw new WorldModelError(`embeddings [${K}, ${T}, ${p.embedDim}] need ${K * T * p.embedDim} values`, 'BAD_INPUT');
+    if (actions.data.length !== K * T * p.actionDim)
+      throw new WorldModelError(`actions [${K}, ${T}, ${p.actionDim}] need ${K * T * p.actionDim} values`, 'BAD_INPUT');
     if (K * T === 1) {
       // ggml's single-row mul_mat takes a matrix-vector kernel whose sums differ in the last bit from
       // the matrix kernel every larger batch uses; two identical rows keep one candidate bit-identical
       // to the same candidate inside a batch
-      const two = await this.#predict({ data: repeat2(embs.data), candidates: 2, steps: 1 }, { data: repeat2(actions.data), candidates: 2, steps: 1 });
+      const two = await this.#predict(
+        { data: repeat2(embs.data), candidates: 2, steps: 1 },
+        { data: repeat2(actions.data), candidates: 2, steps: 1 },
+      );
       return two.subarray(0, p.embedDim);
     }
     const backend = this.#runner.backend;
@@ -242,7 +259,8 @@ export class WorldModel implements Disposable {
     const H = initial.steps;
     if (initial.candidates !== 1 && initial.candidates !== K)
       throw new WorldModelError(`initial embeddings for ${initial.candidates} candidates cannot start ${K}`, 'BAD_INPUT');
-    if (initial.data.length !== initial.candidates * H * Dp) throw new WorldModelError(`initial embeddings [${initial.candidates}, ${H}, ${Dp}] need ${initial.candidates * H * Dp} values`, 'BAD_INPUT');
+    if (initial.data.length !== initial.candidates * H * Dp)
+      throw new WorldModelError(`initial embeddings [${initial.candidates}, ${H}, ${Dp}] need ${initial.candidates * H * Dp} values`, 'BAD_INPUT');
     if (actions.data.length !== K * total * A) throw new WorldModelError(`actions [${K}, ${total}, ${A}] need ${K * total * A} values`, 'BAD_INPUT');
     if (!(H >= 1 && total >= H)) throw new WorldModelError(`${total} actions cannot follow ${H} history steps`, 'BAD_INPUT');
     this.#checkBudget(K, Math.min(p.nFrames, total));

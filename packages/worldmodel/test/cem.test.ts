@@ -34,7 +34,13 @@ describe('CEM planner', () => {
     // 4 candidates of width 1; costs rank them by value, top-2 are candidates 0 (the mean, 0) and 1.
     const noise = Float32Array.from([9, 1, 2, 3]);
     const plan = await planCem(async (c) => Float32Array.from(c, (v) => Math.abs(v)), {
-      horizon: 1, actionDim: 1, samples: 4, iterations: 1, topk: 2, varScale: 2, noise: () => noise,
+      horizon: 1,
+      actionDim: 1,
+      samples: 4,
+      iterations: 1,
+      topk: 2,
+      varScale: 2,
+      noise: () => noise,
     });
     // candidates: [0 (pinned), 2, 4, 6]; elite {0, 2}: mean 1, unbiased std sqrt(2)
     expect(plan.mean[0]).toBeCloseTo(1, 6);

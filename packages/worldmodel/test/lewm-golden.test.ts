@@ -12,7 +12,10 @@ const dir = resolve(import.meta.dirname, '../../../fixtures/reference-heads/lewm
 const npy = (name: string) => readNpy(join(dir, `${name}.npy`));
 const f32 = (name: string) => npy(name).data as Float32Array;
 const row = policyRow('cpu', 'image', 'f32');
-const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as { cem: { samples: number; topk: number; elite: number[] }; horizon: number };
+const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as {
+  cem: { samples: number; topk: number; elite: number[] };
+  horizon: number;
+};
 
 const load = (options: { unmasked?: boolean; noFlash?: boolean } = {}) => WorldModel.load(join(dir, 'model.gguf'), { threads: 2, ...options });
 
@@ -50,7 +53,10 @@ describe('LeWM against the float64 reference', () => {
 
   it('rollout: 4 candidates, 1 history frame, 5 actions (windows 1, 2, 3, 3, 3)', async () => {
     const wm = await load();
-    const out = await wm.rollout({ data: f32('rollout_initial'), candidates: 1, steps: 1 }, { data: f32('rollout_actions'), candidates: 4, steps: 5 });
+    const out = await wm.rollout(
+      { data: f32('rollout_initial'), candidates: 1, steps: 1 },
+      { data: f32('rollout_actions'), candidates: 4, steps: 5 },
+    );
     const v = judge(row, compareTokens(out, f32('rollout_out'), wm.embedDim));
     console.log(`lewm rollout ${v.summary}`);
     expect(v.pass).toBe(true);
@@ -62,13 +68,21 @@ describe('LeWM against the float64 reference', () => {
     const { samples, topk, elite } = manifest.cem;
     const noise = f32('cem_noise');
     const plan = await wm.plan({
-      initial: f32('rollout_initial'), goal: f32('cem_goal'), horizon: manifest.horizon, samples, topk, iterations: 1,
+      initial: f32('rollout_initial'),
+      goal: f32('cem_goal'),
+      horizon: manifest.horizon,
+      samples,
+      topk,
+      iterations: 1,
       noise: () => noise,
     });
     // the costs the planner saw, from the same rollout
     const cand = Float32Array.from(noise);
     cand.fill(0, 0, manifest.horizon * wm.actionDim);
-    const rolled = await wm.rollout({ data: f32('rollout_initial'), candidates: 1, steps: 1 }, { data: cand, candidates: samples, steps: manifest.horizon });
+    const rolled = await wm.rollout(
+      { data: f32('rollout_initial'), candidates: 1, steps: 1 },
+      { data: cand, candidates: samples, steps: manifest.horizon },
+    );
     const costs = wm.cost({ data: rolled, candidates: samples, steps: manifest.horizon + 1 }, f32('cem_goal'));
     const c = judge(row, compareTokens(costs, f32('cem_costs'), samples));
     const m = judge(row, compareTokens(plan.actions, f32('cem_mean'), plan.actions.length));

@@ -57,7 +57,9 @@ describe('LeWM structure (CPU, bit-exact)', () => {
       }
       const p = await wm.predict({ data: e, candidates: K, steps: T }, { data: a, candidates: K, steps: T });
       for (let k = 0; k < K; k++)
-        expect(bits(p.subarray((k * T + T - 1) * Dp, (k * T + T) * Dp)).equals(bits(rolled.subarray((k * rows + have) * Dp, (k * rows + have + 1) * Dp)))).toBe(true);
+        expect(
+          bits(p.subarray((k * T + T - 1) * Dp, (k * T + T) * Dp)).equals(bits(rolled.subarray((k * rows + have) * Dp, (k * rows + have + 1) * Dp))),
+        ).toBe(true);
     }
     // the given history rows are kept as they are
     expect(bits(rolled.subarray(0, 2 * Dp)).equals(bits(initial))).toBe(true);
@@ -82,7 +84,10 @@ describe('LeWM structure (CPU, bit-exact)', () => {
     const actions = wave(K * 5 * A, 8);
     const rolled = await wm.rollout({ data: initial, candidates: 1, steps: 1 }, { data: actions, candidates: K, steps: 5 });
     for (let k = 0; k < K; k++) {
-      const one = await wm.rollout({ data: initial, candidates: 1, steps: 1 }, { data: actions.subarray(k * 5 * A, (k + 1) * 5 * A), candidates: 1, steps: 5 });
+      const one = await wm.rollout(
+        { data: initial, candidates: 1, steps: 1 },
+        { data: actions.subarray(k * 5 * A, (k + 1) * 5 * A), candidates: 1, steps: 5 },
+      );
       expect(bits(one).equals(bits(rolled.subarray(k * 6 * Dp, (k + 1) * 6 * Dp)))).toBe(true);
     }
     wm.dispose();
@@ -108,12 +113,18 @@ describe('LeWM structure (CPU, bit-exact)', () => {
   it('refuses shapes the predictor cannot take', async () => {
     const wm = await WorldModel.load(path, { threads: 1 });
     const { embedDim: Dp, actionDim: A } = wm;
-    await expect(wm.predict({ data: new Float32Array(4 * Dp), candidates: 1, steps: 4 }, { data: new Float32Array(4 * A), candidates: 1, steps: 4 })).rejects.toMatchObject({ code: 'BAD_INPUT' });
-    await expect(wm.rollout({ data: new Float32Array(3 * Dp), candidates: 1, steps: 3 }, { data: new Float32Array(2 * A), candidates: 1, steps: 2 })).rejects.toThrow(/cannot follow/);
+    await expect(
+      wm.predict({ data: new Float32Array(4 * Dp), candidates: 1, steps: 4 }, { data: new Float32Array(4 * A), candidates: 1, steps: 4 }),
+    ).rejects.toMatchObject({ code: 'BAD_INPUT' });
+    await expect(
+      wm.rollout({ data: new Float32Array(3 * Dp), candidates: 1, steps: 3 }, { data: new Float32Array(2 * A), candidates: 1, steps: 2 }),
+    ).rejects.toThrow(/cannot follow/);
     expect(() => wm.normalizeActions(new Float32Array(A))).toThrow(/no action statistics/);
     process.env.JEPA_MAX_GRAPH_MIB = '1';
     try {
-      await expect(wm.rollout({ data: new Float32Array(Dp), candidates: 1, steps: 1 }, { data: new Float32Array(2000 * 5 * A), candidates: 2000, steps: 5 })).rejects.toMatchObject({ code: 'OVER_BUDGET' });
+      await expect(
+        wm.rollout({ data: new Float32Array(Dp), candidates: 1, steps: 1 }, { data: new Float32Array(2000 * 5 * A), candidates: 2000, steps: 5 }),
+      ).rejects.toMatchObject({ code: 'OVER_BUDGET' });
     } finally {
       delete process.env.JEPA_MAX_GRAPH_MIB;
     }

@@ -28,7 +28,10 @@ interface TraceEvent {
   args?: { op_name?: string };
 }
 
-export async function runOrtProfile(o: { threads: number; runs: number; warmup: number; dir: string }, log: (s: string) => void): Promise<OrtProfile> {
+export async function runOrtProfile(
+  o: { threads: number; runs: number; warmup: number; dir: string },
+  log: (s: string) => void,
+): Promise<OrtProfile> {
   const ort = await loadOrt();
   const dir = resolve(o.dir);
   ensureExport(dir, log);
@@ -40,7 +43,9 @@ export async function runOrtProfile(o: { threads: number; runs: number; warmup: 
     for (let i = 0; i < o.warmup; i++) await warm.run(feeds);
     await warm.release();
     const session = await ort.InferenceSession.create(join(dir, 'vit_b16_tokens.onnx'), {
-      ...options, enableProfiling: true, profileFilePrefix: join(scratch, 'ort'),
+      ...options,
+      enableProfiling: true,
+      profileFilePrefix: join(scratch, 'ort'),
     });
     for (let i = 0; i < o.runs + 1; i++) await session.run(feeds);
     session.endProfiling();

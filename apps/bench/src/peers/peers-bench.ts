@@ -104,7 +104,10 @@ export async function runPeersBench(o: PeersOptions, log: (s: string) => void): 
   const f32 = join(dir, 'vit_b16-f32.gguf');
   if (!existsSync(f32)) await writeVitB16Gguf(join(dir, 'vit_b16.safetensors'), f32);
   const session = await ort.InferenceSession.create(join(dir, 'vit_b16_tokens.onnx'), {
-    intraOpNumThreads: o.threads, interOpNumThreads: 1, graphOptimizationLevel: 'all', executionMode: 'sequential',
+    intraOpNumThreads: o.threads,
+    interOpNumThreads: 1,
+    graphOptimizationLevel: 'all',
+    executionMode: 'sequential',
   });
   const data = peerPixels();
   const feeds = { pixels: new ort.Tensor('float32', data, [1, 3, 224, 224]) };
@@ -120,7 +123,10 @@ export async function runPeersBench(o: PeersOptions, log: (s: string) => void): 
       return { type, model, ctx, run };
     }),
   );
-  const runners: { name: string; run: () => Promise<Float32Array> }[] = [{ name: 'ort', run: ortRun }, ...engines.map((e) => ({ name: e.type, run: e.run }))];
+  const runners: { name: string; run: () => Promise<Float32Array> }[] = [
+    { name: 'ort', run: ortRun },
+    ...engines.map((e) => ({ name: e.type, run: e.run })),
+  ];
   for (let i = 0; i < o.warmup; i++) for (const r of runners) await r.run();
   const times = new Map<string, number[]>(runners.map((r) => [r.name, []]));
   for (let round = 0; round < o.rounds; round++) {
@@ -140,7 +146,9 @@ export async function runPeersBench(o: PeersOptions, log: (s: string) => void): 
     const ratio = median(mine.map((t, round) => t / ortTimes[round]!));
     const metrics = compareTokens(await e.run(), reference, 768);
     rows.push({ runtime: 'jepa (ggml)', weights: e.type, ms, ratioToOrt: ratio, minTokenCos: metrics.minCos });
-    log(`jepa ${e.type}: ${ms.toFixed(1)} ms (onnxruntime ${ortMs.toFixed(1)} ms; per-round ratio ${ratio.toFixed(2)}), worst token cosine vs onnxruntime ${metrics.minCos.toFixed(6)}`);
+    log(
+      `jepa ${e.type}: ${ms.toFixed(1)} ms (onnxruntime ${ortMs.toFixed(1)} ms; per-round ratio ${ratio.toFixed(2)}), worst token cosine vs onnxruntime ${metrics.minCos.toFixed(6)}`,
+    );
     e.ctx.dispose();
     e.model.dispose();
   }

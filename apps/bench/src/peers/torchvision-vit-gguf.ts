@@ -11,12 +11,18 @@ function sourceName(name: string): string {
     const [, i, rest] = blk;
     const base = `encoder.layers.encoder_layer_${i}.`;
     const map: Record<string, string> = {
-      'ln1.weight': 'ln_1.weight', 'ln1.bias': 'ln_1.bias',
-      'attn.qkv.weight': 'self_attention.in_proj_weight', 'attn.qkv.bias': 'self_attention.in_proj_bias',
-      'attn.proj.weight': 'self_attention.out_proj.weight', 'attn.proj.bias': 'self_attention.out_proj.bias',
-      'ln2.weight': 'ln_2.weight', 'ln2.bias': 'ln_2.bias',
-      'ffn.fc1.weight': 'mlp.0.weight', 'ffn.fc1.bias': 'mlp.0.bias',
-      'ffn.fc2.weight': 'mlp.3.weight', 'ffn.fc2.bias': 'mlp.3.bias',
+      'ln1.weight': 'ln_1.weight',
+      'ln1.bias': 'ln_1.bias',
+      'attn.qkv.weight': 'self_attention.in_proj_weight',
+      'attn.qkv.bias': 'self_attention.in_proj_bias',
+      'attn.proj.weight': 'self_attention.out_proj.weight',
+      'attn.proj.bias': 'self_attention.out_proj.bias',
+      'ln2.weight': 'ln_2.weight',
+      'ln2.bias': 'ln_2.bias',
+      'ffn.fc1.weight': 'mlp.0.weight',
+      'ffn.fc1.bias': 'mlp.0.bias',
+      'ffn.fc2.weight': 'mlp.3.weight',
+      'ffn.fc2.bias': 'mlp.3.bias',
     };
     return base + map[rest!]!;
   }
@@ -39,8 +45,18 @@ export function vitB16Hparams(): ModelHparams {
       name: 'torchvision ViT-B/16 (seeded random weights, peer benchmark)',
       enc: {
         ...h.enc,
-        embedDim: 768, nLayer: LAYERS, nHead: 12, headDim: 64, ffnDim: 3072, patchSize: 16, imgSize: 224,
-        gridSize: 14, nPatches: 196, nReg: 0, layerScale: false, lnEps: Math.fround(1e-6),
+        embedDim: 768,
+        nLayer: LAYERS,
+        nHead: 12,
+        headDim: 64,
+        ffnDim: 3072,
+        patchSize: 16,
+        imgSize: 224,
+        gridSize: 14,
+        nPatches: 196,
+        nReg: 0,
+        layerScale: false,
+        lnEps: Math.fround(1e-6),
       },
       // torchvision's ViT_B_16 eval transforms: Resize(256, bilinear), CenterCrop(224), ImageNet mean/std.
       pre: { ...h.pre, resize: { mode: 'short', size: 256 }, crop: 224, resample: 'bilinear', cropRounding: 'round' },

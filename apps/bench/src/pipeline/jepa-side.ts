@@ -49,11 +49,27 @@ export interface EmbedRun {
 
 /** `jepa embed -m MODEL FOLDER -o OUT.npy --threads N`, in its own process under /usr/bin/time. */
 export function runJepaEmbed(model: string, inputs: string[], threads: number, out: string, extra: string[] = []): Promise<EmbedRun> {
-  const args = ['-f', 'jepa-bench-time %M %e', process.execPath, cli, 'embed', '-m', model, ...inputs, '--threads', String(threads), '-o', out, ...extra];
+  const args = [
+    '-f',
+    'jepa-bench-time %M %e',
+    process.execPath,
+    cli,
+    'embed',
+    '-m',
+    model,
+    ...inputs,
+    '--threads',
+    String(threads),
+    '-o',
+    out,
+    ...extra,
+  ];
   return new Promise((done, fail) => {
     const child = spawn('/usr/bin/time', args, { stdio: ['ignore', 'ignore', 'pipe'] });
     let err = '';
-    child.stderr.on('data', (d: Buffer) => { err += d.toString(); });
+    child.stderr.on('data', (d: Buffer) => {
+      err += d.toString();
+    });
     child.on('error', fail);
     child.on('close', (code) => {
       const rate = /(\d+) embedded in ([\d.]+) s \(([\d.]+) items\/s\)/.exec(err);

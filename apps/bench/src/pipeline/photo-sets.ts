@@ -57,7 +57,9 @@ function generate(out: string, args: string[], log: (s: string) => void): void {
   });
   for (const line of (r.stdout ?? '').trim().split('\n')) if (line && !line.startsWith('  ')) log(line);
   if (r.status !== 0) {
-    throw new Error(`make_photo_sets.py failed (needs ${DEBIAN_PYTHON} with python3-pil and python3-numpy): ${(r.stderr ?? r.error?.message ?? '').trim().slice(-2000)}`);
+    throw new Error(
+      `make_photo_sets.py failed (needs ${DEBIAN_PYTHON} with python3-pil and python3-numpy): ${(r.stderr ?? r.error?.message ?? '').trim().slice(-2000)}`,
+    );
   }
 }
 

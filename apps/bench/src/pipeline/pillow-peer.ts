@@ -35,10 +35,14 @@ export async function runPillow(recipe: PeerRecipe, files: string[], repeat = 1,
     writeFileSync(list, `${files.join('\n')}\n`);
     return await runJsonChild<PillowResult>(DEBIAN_PYTHON, [
       join(repoRoot, 'scripts/bench/pillow_preprocess.py'),
-      '--recipe', JSON.stringify(peerRecipeJson(recipe)),
-      '--files', list,
-      '--repeat', String(Math.max(1, Math.floor(repeat))),
-      '--warmup', String(Math.max(0, Math.floor(warmup))),
+      '--recipe',
+      JSON.stringify(peerRecipeJson(recipe)),
+      '--files',
+      list,
+      '--repeat',
+      String(Math.max(1, Math.floor(repeat))),
+      '--warmup',
+      String(Math.max(0, Math.floor(warmup))),
     ]);
   } finally {
     rmSync(work, { recursive: true, force: true });

@@ -61,7 +61,10 @@ export async function runPipelineBench(o: PipelineOptions, log: (s: string) => v
   const dir = resolve(o.dir);
   mkdirSync(dir, { recursive: true });
   const sets = ensurePhotoSets(join(dir, 'photos'), log);
-  const setFiles: [string, string[]][] = [['1024 px', sets.small], ['camera size', sets.large]];
+  const setFiles: [string, string[]][] = [
+    ['1024 px', sets.small],
+    ['camera size', sets.large],
+  ];
   const models = new Map<string, string>();
   for (const t of o.types) models.set(t, await peerModel(resolve(o.peersDir), t, log));
   const tfjsDir = join(dir, 'tfjs');
@@ -85,8 +88,14 @@ export async function runPipelineBench(o: PipelineOptions, log: (s: string) => v
       const native = middle.native;
       const mp = native.megapixels;
       report.prep.push({
-        set, images: files.length, megapixels: { min: Math.min(...mp), max: Math.max(...mp), mean: mean(mp) }, native, js,
-        pillow: { medianMs: middle.pillow.medianMs, meanMs: middle.pillow.meanMs }, ratioToPillow: median(ratios), roundRatios: ratios,
+        set,
+        images: files.length,
+        megapixels: { min: Math.min(...mp), max: Math.max(...mp), mean: mean(mp) },
+        native,
+        js,
+        pillow: { medianMs: middle.pillow.medianMs, meanMs: middle.pillow.meanMs },
+        ratioToPillow: median(ratios),
+        roundRatios: ratios,
       });
     }
   } finally {
@@ -124,25 +133,37 @@ const f2 = (x: number) => x.toFixed(2);
 
 export function pipelineMarkdown(r: PipelineReport): string {
   const out: string[] = [];
-  out.push('| set | weights | encoder alone (img/s) | jepa embed (img/s) | embed / encoder | transformers.js (img/s) | jepa / transformers.js | embed wall s | peak RSS MiB |');
+  out.push(
+    '| set | weights | encoder alone (img/s) | jepa embed (img/s) | embed / encoder | transformers.js (img/s) | jepa / transformers.js | embed wall s | peak RSS MiB |',
+  );
   out.push('|---|---|---|---|---|---|---|---|---|');
   for (const t of r.throughput) {
     const tf = t.tfjs === null ? '—' : f2(t.tfjs);
     const vs = t.tfjs === null ? '—' : `${f2(t.embed.imagesPerSecond / t.tfjs)}×`;
-    out.push(`| ${t.set} | ${t.weights} | ${f2(t.encoderOnly)} | ${f2(t.embed.imagesPerSecond)} | ${f2(t.embed.imagesPerSecond / t.encoderOnly)}× | ${tf} | ${vs} | ${f1(t.embed.wallS)} | ${Math.round(t.embed.maxRssMiB)} |`);
+    out.push(
+      `| ${t.set} | ${t.weights} | ${f2(t.encoderOnly)} | ${f2(t.embed.imagesPerSecond)} | ${f2(t.embed.imagesPerSecond / t.encoderOnly)}× | ${tf} | ${vs} | ${f1(t.embed.wallS)} | ${Math.round(t.embed.maxRssMiB)} |`,
+    );
   }
   out.push('');
-  out.push(`Preprocessing, one image at a time, ms per image (median / mean): read, decode to RGB, recipe (resize, crop, normalise). This engine and Pillow alternate for ${PREP_ROUNDS} rounds; the times are the median round's, the ratio the median of the per-round ratios (all rounds in brackets).`);
+  out.push(
+    `Preprocessing, one image at a time, ms per image (median / mean): read, decode to RGB, recipe (resize, crop, normalise). This engine and Pillow alternate for ${PREP_ROUNDS} rounds; the times are the median round's, the ratio the median of the per-round ratios (all rounds in brackets).`,
+  );
   out.push('');
-  out.push('| set | images | MP (min–max, mean) | jepa read | jepa decode | jepa recipe | jepa total | jepa JS path total | Pillow total | jepa / Pillow (mean) |');
+  out.push(
+    '| set | images | MP (min–max, mean) | jepa read | jepa decode | jepa recipe | jepa total | jepa JS path total | Pillow total | jepa / Pillow (mean) |',
+  );
   out.push('|---|---|---|---|---|---|---|---|---|---|');
   const mm = (v: number[]) => `${f1(median(v))} / ${f1(mean(v))}`;
   for (const p of r.prep) {
     const n = p.native;
-    out.push(`| ${p.set} | ${p.images} | ${f1(p.megapixels.min)}–${f1(p.megapixels.max)}, ${f1(p.megapixels.mean)} | ${mm(n.readMs)} | ${mm(n.decodeMs)} | ${mm(n.recipeMs)} | ${mm(n.totalMs)} | ${mm(p.js.totalMs)} | ${f1(p.pillow.medianMs)} / ${f1(p.pillow.meanMs)} | ${f2(p.ratioToPillow)}× (${p.roundRatios.map(f2).join(', ')}) |`);
+    out.push(
+      `| ${p.set} | ${p.images} | ${f1(p.megapixels.min)}–${f1(p.megapixels.max)}, ${f1(p.megapixels.mean)} | ${mm(n.readMs)} | ${mm(n.decodeMs)} | ${mm(n.recipeMs)} | ${mm(n.totalMs)} | ${mm(p.js.totalMs)} | ${f1(p.pillow.medianMs)} / ${f1(p.pillow.meanMs)} | ${f2(p.ratioToPillow)}× (${p.roundRatios.map(f2).join(', ')}) |`,
+    );
   }
   out.push('');
-  out.push('Where the time of `jepa embed` goes, ms per image: the encoder alone at its own rate, and the preprocessing stages (means, one at a time) that run beside it on the libuv pool; "not hidden" is what embed takes beyond the encoder.');
+  out.push(
+    'Where the time of `jepa embed` goes, ms per image: the encoder alone at its own rate, and the preprocessing stages (means, one at a time) that run beside it on the libuv pool; "not hidden" is what embed takes beyond the encoder.',
+  );
   out.push('');
   out.push('| set | weights | jepa embed | encoder alone | not hidden | read | decode | recipe |');
   out.push('|---|---|---|---|---|---|---|---|');
@@ -151,14 +172,17 @@ export function pipelineMarkdown(r: PipelineReport): string {
     const embedMs = 1000 / t.embed.imagesPerSecond;
     const encMs = 1000 / t.encoderOnly;
     const stage = (v: number[] | undefined) => (v ? f1(mean(v)) : '—');
-    out.push(`| ${t.set} | ${t.weights} | ${f1(embedMs)} | ${f1(encMs)} | ${f1(embedMs - encMs)} | ${stage(p?.native.readMs)} | ${stage(p?.native.decodeMs)} | ${stage(p?.native.recipeMs)} |`);
+    out.push(
+      `| ${t.set} | ${t.weights} | ${f1(embedMs)} | ${f1(encMs)} | ${f1(embedMs - encMs)} | ${stage(p?.native.readMs)} | ${stage(p?.native.decodeMs)} | ${stage(p?.native.recipeMs)} |`,
+    );
   }
   if (r.rss.length > 0) {
     out.push('');
     out.push('| jepa embed, 1024-px images | peak RSS MiB |');
     out.push('|---|---|');
     for (const s of r.rss) out.push(`| ${s.images} | ${Math.round(s.maxRssMiB)} |`);
-    if (r.rss.length === 2) out.push(`\n${r.rss[1]!.images} images peak ${f1((100 * r.rss[1]!.maxRssMiB) / r.rss[0]!.maxRssMiB - 100)} % above ${r.rss[0]!.images}.`);
+    if (r.rss.length === 2)
+      out.push(`\n${r.rss[1]!.images} images peak ${f1((100 * r.rss[1]!.maxRssMiB) / r.rss[0]!.maxRssMiB - 100)} % above ${r.rss[0]!.images}.`);
   }
   return out.join('\n');
 }

@@ -103,7 +103,13 @@ function exportModel(model: string, recipe: PeerRecipe, extra: string[]): void {
 
 /** Runs fp32 and q8 through transformers.js's own onnxruntime-node on a seeded input; the worst token cosines. */
 export async function checkTransformersJsModel(dir: string, threads = 2, referenceOnnx?: string): Promise<TfjsModelCheck> {
-  const args = { check: true, tfjsDir: resolve(dir), modelDir: tfjsModelDir(dir), threads, ...(referenceOnnx ? { referenceOnnx: resolve(referenceOnnx) } : {}) };
+  const args = {
+    check: true,
+    tfjsDir: resolve(dir),
+    modelDir: tfjsModelDir(dir),
+    threads,
+    ...(referenceOnnx ? { referenceOnnx: resolve(referenceOnnx) } : {}),
+  };
   return runJsonChild<TfjsModelCheck>(process.execPath, [join(repoRoot, 'scripts/bench/tfjs-embed.mjs'), JSON.stringify(args)]);
 }
 
@@ -123,11 +129,16 @@ export async function ensureTransformersJs(dir: string, log: (s: string) => void
     }
     // --ignore-scripts: onnxruntime-node's install script fetches GPU binaries from outside npm; its CPU
     // binary ships in the package (the repository ignores that script as well)
-    const r = spawnSync('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--save-exact', `@huggingface/transformers@${TRANSFORMERS_JS_VERSION}`], {
-      cwd: root,
-      stdio: ['ignore', process.stderr, 'inherit'],
-    });
-    if (r.status !== 0 || installedVersion(root) !== TRANSFORMERS_JS_VERSION) throw new Error(`npm install @huggingface/transformers@${TRANSFORMERS_JS_VERSION} in ${root} failed`);
+    const r = spawnSync(
+      'npm',
+      ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--save-exact', `@huggingface/transformers@${TRANSFORMERS_JS_VERSION}`],
+      {
+        cwd: root,
+        stdio: ['ignore', process.stderr, 'inherit'],
+      },
+    );
+    if (r.status !== 0 || installedVersion(root) !== TRANSFORMERS_JS_VERSION)
+      throw new Error(`npm install @huggingface/transformers@${TRANSFORMERS_JS_VERSION} in ${root} failed`);
   }
   const model = tfjsModelDir(root);
   if (!modelComplete(model)) {
@@ -136,7 +147,9 @@ export async function ensureTransformersJs(dir: string, log: (s: string) => void
     exportModel(model, recipe, existsSync(reference) ? ['--compare', reference] : []);
     if (!modelComplete(model)) throw new Error(`export_vit_b16_hf_onnx.py left ${model} incomplete`);
     const c = await checkTransformersJsModel(root);
-    log(`transformers.js model: q8 vs fp32 worst token cosine ${c.minTokenCosQ8VsFp32.toFixed(6)}, batch 2 vs 1 ${c.minTokenCosBatch2VsBatch1.toFixed(6)} (onnxruntime-node ${c.ortVersion})`);
+    log(
+      `transformers.js model: q8 vs fp32 worst token cosine ${c.minTokenCosQ8VsFp32.toFixed(6)}, batch 2 vs 1 ${c.minTokenCosBatch2VsBatch1.toFixed(6)} (onnxruntime-node ${c.ortVersion})`,
+    );
     if (!(c.minTokenCosQ8VsFp32 >= MIN_Q8_COS)) {
       rmSync(join(model, 'config.json'), { force: true });
       throw new Error(`the int8 model is too far from fp32 (worst token cosine ${c.minTokenCosQ8VsFp32})`);
@@ -151,15 +164,23 @@ export async function ensureTransformersJs(dir: string, log: (s: string) => void
 export async function runTransformersJs(dir: string, run: TfjsRun): Promise<TfjsResult> {
   const root = resolve(dir);
   const model = tfjsModelDir(root);
-  if (installedVersion(root) === null || !modelComplete(model)) throw new Error(`no transformers.js peer in ${root}: call ensureTransformersJs first`);
+  if (installedVersion(root) === null || !modelComplete(model))
+    throw new Error(`no transformers.js peer in ${root}: call ensureTransformersJs first`);
   if (run.files.length <= run.warmup) throw new Error(`runTransformersJs: ${run.files.length} files leave none after ${run.warmup} warm-up`);
   const work = mkdtempSync(join(tmpdir(), 'jepa-tfjs-'));
   try {
     const argsFile = join(work, 'args.json');
-    writeFileSync(argsFile, JSON.stringify({
-      tfjsDir: root, modelDir: model, dtype: run.dtype, threads: run.threads, warmup: run.warmup,
-      files: run.files.map((f) => resolve(f)),
-    }));
+    writeFileSync(
+      argsFile,
+      JSON.stringify({
+        tfjsDir: root,
+        modelDir: model,
+        dtype: run.dtype,
+        threads: run.threads,
+        warmup: run.warmup,
+        files: run.files.map((f) => resolve(f)),
+      }),
+    );
     const result = await runJsonChild<TfjsResult>(process.execPath, [join(repoRoot, 'scripts/bench/tfjs-embed.mjs'), `@${argsFile}`]);
     const expected = run.dtype === 'q8' ? 'onnx/model_quantized.onnx' : 'onnx/model.onnx';
     if (result.sessionDtype !== run.dtype || !(result.onnxFiles ?? []).includes(expected)) {

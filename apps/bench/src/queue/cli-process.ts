@@ -12,7 +12,9 @@ export function jepa(args: string[]): Promise<string> {
     let err = '';
     child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
     child.on('error', fail);
-    child.on('close', (code) => (code === 0 ? done(err) : fail(new Error(`jepa ${args.slice(0, 2).join(' ')} exited ${code}:\n${err.slice(-2000)}`))));
+    child.on('close', (code) =>
+      code === 0 ? done(err) : fail(new Error(`jepa ${args.slice(0, 2).join(' ')} exited ${code}:\n${err.slice(-2000)}`)),
+    );
   });
 }
 

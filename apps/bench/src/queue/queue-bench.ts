@@ -85,7 +85,9 @@ export async function runQueueBench(o: QueueBenchOptions, log: (s: string) => vo
       const q = await throughQueue(o, model, list, redis.url, client, `round-${r}`, dir, log);
       const identical = cmpSync(embedOut, q.output) && cmpSync(`${embedOut}.index.jsonl`, `${q.output}.index.jsonl`);
       rounds.push({ embedItemsPerSecond: Number(rate[1]), embedWallS, queueItemsPerSecond: o.images / q.wallS, queueWallS: q.wallS, identical });
-      log(`  embed ${Number(rate[1]).toFixed(2)} items/s, queue ${(o.images / q.wallS).toFixed(2)} items/s, outputs ${identical ? 'identical' : 'DIFFER'}`);
+      log(
+        `  embed ${Number(rate[1]).toFixed(2)} items/s, queue ${(o.images / q.wallS).toFixed(2)} items/s, outputs ${identical ? 'identical' : 'DIFFER'}`,
+      );
     }
     const overhead: OverheadRow[] = [];
     const few = files.slice(0, o.overheadImages);
@@ -99,7 +101,12 @@ export async function runQueueBench(o: QueueBenchOptions, log: (s: string) => vo
     for (const n of o.memoryImages) {
       log(`memory: jepa embed --pool none of ${n} images`);
       const out = join(dir, `tokens-${n}.npy`);
-      const run = await runJepaEmbed(model, [`@${listOf(dir, files.slice(0, n), `memory-${n}.txt`)}`], o.threads, out, ['--pool', 'none', '--batch', String(o.batch)]);
+      const run = await runJepaEmbed(model, [`@${listOf(dir, files.slice(0, n), `memory-${n}.txt`)}`], o.threads, out, [
+        '--pool',
+        'none',
+        '--batch',
+        String(o.batch),
+      ]);
       memory.push({ images: n, outputMiB: statSync(out).size / 2 ** 20, maxRssMiB: run.maxRssMiB });
       rmSync(out);
     }
@@ -112,13 +119,23 @@ export async function runQueueBench(o: QueueBenchOptions, log: (s: string) => vo
 }
 
 /** Workers already up (their model loaded, as a running fleet's would be), then add → all done → collect. */
-async function throughQueue(o: QueueBenchOptions, model: string, list: string, url: string, client: Redis, name: string, dir: string, log: (s: string) => void) {
+async function throughQueue(
+  o: QueueBenchOptions,
+  model: string,
+  list: string,
+  url: string,
+  client: Redis,
+  name: string,
+  dir: string,
+  log: (s: string) => void,
+) {
   const shards = join(dir, 'shards');
   rmSync(join(shards, name), { recursive: true, force: true });
   const threads = String(Math.max(1, Math.floor(o.threads / o.workers)));
   const workers: WorkerProcess[] = [];
   try {
-    for (let w = 0; w < o.workers; w++) workers.push(await startWorker([name, '-m', model, '--out', shards, '--redis', url, '-t', threads, '--batch', String(o.batch)], log));
+    for (let w = 0; w < o.workers; w++)
+      workers.push(await startWorker([name, '-m', model, '--out', shards, '--redis', url, '-t', threads, '--batch', String(o.batch)], log));
     const output = join(dir, `${name}.npy`);
     const started = performance.now();
     await jepa(['queue', 'add', name, `@${list}`, '--batch', String(o.batch), '--redis', url]);
@@ -143,7 +160,16 @@ async function waitFinished(client: Redis, name: string): Promise<void> {
   }
 }
 
-async function overheadAt(o: QueueBenchOptions, model: string, list: string, batch: number, url: string, client: Redis, dir: string, log: (s: string) => void): Promise<OverheadRow> {
+async function overheadAt(
+  o: QueueBenchOptions,
+  model: string,
+  list: string,
+  batch: number,
+  url: string,
+  client: Redis,
+  dir: string,
+  log: (s: string) => void,
+): Promise<OverheadRow> {
   const name = `overhead-${batch}`;
   const shards = join(dir, 'shards');
   const worker = await startWorker([name, '-m', model, '--out', shards, '--redis', url, '-t', String(o.threads), '--batch', String(batch)], log);
@@ -163,7 +189,18 @@ async function overheadAt(o: QueueBenchOptions, model: string, list: string, bat
   for (const j of jobs) readShard(j.returnvalue.shard); // every shard is whole
   const spanS = (Math.max(...jobs.map((j) => j.finishedOn!)) - Math.min(...jobs.map((j) => j.processedOn!))) / 1000;
   const inJobsS = jobs.reduce((s, j) => s + j.returnvalue.seconds, 0);
-  const embedLog = await jepa(['embed', '-m', model, `@${list}`, '-t', String(o.threads), '--batch', String(batch), '-o', join(dir, `overhead-${batch}.npy`)]);
+  const embedLog = await jepa([
+    'embed',
+    '-m',
+    model,
+    `@${list}`,
+    '-t',
+    String(o.threads),
+    '--batch',
+    String(batch),
+    '-o',
+    join(dir, `overhead-${batch}.npy`),
+  ]);
   const rate = /\(([\d.]+) items\/s\)/.exec(embedLog);
   return {
     batch,
@@ -189,13 +226,19 @@ export function queueMarkdown(r: QueueReport): string {
     '',
     '| round | jepa embed items/s | queue items/s (add → collect) | queue / embed | jepa embed wall s | outputs identical |',
     '|---:|---:|---:|---:|---:|:---:|',
-    ...r.rounds.map((x, i) => `| ${i + 1} | ${x.embedItemsPerSecond.toFixed(2)} | ${x.queueItemsPerSecond.toFixed(2)} | ${(x.queueItemsPerSecond / x.embedItemsPerSecond).toFixed(3)} | ${x.embedWallS.toFixed(1)} | ${x.identical ? 'yes' : 'NO'} |`),
+    ...r.rounds.map(
+      (x, i) =>
+        `| ${i + 1} | ${x.embedItemsPerSecond.toFixed(2)} | ${x.queueItemsPerSecond.toFixed(2)} | ${(x.queueItemsPerSecond / x.embedItemsPerSecond).toFixed(3)} | ${x.embedWallS.toFixed(1)} | ${x.identical ? 'yes' : 'NO'} |`,
+    ),
     '',
     `Median queue / embed: **${r.medianRatio.toFixed(3)}**.`,
     '',
     '| batch | jobs | span s (first start → last end) | in jobs s | overhead ms per job | Redis CPU ms per job | jepa embed items/s, same inputs |',
     '|---:|---:|---:|---:|---:|---:|---:|',
-    ...r.overhead.map((x) => `| ${x.batch} | ${x.jobs} | ${x.spanS.toFixed(2)} | ${x.inJobsS.toFixed(2)} | ${x.overheadMsPerJob.toFixed(2)} | ${x.redisCpuMsPerJob.toFixed(3)} | ${x.embedItemsPerSecond.toFixed(2)} |`),
+    ...r.overhead.map(
+      (x) =>
+        `| ${x.batch} | ${x.jobs} | ${x.spanS.toFixed(2)} | ${x.inJobsS.toFixed(2)} | ${x.overheadMsPerJob.toFixed(2)} | ${x.redisCpuMsPerJob.toFixed(3)} | ${x.embedItemsPerSecond.toFixed(2)} |`,
+    ),
   ];
   if (r.memory.length > 0)
     lines.push(

@@ -20,7 +20,7 @@ interface ClassifyFlags extends RuntimeFlags, ClipFlags {
 export function classifyCommand(program: Command): void {
   const cmd = program
     .command('classify')
-    .description('top-k classes of a clip (or image) with the model\'s attentive classifier head')
+    .description("top-k classes of a clip (or image) with the model's attentive classifier head")
     .argument('[image]', 'an image (repeated to the trained frames on a video model)')
     .requiredOption('-m, --model <gguf>', 'a model with a head (jepa.head.kind)')
     .option('--video <clip>', 'a video clip (ffmpeg decodes it)')
@@ -66,7 +66,10 @@ export function classifyCommand(program: Command): void {
       }
       // the labels are the file's, the input names the user's: both go out inert
       for (const row of rows)
-        printLines(row.input, ...row.top.map((c, rank) => `  ${rank + 1}. ${c.label}  ${(100 * c.prob).toFixed(2)}%  (logit ${c.logit.toFixed(4)}, class ${c.index})`));
+        printLines(
+          row.input,
+          ...row.top.map((c, rank) => `  ${rank + 1}. ${c.label}  ${(100 * c.prob).toFixed(2)}%  (logit ${c.logit.toFixed(4)}, class ${c.index})`),
+        );
     } finally {
       model.dispose();
     }

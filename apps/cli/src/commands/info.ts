@@ -24,7 +24,8 @@ function summary(spec: ModelSpec): string[] {
       `${e.attnMode !== 'full' ? `, ${e.attnMode} attention` : ''}`,
   ];
   if (spec.pred) lines.push(`predictor:  ${spec.pred.kind}, D ${spec.pred.embedDim}, ${spec.pred.nLayer} layers, ${spec.pred.nHead} heads`);
-  if (spec.head) lines.push(`head:       attentive, ${spec.head.nClasses} classes${spec.labels ? ` (${spec.labels.slice(0, 3).join(', ')}, …)` : ''}`);
+  if (spec.head)
+    lines.push(`head:       attentive, ${spec.head.nClasses} classes${spec.labels ? ` (${spec.labels.slice(0, 3).join(', ')}, …)` : ''}`);
   const p = spec.pre;
   lines.push(
     `preprocess: ${p.resize.mode === 'short' ? `shortest edge ${p.resize.size}` : `squash ${p.resize.size}`}, crop ${p.crop}, ${p.resample}, mean [${p.mean.map((v) => v.toFixed(3)).join(', ')}], std [${p.std.map((v) => v.toFixed(3)).join(', ')}]`,
@@ -45,7 +46,13 @@ export function infoCommand(program: Command): void {
     .action((path: string, opts: { json?: boolean; kv?: boolean; tensors: boolean }) => {
       checkInputFile(path);
       const spec = aboutFile(path, path, () => loadModelSpec(path));
-      const tensors = [...spec.tensors.values()].map((t) => ({ name: t.name, type: ggmlTypeInfo(t.type).name, shape: t.shape, offset: t.offset, nbytes: t.nbytes }));
+      const tensors = [...spec.tensors.values()].map((t) => ({
+        name: t.name,
+        type: ggmlTypeInfo(t.type).name,
+        shape: t.shape,
+        offset: t.offset,
+        nbytes: t.nbytes,
+      }));
       if (opts.json) {
         const { tensors: _t, header: _h, ...hparams } = spec;
         const out: Record<string, unknown> = { path, ...hparams };

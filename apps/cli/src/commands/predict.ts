@@ -23,7 +23,10 @@ interface PredictFlags extends RuntimeFlags, ClipFlags {
 /** `a:b` (ids a..b-1), a single id, or several joined by commas. */
 export function parseIdRanges(text: string, flag: string): number[] {
   const ids: number[] = [];
-  for (const part of text.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const part of text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const m = /^(\d+)(?::(\d+))?$/.exec(part);
     if (!m) throw new UserError(`${flag} ${text}: use a:b (ids a to b-1), single ids, or both joined by commas`);
     const a = Number(m[1]);
@@ -52,7 +55,11 @@ export function predictCommand(program: Command): void {
     .option('--input-npy <file>', 'an already preprocessed float32 tensor [1,3,T,H,W]')
     .requiredOption('--context <ids>', 'context token ids: a:b, single ids, comma-joined')
     .requiredOption('--target <ids>', 'target token ids: a:b, single ids, comma-joined')
-    .option('--mask-index <i>', 'mask token for the targets (default 1, the reference\'s; released V-JEPA 2 files have only token 0 non-zero)', integer)
+    .option(
+      '--mask-index <i>',
+      "mask token for the targets (default 1, the reference's; released V-JEPA 2 files have only token 0 non-zero)",
+      integer,
+    )
     .option('-o, --output <file.npy>', 'write the predictions [targets, out_dim]');
   addRuntimeOptions(cmd);
   addInputOptions(cmd);
@@ -67,7 +74,9 @@ export function predictCommand(program: Command): void {
       const p = model.spec.pred;
       if (p?.kind !== 'masked') throw new UserError(`${flags.model} has no masked predictor`);
       if (p.embedInDim !== model.spec.enc.embedDim)
-        throw new UserError(`this predictor takes the ${p.embedInDim / model.spec.enc.embedDim} concatenated hierarchy outputs of the encoder, which the engine does not produce`);
+        throw new UserError(
+          `this predictor takes the ${p.embedInDim / model.spec.enc.embedDim} concatenated hierarchy outputs of the encoder, which the engine does not produce`,
+        );
       const { input } = await clipInput(model, image, flags);
       if (input.shape[0] !== 1) throw new UserError('predict takes one clip');
       const encoder = model.createContext(contextOptions(flags));
@@ -80,7 +89,9 @@ export function predictCommand(program: Command): void {
       });
       const oneFrame = input.shape.length === 4 || input.shape[2] === 1;
       const out = await predictor.predict({
-        ...predictorTokens(tokens), contextIds, targetIds,
+        ...predictorTokens(tokens),
+        contextIds,
+        targetIds,
         ...(flags.maskIndex !== undefined ? { maskIndex: flags.maskIndex } : {}),
         modality: oneFrame ? 'image' : 'video',
       });

@@ -33,8 +33,12 @@ export function queueCommand(program: Command): void {
     .option('--redis <url>', redisHelp)
     .action(async (name: string, inputs: string[], flags: { batch: number; attempts: number; backoff: number; redis?: string }) => {
       const paths = expandInputs(inputs).map((p) => resolve(p));
-      const added = await withRedis(flags.redis, (redis) => addCorpus(redis, name, paths, { batch: flags.batch, attempts: flags.attempts, backoffMs: flags.backoff }));
-      say(`queue ${name}: ${added.inputs} inputs in ${added.jobs} jobs of up to ${flags.batch}; start workers with: jepa worker ${name} -m MODEL --out DIR`);
+      const added = await withRedis(flags.redis, (redis) =>
+        addCorpus(redis, name, paths, { batch: flags.batch, attempts: flags.attempts, backoffMs: flags.backoff }),
+      );
+      say(
+        `queue ${name}: ${added.inputs} inputs in ${added.jobs} jobs of up to ${flags.batch}; start workers with: jepa worker ${name} -m MODEL --out DIR`,
+      );
     });
 
   queue
@@ -49,7 +53,10 @@ export function queueCommand(program: Command): void {
         for (;;) {
           const status = await queueStatus(redis, name);
           if (flags.json) process.stdout.write(`${JSON.stringify(status)}\n`);
-          else process.stderr.write(`${process.stderr.isTTY && flags.watch ? '\r' : ''}${displayText(statusLine(name, status))}${process.stderr.isTTY && flags.watch ? '' : '\n'}`);
+          else
+            process.stderr.write(
+              `${process.stderr.isTTY && flags.watch ? '\r' : ''}${displayText(statusLine(name, status))}${process.stderr.isTTY && flags.watch ? '' : '\n'}`,
+            );
           if (!flags.watch || isFinished(status)) break;
           await new Promise((r) => setTimeout(r, 1000));
         }
@@ -59,7 +66,7 @@ export function queueCommand(program: Command): void {
 
   queue
     .command('collect')
-    .description('merge the workers\' shards in input order into one output, each input exactly once')
+    .description("merge the workers' shards in input order into one output, each input exactly once")
     .argument('<name>', 'the queue')
     .option('-o, --output <file>', 'write .npy, .json or .jsonl (default: JSON lines on stdout)')
     .option('--redis <url>', redisHelp)

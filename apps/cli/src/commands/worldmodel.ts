@@ -57,7 +57,11 @@ function actionSequences(wm: WorldModel, flags: WorldModelFlags): { data: Float3
   let raw: Float32Array;
   let candidates = 1;
   if (flags.actions !== undefined) {
-    const rows = flags.actions.split(';').map((r) => r.trim()).filter(Boolean).map((r) => numbers(r, '--actions'));
+    const rows = flags.actions
+      .split(';')
+      .map((r) => r.trim())
+      .filter(Boolean)
+      .map((r) => numbers(r, '--actions'));
     if (rows.some((r) => r.length !== A)) throw new UserError(`--actions: every step needs ${A} values (the model's action width)`);
     raw = Float32Array.from(rows.flat());
   } else {
@@ -112,8 +116,10 @@ export function worldmodelCommand(program: Command): void {
       const stats = actionStats(flags);
       wm = await aboutFileAsync(`-m ${flags.model}`, flags.model, () =>
         WorldModel.load(flags.model, {
-          ...(device ? { device } : {}), ...(flags.threads ? { threads: flags.threads } : {}),
-          ...(flags.flash === false ? { noFlash: true } : {}), ...(stats ? { actionStats: stats } : {}),
+          ...(device ? { device } : {}),
+          ...(flags.threads ? { threads: flags.threads } : {}),
+          ...(flags.flash === false ? { noFlash: true } : {}),
+          ...(stats ? { actionStats: stats } : {}),
           ...(flags.allowNonfinite ? { allowNonFinite: true } : {}),
         }),
       );
@@ -134,12 +140,21 @@ export function worldmodelCommand(program: Command): void {
       if (flags.plan) {
         const t0 = performance.now();
         const plan = await wm.plan({
-          initial, goal: goal!, horizon: Math.max(flags.horizon, H), samples: flags.samples, iterations: flags.iterations, topk: flags.topk, seed: flags.seed,
+          initial,
+          goal: goal!,
+          horizon: Math.max(flags.horizon, H),
+          samples: flags.samples,
+          iterations: flags.iterations,
+          topk: flags.topk,
+          seed: flags.seed,
         });
         const actions = plan.rawActions ?? plan.actions;
         const A = wm.actionDim;
-        say(`CEM ${flags.samples} x ${flags.iterations}: best cost ${plan.bestCosts[0]!.toFixed(4)} -> ${plan.bestCosts.at(-1)!.toFixed(4)} in ${((performance.now() - t0) / 1000).toFixed(2)} s${plan.rawActions ? '' : ' (model action space: no --action-mean/--action-std)'}`);
-        for (let t = 0; t < actions.length / A; t++) process.stdout.write(`${Array.from(actions.subarray(t * A, (t + 1) * A), (v) => v.toFixed(5)).join(',')}\n`);
+        say(
+          `CEM ${flags.samples} x ${flags.iterations}: best cost ${plan.bestCosts[0]!.toFixed(4)} -> ${plan.bestCosts.at(-1)!.toFixed(4)} in ${((performance.now() - t0) / 1000).toFixed(2)} s${plan.rawActions ? '' : ' (model action space: no --action-mean/--action-std)'}`,
+        );
+        for (let t = 0; t < actions.length / A; t++)
+          process.stdout.write(`${Array.from(actions.subarray(t * A, (t + 1) * A), (v) => v.toFixed(5)).join(',')}\n`);
         if (flags.output) writeFileSync(flags.output, encodeNpy(actions, [actions.length / A, A]));
         return;
       }

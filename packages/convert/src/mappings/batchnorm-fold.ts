@@ -6,7 +6,12 @@ export const BATCHNORM_EPS = 1e-5;
  * s = γ / √(σ² + eps); W' = s ⊙ W (row-wise); b' = (b − μ)·s + β. Returned in PyTorch's [out, in] C order.
  */
 export function foldBatchNorm(
-  weight: Float32Array, bias: Float32Array, gamma: Float32Array, beta: Float32Array, mean: Float32Array, variance: Float32Array,
+  weight: Float32Array,
+  bias: Float32Array,
+  gamma: Float32Array,
+  beta: Float32Array,
+  mean: Float32Array,
+  variance: Float32Array,
   eps = BATCHNORM_EPS,
 ): { weight: Float32Array; bias: Float32Array } {
   const out = bias.length;

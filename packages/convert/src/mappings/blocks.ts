@@ -17,7 +17,12 @@ export interface BlockNames {
 }
 
 export const TIMM_BLOCK: BlockNames = {
-  ln1: 'norm1', qkv: 'attn.qkv', proj: 'attn.proj', ln2: 'norm2', fc1: 'mlp.fc1', fc2: 'mlp.fc2',
+  ln1: 'norm1',
+  qkv: 'attn.qkv',
+  proj: 'attn.proj',
+  ln2: 'norm2',
+  fc1: 'mlp.fc1',
+  fc2: 'mlp.fc2',
 };
 
 export const HF_VIT_BLOCK: BlockNames = {
@@ -66,8 +71,16 @@ export function mapBlock(map: TensorMap, out: string, src: string, n: BlockNames
   if (typeof n.qkv === 'string') {
     mapLinear(map, `${out}.attn.qkv`, `${src}.${n.qkv}`);
   } else {
-    map.concat(`${out}.attn.qkv.weight`, n.qkv.map((p) => `${src}.${p}.weight`), 'linear');
-    map.concat(`${out}.attn.qkv.bias`, n.qkv.map((p) => `${src}.${p}.bias`), 'vec');
+    map.concat(
+      `${out}.attn.qkv.weight`,
+      n.qkv.map((p) => `${src}.${p}.weight`),
+      'linear',
+    );
+    map.concat(
+      `${out}.attn.qkv.bias`,
+      n.qkv.map((p) => `${src}.${p}.bias`),
+      'vec',
+    );
   }
   mapLinear(map, `${out}.attn.proj`, `${src}.${n.proj}`);
   if (n.ls1) map.copy(`${out}.ls1`, `${src}.${n.ls1}`, 'vec');

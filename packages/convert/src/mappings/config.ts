@@ -43,7 +43,8 @@ export class ConfigReader {
   bool(key: string, fallback: boolean): boolean {
     const v = this.json[key];
     if (v === undefined || v === null) return fallback;
-    if (typeof v !== 'boolean') throw new ConvertError('CONVERT_BAD_CONFIG', `${this.where}: '${key}' must be true or false, found ${JSON.stringify(v)}`);
+    if (typeof v !== 'boolean')
+      throw new ConvertError('CONVERT_BAD_CONFIG', `${this.where}: '${key}' must be true or false, found ${JSON.stringify(v)}`);
     return v;
   }
 
@@ -52,7 +53,10 @@ export class ConfigReader {
     if (!this.has(key)) return;
     const v = this.num(key);
     if (Math.round(v * base) !== fromTensors) {
-      throw new ConvertError('CONVERT_SHAPE_MISMATCH', `${this.where}: '${key}' ${v} × ${base} = ${Math.round(v * base)}, but tensor '${tensor}' implies ${fromTensors}`);
+      throw new ConvertError(
+        'CONVERT_SHAPE_MISMATCH',
+        `${this.where}: '${key}' ${v} × ${base} = ${Math.round(v * base)}, but tensor '${tensor}' implies ${fromTensors}`,
+      );
     }
   }
 

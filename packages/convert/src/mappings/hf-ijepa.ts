@@ -27,7 +27,11 @@ export const hfIjepa: Mapping = {
     const embedDim = c.agree('hidden_size', w[0]!, `${patch}.weight`);
     const patchSize = c.agree('patch_size', w[3]!, `${patch}.weight`);
     const nLayer = c.agree('num_hidden_layers', countBlocks(map.source.keys(), /^encoder\.layer\.(\d+)\./), 'encoder.layer.*');
-    const ffnDim = c.agree('intermediate_size', map.shapeOf(`encoder.layer.0.${HF_VIT_BLOCK.fc1}.weight`)[0]!, `encoder.layer.0.${HF_VIT_BLOCK.fc1}.weight`);
+    const ffnDim = c.agree(
+      'intermediate_size',
+      map.shapeOf(`encoder.layer.0.${HF_VIT_BLOCK.fc1}.weight`)[0]!,
+      `encoder.layer.0.${HF_VIT_BLOCK.fc1}.weight`,
+    );
     const grid = Math.round(Math.sqrt(map.shapeOf('embeddings.position_embeddings')[1]!));
     const imgSize = c.agree('image_size', grid * patchSize, 'embeddings.position_embeddings');
 
@@ -39,14 +43,34 @@ export const hfIjepa: Mapping = {
     const pre = source.preprocessorConfig
       ? recipeFromHfProcessor(source.preprocessorConfig, 'preprocessor_config.json', 'image')
       : {
-          mean: HF_IJEPA_DEFAULT_MEAN, std: HF_IJEPA_DEFAULT_MEAN, resize: { mode: 'squash' as const, size: imgSize }, crop: imgSize,
-          resample: 'bilinear' as const, rescale: Math.fround(1 / 255), cropRounding: 'floor' as const,
+          mean: HF_IJEPA_DEFAULT_MEAN,
+          std: HF_IJEPA_DEFAULT_MEAN,
+          resize: { mode: 'squash' as const, size: imgSize },
+          crop: imgSize,
+          resample: 'bilinear' as const,
+          rescale: Math.fround(1 / 255),
+          cropRounding: 'floor' as const,
         };
     const enc = encoderHparams({
-      embedDim, nLayer, nHead: c.int('num_attention_heads'), ffnDim, patchSize, tubeletSize: 1, imgSize, nFrames: 1,
-      inChans: c.agree('num_channels', w[1]!, `${patch}.weight`), lnEps: Math.fround(c.num('layer_norm_eps', 1e-12)),
-      act: activationOf(c.str('hidden_act', 'gelu'), 'config.json hidden_act'), pos: 'sincos2d', rope: null, nCls: 0, nReg: 0,
-      layerScale: false, attnMode: 'full', imgTubeletSize: null, hierLayers: null,
+      embedDim,
+      nLayer,
+      nHead: c.int('num_attention_heads'),
+      ffnDim,
+      patchSize,
+      tubeletSize: 1,
+      imgSize,
+      nFrames: 1,
+      inChans: c.agree('num_channels', w[1]!, `${patch}.weight`),
+      lnEps: Math.fround(c.num('layer_norm_eps', 1e-12)),
+      act: activationOf(c.str('hidden_act', 'gelu'), 'config.json hidden_act'),
+      pos: 'sincos2d',
+      rope: null,
+      nCls: 0,
+      nReg: 0,
+      layerScale: false,
+      attnMode: 'full',
+      imgTubeletSize: null,
+      hierLayers: null,
     });
     return { parts: { family: 'ijepa', name: modelName(source), license: null, enc, pre }, map, sourceEntry: null, notes: [] };
   },

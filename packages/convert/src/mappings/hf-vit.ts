@@ -39,7 +39,11 @@ export function mapHfVitEncoder(map: TensorMap, s: HfVitEncoderSpec): EncoderFie
   const patch = `${p}embeddings.patch_embeddings.projection`;
   const patchShape = map.shapeOf(`${patch}.weight`);
   const embedDim = c.agree('hidden_size', patchShape[0]!, `${patch}.weight`);
-  const nLayer = c.agree('num_hidden_layers', countBlocks(map.source.keys(), new RegExp(`^${p.replace(/\./g, '\\.')}encoder\\.layer\\.(\\d+)\\.`)), `${p}encoder.layer.*`);
+  const nLayer = c.agree(
+    'num_hidden_layers',
+    countBlocks(map.source.keys(), new RegExp(`^${p.replace(/\./g, '\\.')}encoder\\.layer\\.(\\d+)\\.`)),
+    `${p}encoder.layer.*`,
+  );
   const ffnDim = map.shapeOf(`${blockPrefix(0)}.${s.block.fc1}.weight`)[0]!;
   if (c.has('intermediate_size')) c.agree('intermediate_size', ffnDim, `${blockPrefix(0)}.${s.block.fc1}.weight`);
   else c.agreeRatio('mlp_ratio', embedDim, ffnDim, `${blockPrefix(0)}.${s.block.fc1}.weight`);
@@ -62,9 +66,25 @@ export function mapHfVitEncoder(map: TensorMap, s: HfVitEncoderSpec): EncoderFie
   mapNorm(map, tensorNames.encNorm, `${p}layernorm`);
 
   return {
-    embedDim, nLayer, nHead: c.int('num_attention_heads'), ffnDim, patchSize, tubeletSize: 1, imgSize, nFrames: 1, inChans,
-    lnEps: Math.fround(c.num('layer_norm_eps', 1e-12)), act: activationOf(c.str('hidden_act', 'gelu'), 'config.json hidden_act'),
-    pos: 'learned', rope: null, nCls: 1, nReg, layerScale, attnMode: 'full', imgTubeletSize: null, hierLayers: null,
+    embedDim,
+    nLayer,
+    nHead: c.int('num_attention_heads'),
+    ffnDim,
+    patchSize,
+    tubeletSize: 1,
+    imgSize,
+    nFrames: 1,
+    inChans,
+    lnEps: Math.fround(c.num('layer_norm_eps', 1e-12)),
+    act: activationOf(c.str('hidden_act', 'gelu'), 'config.json hidden_act'),
+    pos: 'learned',
+    rope: null,
+    nCls: 1,
+    nReg,
+    layerScale,
+    attnMode: 'full',
+    imgTubeletSize: null,
+    hierLayers: null,
   };
 }
 
@@ -72,7 +92,13 @@ function recipe(source: Source, modelType: string): PreprocessSpec {
   if (source.preprocessorConfig) return recipeFromHfProcessor(source.preprocessorConfig, 'preprocessor_config.json', 'image');
   // DINOv2's BitImageProcessor default; plain ViT's ViTImageProcessor squashes to 224 with mean = std = 0.5
   if (modelType === 'vit') {
-    return { ...shortEdgeRecipe(224, 224, 'bilinear'), resize: { mode: 'squash', size: 224 }, mean: [0.5, 0.5, 0.5], std: [0.5, 0.5, 0.5], cropRounding: 'floor' };
+    return {
+      ...shortEdgeRecipe(224, 224, 'bilinear'),
+      resize: { mode: 'squash', size: 224 },
+      mean: [0.5, 0.5, 0.5],
+      std: [0.5, 0.5, 0.5],
+      cropRounding: 'floor',
+    };
   }
   return { ...shortEdgeRecipe(256, 224, 'bicubic'), cropRounding: 'floor' };
 }

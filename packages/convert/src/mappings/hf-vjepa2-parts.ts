@@ -34,9 +34,22 @@ export function mapHfVjepa2Predictor(map: TensorMap, c: ConfigReader, enc: Encod
   mapNorm(map, 'pred.norm', 'predictor.layernorm');
   mapLinear(map, 'pred.proj', 'predictor.proj');
   return {
-    kind: 'masked', embedDim, nLayer, nHead, headDim: Math.floor(embedDim / nHead), ffnDim, lnEps: enc.lnEps, act: enc.act,
-    nMaskTokens, gridSize: enc.gridSize, rope: { layout: 'tiled', theta: 10000, interpolate: false, refGrid: null },
-    outDim: map.shapeOf('predictor.proj.weight')[0]!, embedInDim: w[1]!, embedMlp: false, projContext: false, modalityVectors: false,
+    kind: 'masked',
+    embedDim,
+    nLayer,
+    nHead,
+    headDim: Math.floor(embedDim / nHead),
+    ffnDim,
+    lnEps: enc.lnEps,
+    act: enc.act,
+    nMaskTokens,
+    gridSize: enc.gridSize,
+    rope: { layout: 'tiled', theta: 10000, interpolate: false, refGrid: null },
+    outDim: map.shapeOf('predictor.proj.weight')[0]!,
+    embedInDim: w[1]!,
+    embedMlp: false,
+    projContext: false,
+    modalityVectors: false,
   };
 }
 
@@ -55,7 +68,11 @@ function labelsOf(c: ConfigReader, nClasses: number): string[] | null {
 
 export function mapHfVjepa2Head(map: TensorMap, c: ConfigReader, enc: EncoderHparams): { head: HeadHparams | null; labels: string[] | null } {
   if (!map.has('pooler.query_tokens')) return { head: null, labels: null };
-  const depth = c.agree('num_pooler_layers', countBlocks(map.source.keys(), /^pooler\.self_attention_layers\.(\d+)\./), 'pooler.self_attention_layers.*');
+  const depth = c.agree(
+    'num_pooler_layers',
+    countBlocks(map.source.keys(), /^pooler\.self_attention_layers\.(\d+)\./),
+    'pooler.self_attention_layers.*',
+  );
   const xa = 'pooler.cross_attention_layer';
   const ffnDim = map.shapeOf(`${xa}.mlp.fc1.weight`)[0]!;
   const nClasses = map.shapeOf('classifier.weight')[0]!;
@@ -72,7 +89,13 @@ export function mapHfVjepa2Head(map: TensorMap, c: ConfigReader, enc: EncoderHpa
   mapLinear(map, 'head.xattn.ffn.fc2', `${xa}.mlp.fc2`);
   mapLinear(map, 'head.cls', 'classifier');
   const head: HeadHparams = {
-    kind: 'attentive', nClasses, depth, nHead, headDim: Math.floor(enc.embedDim / nHead), ffnDim, lnEps: enc.lnEps,
+    kind: 'attentive',
+    nClasses,
+    depth,
+    nHead,
+    headDim: Math.floor(enc.embedDim / nHead),
+    ffnDim,
+    lnEps: enc.lnEps,
     act: activationOf(c.str('hidden_act', 'gelu'), 'config.json hidden_act'),
   };
   return { head, labels: labelsOf(c, nClasses) };

@@ -37,18 +37,35 @@ export const hfVjepa2: Mapping = {
     mapNorm(map, tensorNames.encNorm, 'encoder.layernorm');
 
     const enc = encoderHparams({
-      embedDim, nLayer, nHead: c.int('num_attention_heads'), ffnDim, patchSize, tubeletSize, imgSize,
-      nFrames: c.int('frames_per_clip', 64), inChans: c.agree('in_chans', k[1]!, `${patch}.weight`),
-      lnEps: Math.fround(c.num('layer_norm_eps', 1e-6)), act: activationOf(c.str('hidden_act', 'gelu'), 'config.json hidden_act'),
-      pos: 'rope3d', rope: { layout: 'tiled', theta: 10000, interpolate: false, refGrid: null }, nCls: 0, nReg: 0,
-      layerScale: false, attnMode: 'full', imgTubeletSize: null, hierLayers: null,
+      embedDim,
+      nLayer,
+      nHead: c.int('num_attention_heads'),
+      ffnDim,
+      patchSize,
+      tubeletSize,
+      imgSize,
+      nFrames: c.int('frames_per_clip', 64),
+      inChans: c.agree('in_chans', k[1]!, `${patch}.weight`),
+      lnEps: Math.fround(c.num('layer_norm_eps', 1e-6)),
+      act: activationOf(c.str('hidden_act', 'gelu'), 'config.json hidden_act'),
+      pos: 'rope3d',
+      rope: { layout: 'tiled', theta: 10000, interpolate: false, refGrid: null },
+      nCls: 0,
+      nReg: 0,
+      layerScale: false,
+      attnMode: 'full',
+      imgTubeletSize: null,
+      hierLayers: null,
     });
     const pred = mapHfVjepa2Predictor(map, c, enc);
     const { head, labels } = mapHfVjepa2Head(map, c, enc);
     const pre = source.videoPreprocessorConfig
       ? recipeFromHfProcessor(source.videoPreprocessorConfig, 'video_preprocessor_config.json', 'video')
       : vjepaRecipe(imgSize);
-    const notes = [pred ? 'predictor included' : 'no predictor in the file', head ? `attentive classifier included (${head.nClasses} classes)` : 'no classifier in the file'];
+    const notes = [
+      pred ? 'predictor included' : 'no predictor in the file',
+      head ? `attentive classifier included (${head.nClasses} classes)` : 'no classifier in the file',
+    ];
     return { parts: { family: 'vjepa2', name: modelName(source), license: null, enc, pred, head, pre, labels }, map, sourceEntry: null, notes };
   },
 };

@@ -1,8 +1,15 @@
 // Assembles ModelHparams from what a mapping read, and validates them through the schema's own
 // parser (hparams → metadata → parseHparams), so a converter can never write metadata the engine refuses.
 import {
-  GgufError, hparamsToMetadata, parseHparams, type EncoderHparams, type Family, type HeadHparams, type ModelHparams,
-  type PredictorHparams, type PreprocessSpec,
+  GgufError,
+  hparamsToMetadata,
+  parseHparams,
+  type EncoderHparams,
+  type Family,
+  type HeadHparams,
+  type ModelHparams,
+  type PredictorHparams,
+  type PreprocessSpec,
 } from '@jepa/gguf';
 import { ConvertError } from '../errors.js';
 
@@ -57,7 +64,8 @@ export function countBlocks(names: Iterable<string>, pattern: RegExp): number {
     if (m) seen.add(Number(m[1]));
   }
   for (let i = 0; i < seen.size; i++) {
-    if (!seen.has(i)) throw new ConvertError('CONVERT_MISSING_TENSOR', `block ${i} is missing (the checkpoint has blocks up to ${Math.max(...seen)})`);
+    if (!seen.has(i))
+      throw new ConvertError('CONVERT_MISSING_TENSOR', `block ${i} is missing (the checkpoint has blocks up to ${Math.max(...seen)})`);
   }
   return seen.size;
 }

@@ -38,7 +38,11 @@ export function mappingFromConfig(side: SideFiles): Mapping | null {
   const type = side.config?.model_type;
   if (typeof type === 'string') {
     const m = BY_MODEL_TYPE[type];
-    if (!m) throw new ConvertError('CONVERT_UNKNOWN_FAMILY', `config.json: model_type '${type}' is not one this converter reads (${Object.keys(BY_MODEL_TYPE).join(', ')})`);
+    if (!m)
+      throw new ConvertError(
+        'CONVERT_UNKNOWN_FAMILY',
+        `config.json: model_type '${type}' is not one this converter reads (${Object.keys(BY_MODEL_TYPE).join(', ')})`,
+      );
     return m;
   }
   return isLewmConfig(side) ? lewm : null;
@@ -67,7 +71,11 @@ export function mappingFromCheckpoint(source: Source): Mapping {
   const names = metaNames(source);
   if (names.some((n) => n.endsWith('patch_embed_img.proj.weight'))) return metaVjepa21;
   const patch = names.find((n) => n.endsWith('patch_embed.proj.weight'));
-  if (!patch) throw new ConvertError('CONVERT_UNKNOWN_FAMILY', `${source.path}: no Meta encoder entry with a patch_embed (target_encoder / ema_encoder / encoder); give --family`);
+  if (!patch)
+    throw new ConvertError(
+      'CONVERT_UNKNOWN_FAMILY',
+      `${source.path}: no Meta encoder entry with a patch_embed (target_encoder / ema_encoder / encoder); give --family`,
+    );
   if (source.checkpoint.tensors.get(patch)!.shape.length === 4) return metaIjepa;
   const maskTokens = predictorMaskTokens(source);
   if (maskTokens !== null) return maskTokens <= 2 ? metaVjepa : metaVjepa2;
@@ -81,14 +89,21 @@ export function mappingFromName(name: string, source: Source): Mapping {
   if (byId) return byId;
   const candidates = MAPPINGS.filter((m) => m.family === (name as Family));
   if (candidates.length === 0) {
-    throw new ConvertError('CONVERT_BAD_OPTION', `--family '${name}' is none of ${[...new Set(MAPPINGS.flatMap((m) => [m.family, m.id]))].join(', ')}`);
+    throw new ConvertError(
+      'CONVERT_BAD_OPTION',
+      `--family '${name}' is none of ${[...new Set(MAPPINGS.flatMap((m) => [m.family, m.id]))].join(', ')}`,
+    );
   }
   if (candidates.length === 1) return candidates[0]!;
   const fromConfig = mappingFromConfig(source);
   if (fromConfig && candidates.includes(fromConfig)) return fromConfig;
   const torch = source.checkpoint.format === 'torch-zip';
   const pick = candidates.find((m) => m.id.startsWith(torch ? 'meta-' : 'hf-'));
-  if (!pick) throw new ConvertError('CONVERT_BAD_OPTION', `--family '${name}': no ${torch ? 'torch' : 'safetensors'} layout; use one of ${candidates.map((m) => m.id).join(', ')}`);
+  if (!pick)
+    throw new ConvertError(
+      'CONVERT_BAD_OPTION',
+      `--family '${name}': no ${torch ? 'torch' : 'safetensors'} layout; use one of ${candidates.map((m) => m.id).join(', ')}`,
+    );
   return pick;
 }
 

@@ -32,7 +32,10 @@ export const lejepa: Mapping = {
     c.agree('num_register_tokens', nReg, 'reg_token');
     const layerScale = map.has('blocks.0.ls1.gamma');
     if (c.has('init_values') !== layerScale) {
-      throw new ConvertError('CONVERT_SHAPE_MISMATCH', `config.json: init_values ${JSON.stringify(c.raw('init_values'))} but 'blocks.0.ls1.gamma' is ${layerScale ? 'present' : 'absent'}`);
+      throw new ConvertError(
+        'CONVERT_SHAPE_MISMATCH',
+        `config.json: init_values ${JSON.stringify(c.raw('init_values'))} but 'blocks.0.ls1.gamma' is ${layerScale ? 'present' : 'absent'}`,
+      );
     }
     const grid = Math.round(Math.sqrt(map.shapeOf('pos_embed')[1]! - 1));
     const imgSize = c.agree('img_size', grid * patchSize, 'pos_embed');
@@ -45,9 +48,25 @@ export const lejepa: Mapping = {
     mapNorm(map, tensorNames.encNorm, 'norm');
 
     const enc = encoderHparams({
-      embedDim, nLayer, nHead: c.int('num_heads'), ffnDim, patchSize, tubeletSize: 1, imgSize, nFrames: 1, inChans: k[1]!,
-      lnEps: Math.fround(1e-6), act: 'gelu', pos: 'learned', rope: null, nCls: 1, nReg, layerScale, attnMode: 'full',
-      imgTubeletSize: null, hierLayers: null,
+      embedDim,
+      nLayer,
+      nHead: c.int('num_heads'),
+      ffnDim,
+      patchSize,
+      tubeletSize: 1,
+      imgSize,
+      nFrames: 1,
+      inChans: k[1]!,
+      lnEps: Math.fround(1e-6),
+      act: 'gelu',
+      pos: 'learned',
+      rope: null,
+      nCls: 1,
+      nReg,
+      layerScale,
+      attnMode: 'full',
+      imgTubeletSize: null,
+      hierLayers: null,
     });
     const pre = source.preprocessorConfig
       ? recipeFromHfProcessor(source.preprocessorConfig, 'preprocessor_config.json', 'image')

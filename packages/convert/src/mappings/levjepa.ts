@@ -27,9 +27,11 @@ export const levjepa: Mapping = {
     const fc1 = 'encoder.blocks.0.mlp.fc1.weight';
     const ffnDim = map.shapeOf(fc1)[0]!;
     c.agreeRatio('mlp_ratio', embedDim, ffnDim, fc1);
-    if (!c.bool('use_rope', true)) throw new ConvertError('CONVERT_BAD_CONFIG', 'config.json: use_rope=false LeVJEPA has no position scheme in schema v1');
+    if (!c.bool('use_rope', true))
+      throw new ConvertError('CONVERT_BAD_CONFIG', 'config.json: use_rope=false LeVJEPA has no position scheme in schema v1');
     const attnMode = c.str('attn_mode', 'block_causal');
-    if (attnMode !== 'block_causal' && attnMode !== 'full') throw new ConvertError('CONVERT_BAD_CONFIG', `config.json: attn_mode '${attnMode}' is not block_causal or full`);
+    if (attnMode !== 'block_causal' && attnMode !== 'full')
+      throw new ConvertError('CONVERT_BAD_CONFIG', `config.json: attn_mode '${attnMode}' is not block_causal or full`);
 
     mapPatchEmbed(map, tensorNames.encPatchEmbed, patch);
     map.copy(tensorNames.encClsToken, 'encoder.cls_token', 'rows');
@@ -38,11 +40,25 @@ export const levjepa: Mapping = {
 
     const imgSize = c.int('img_size', 224);
     const enc = encoderHparams({
-      embedDim, nLayer, nHead: c.int('num_heads'), ffnDim, patchSize: c.agree('patch_size', k[4]!, `${patch}.weight`),
-      tubeletSize: c.agree('tubelet_size', k[2]!, `${patch}.weight`), imgSize, nFrames: c.int('num_frames', 16),
-      inChans: c.agree('in_chans', k[1]!, `${patch}.weight`), lnEps: Math.fround(1e-6), act: 'gelu', pos: 'rope3d',
-      rope: { layout: 'tiled', theta: 10000, interpolate: false, refGrid: null }, nCls: 1, nReg: 0, layerScale: false,
-      attnMode, imgTubeletSize: null, hierLayers: null,
+      embedDim,
+      nLayer,
+      nHead: c.int('num_heads'),
+      ffnDim,
+      patchSize: c.agree('patch_size', k[4]!, `${patch}.weight`),
+      tubeletSize: c.agree('tubelet_size', k[2]!, `${patch}.weight`),
+      imgSize,
+      nFrames: c.int('num_frames', 16),
+      inChans: c.agree('in_chans', k[1]!, `${patch}.weight`),
+      lnEps: Math.fround(1e-6),
+      act: 'gelu',
+      pos: 'rope3d',
+      rope: { layout: 'tiled', theta: 10000, interpolate: false, refGrid: null },
+      nCls: 1,
+      nReg: 0,
+      layerScale: false,
+      attnMode,
+      imgTubeletSize: null,
+      hierLayers: null,
     });
     // Model card: short side 224 bicubic, centre crop 224, ImageNet statistics (no preprocessor_config in the repo).
     const pre = source.preprocessorConfig

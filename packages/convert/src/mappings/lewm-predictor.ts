@@ -32,7 +32,11 @@ export function mapLewmPredictor(map: TensorMap, predictorConfig: ConfigReader |
   const embedDim = pos[2]!;
   const inner = map.shapeOf(`${layers}.0.attn.to_qkv.weight`)[0]! / 3;
   const nHead = predictorConfig?.int('heads', 16) ?? 16;
-  if (inner % nHead !== 0) throw new ConvertError('CONVERT_SHAPE_MISMATCH', `predictor heads ${nHead} do not divide the attention width ${inner} of '${layers}.0.attn.to_qkv.weight'`);
+  if (inner % nHead !== 0)
+    throw new ConvertError(
+      'CONVERT_SHAPE_MISMATCH',
+      `predictor heads ${nHead} do not divide the attention width ${inner} of '${layers}.0.attn.to_qkv.weight'`,
+    );
   if (predictorConfig?.has('dim_head')) predictorConfig.agree('dim_head', inner / nHead, `${layers}.0.attn.to_qkv.weight`);
 
   mapBatchNormMlp(map, 'pred.projector', 'projector');
@@ -56,9 +60,20 @@ export function mapLewmPredictor(map: TensorMap, predictorConfig: ConfigReader |
   mapBatchNormMlp(map, 'pred.out_proj', 'pred_proj');
 
   return {
-    kind: 'action', embedDim, nLayer, nHead, headDim: inner / nHead, ffnDim: map.shapeOf(`${layers}.0.mlp.net.1.weight`)[0]!,
-    lnEps: Math.fround(1e-5), adalnEps: Math.fround(1e-6), act: 'gelu', nFrames: pos[1]!,
-    actionDim: map.shapeOf('action_encoder.patch_embed.weight')[0]!, actionHidden: map.shapeOf('action_encoder.embed.0.weight')[0]!,
-    actionAct: 'silu', projHidden: map.shapeOf('projector.net.0.weight')[0]!, projAct: 'gelu',
+    kind: 'action',
+    embedDim,
+    nLayer,
+    nHead,
+    headDim: inner / nHead,
+    ffnDim: map.shapeOf(`${layers}.0.mlp.net.1.weight`)[0]!,
+    lnEps: Math.fround(1e-5),
+    adalnEps: Math.fround(1e-6),
+    act: 'gelu',
+    nFrames: pos[1]!,
+    actionDim: map.shapeOf('action_encoder.patch_embed.weight')[0]!,
+    actionHidden: map.shapeOf('action_encoder.embed.0.weight')[0]!,
+    actionAct: 'silu',
+    projHidden: map.shapeOf('projector.net.0.weight')[0]!,
+    projAct: 'gelu',
   };
 }

@@ -30,7 +30,11 @@ function encoderConfig(config: Json | null): ConfigReader {
   const size = section.str('size', 'tiny');
   const known = VIT_SIZES[size];
   const spelled = section.has('hidden_size');
-  if (!known && !spelled) throw new ConvertError('CONVERT_BAD_CONFIG', `config.json: encoder size '${size}' is not one of ${Object.keys(VIT_SIZES).join(', ')} and its widths are not spelled out`);
+  if (!known && !spelled)
+    throw new ConvertError(
+      'CONVERT_BAD_CONFIG',
+      `config.json: encoder size '${size}' is not one of ${Object.keys(VIT_SIZES).join(', ')} and its widths are not spelled out`,
+    );
   const merged: Json = { ...(known ?? {}) };
   for (const key of ['hidden_size', 'num_hidden_layers', 'num_attention_heads', 'intermediate_size', 'patch_size', 'image_size', 'layer_norm_eps']) {
     const v = section.raw(key);
@@ -51,13 +55,20 @@ export const lewm: Mapping = {
     const probe = new TensorMap(source.checkpoint.tensors, []);
     const full = hasActionPredictor(probe);
     const map = full ? probe : new TensorMap(source.checkpoint.tensors, WORLD_MODEL_PARTS);
-    const enc = encoderHparams(mapHfVitEncoder(map, { prefix: 'encoder.', block: HF_VIT_BLOCK, config: encoderConfig(source.config), registers: false }));
+    const enc = encoderHparams(
+      mapHfVitEncoder(map, { prefix: 'encoder.', block: HF_VIT_BLOCK, config: encoderConfig(source.config), registers: false }),
+    );
     // le-wm: ToTensor → ImageNet normalise → Resize(224); the environments render at the trained size.
     const pre = shortEdgeRecipe(enc.imgSize, enc.imgSize, 'bilinear');
     const name = modelName(source);
     if (full) {
       const pred = mapLewmPredictor(map, new ConfigReader(source.config ?? {}, 'config.json').section('predictor'));
-      return { parts: { family: 'lewm', name, license: null, enc, pred, pre }, map, sourceEntry: null, notes: ['BatchNorm of projector and pred_proj folded into their first Linear'] };
+      return {
+        parts: { family: 'lewm', name, license: null, enc, pred, pre },
+        map,
+        sourceEntry: null,
+        notes: ['BatchNorm of projector and pred_proj folded into their first Linear'],
+      };
     }
     const notes = ['no action predictor in the file: the encoder alone is converted (family hfvit); the projector is dropped'];
     return { parts: { family: 'hfvit', name, license: null, enc, pre }, map, sourceEntry: null, notes };

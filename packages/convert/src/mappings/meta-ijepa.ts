@@ -25,14 +25,35 @@ export const metaIjepa: Mapping = {
     mapEncoderBlocks(map, w.nLayer, (i) => `blocks.${i}`, TIMM_BLOCK);
     mapNorm(map, tensorNames.encNorm, 'norm');
     const enc = encoderHparams({
-      embedDim: w.embedDim, nLayer: w.nLayer, nHead: heads.nHead, ffnDim: w.ffnDim, patchSize: w.patchSize, tubeletSize: 1,
-      imgSize, nFrames: 1, inChans: w.inChans, lnEps: Math.fround(1e-6), act: 'gelu', pos: 'sincos2d', rope: null, nCls: 0,
-      nReg: 0, layerScale: false, attnMode: 'full', imgTubeletSize: null, hierLayers: null,
+      embedDim: w.embedDim,
+      nLayer: w.nLayer,
+      nHead: heads.nHead,
+      ffnDim: w.ffnDim,
+      patchSize: w.patchSize,
+      tubeletSize: 1,
+      imgSize,
+      nFrames: 1,
+      inChans: w.inChans,
+      lnEps: Math.fround(1e-6),
+      act: 'gelu',
+      pos: 'sincos2d',
+      rope: null,
+      nCls: 0,
+      nReg: 0,
+      layerScale: false,
+      attnMode: 'full',
+      imgTubeletSize: null,
+      hierLayers: null,
     });
     // The HF port's recipe (families.md §1.5): squash to the trained size, mean = std = 0.5.
     const pre = {
-      mean: [0.5, 0.5, 0.5], std: [0.5, 0.5, 0.5], resize: { mode: 'squash' as const, size: imgSize }, crop: imgSize,
-      resample: 'bilinear' as const, rescale: Math.fround(1 / 255), cropRounding: 'floor' as const,
+      mean: [0.5, 0.5, 0.5],
+      std: [0.5, 0.5, 0.5],
+      resize: { mode: 'squash' as const, size: imgSize },
+      crop: imgSize,
+      resample: 'bilinear' as const,
+      rescale: Math.fround(1 / 255),
+      cropRounding: 'floor' as const,
     };
     const notes = heads.note ? [heads.note] : [];
     return { parts: { family: 'ijepa', name: modelName(source), license: null, enc, pre }, map, sourceEntry: entry, notes };

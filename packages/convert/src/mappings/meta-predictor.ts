@@ -35,7 +35,11 @@ export function mapMetaPredictor(source: Source, enc: EncoderHparams, nHead: num
   }
   const embedIn = map.shapeOf(embedMlp ? 'predictor_embed.0.weight' : 'predictor_embed.weight')[1]!;
   const nMaskTokens = map.names(/^mask_tokens\.\d+$/).length;
-  map.concat('pred.mask_tokens', Array.from({ length: nMaskTokens }, (_, k) => `mask_tokens.${k}`), 'rows');
+  map.concat(
+    'pred.mask_tokens',
+    Array.from({ length: nMaskTokens }, (_, k) => `mask_tokens.${k}`),
+    'rows',
+  );
   const modalityVectors = v21 && map.has('img_mod_embed');
   if (modalityVectors) {
     map.copy('pred.img_mod_embed', 'img_mod_embed', 'vec');
@@ -50,16 +54,34 @@ export function mapMetaPredictor(source: Source, enc: EncoderHparams, nHead: num
 
   const embedDim = map.shapeOf('predictor_norm.weight')[0]!;
   const pred: MaskedPredictorHparams = {
-    kind: 'masked', embedDim, nLayer, nHead, headDim: Math.floor(embedDim / nHead), ffnDim: map.shapeOf('predictor_blocks.0.mlp.fc1.weight')[0]!,
-    lnEps: Math.fround(1e-6), act: 'gelu', nMaskTokens, gridSize: enc.gridSize,
+    kind: 'masked',
+    embedDim,
+    nLayer,
+    nHead,
+    headDim: Math.floor(embedDim / nHead),
+    ffnDim: map.shapeOf('predictor_blocks.0.mlp.fc1.weight')[0]!,
+    lnEps: Math.fround(1e-6),
+    act: 'gelu',
+    nMaskTokens,
+    gridSize: enc.gridSize,
     rope: { layout: v21 ? 'interleaved' : 'tiled', theta: 10000, interpolate: false, refGrid: null },
-    outDim: map.shapeOf('predictor_proj.weight')[0]!, embedInDim: embedIn, embedMlp, projContext, modalityVectors,
+    outDim: map.shapeOf('predictor_proj.weight')[0]!,
+    embedInDim: embedIn,
+    embedMlp,
+    projContext,
+    modalityVectors,
   };
   return { map, pred };
 }
 
 /** The predictor of a Meta .pt when the file has one and its head count is known or given; else a note says why not. */
-export function optionalMetaPredictor(source: Source, enc: EncoderHparams, predNHead: number | undefined, v21: boolean, notes: string[]): MappedPredictor | null {
+export function optionalMetaPredictor(
+  source: Source,
+  enc: EncoderHparams,
+  predNHead: number | undefined,
+  v21: boolean,
+  notes: string[],
+): MappedPredictor | null {
   if (!hasMetaPredictor(source)) return null;
   const nHead = predNHead ?? (v21 ? undefined : VJEPA2_PREDICTOR_HEADS);
   if (nHead === undefined) {

@@ -36,8 +36,14 @@ export function mapMetaProbe(probe: Checkpoint, enc: EncoderHparams, nHead = enc
   mapLinear(map, 'head.xattn.ffn.fc2', `${xa}.mlp.fc2`);
   mapLinear(map, 'head.cls', 'linear');
   const head: HeadHparams = {
-    kind: 'attentive', nClasses: map.shapeOf('linear.weight')[0]!, depth, nHead, headDim: Math.floor(enc.embedDim / nHead),
-    ffnDim: map.shapeOf(`${xa}.mlp.fc1.weight`)[0]!, lnEps: Math.fround(PROBE_LN_EPS), act: 'gelu',
+    kind: 'attentive',
+    nClasses: map.shapeOf('linear.weight')[0]!,
+    depth,
+    nHead,
+    headDim: Math.floor(enc.embedDim / nHead),
+    ffnDim: map.shapeOf(`${xa}.mlp.fc1.weight`)[0]!,
+    lnEps: Math.fround(PROBE_LN_EPS),
+    act: 'gelu',
   };
   return { map, head, entry: key };
 }

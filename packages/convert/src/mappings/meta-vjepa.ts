@@ -17,7 +17,8 @@ const IGNORED: RegExp[] = [];
 
 /** N = (frames / T) · (img / P)²: the pair from the overrides or the released 16 frames (when the table is not a sincos one). */
 function gridFromRows(nRows: number, patch: number, tubelet: number, o: ArchOverrides): { imgSize: number; nFrames: number } {
-  const gridT = o.nFrames !== undefined ? o.nFrames / tubelet : o.imgSize !== undefined ? nRows / (o.imgSize / patch) ** 2 : RELEASED_FRAMES / tubelet;
+  const gridT =
+    o.nFrames !== undefined ? o.nFrames / tubelet : o.imgSize !== undefined ? nRows / (o.imgSize / patch) ** 2 : RELEASED_FRAMES / tubelet;
   const side = o.imgSize !== undefined ? o.imgSize / patch : Math.sqrt(nRows / gridT);
   if (!Number.isInteger(gridT) || !Number.isInteger(side) || gridT * side * side !== nRows) {
     throw new ConvertError(
@@ -59,11 +60,32 @@ export const metaVjepa: Mapping = {
     mapEncoderBlocks(map, w.nLayer, (i) => `blocks.${i}`, TIMM_BLOCK);
     mapNorm(map, tensorNames.encNorm, 'norm');
     const enc = encoderHparams({
-      embedDim: w.embedDim, nLayer: w.nLayer, nHead: heads.nHead, ffnDim: w.ffnDim, patchSize: w.patchSize,
-      tubeletSize: w.tubeletSize, imgSize: grid.imgSize, nFrames: grid.nFrames, inChans: w.inChans, lnEps: Math.fround(1e-6),
-      act: 'gelu', pos: 'sincos3d', rope: null, nCls: 0, nReg: 0, layerScale: false, attnMode: 'full', imgTubeletSize: null, hierLayers: null,
+      embedDim: w.embedDim,
+      nLayer: w.nLayer,
+      nHead: heads.nHead,
+      ffnDim: w.ffnDim,
+      patchSize: w.patchSize,
+      tubeletSize: w.tubeletSize,
+      imgSize: grid.imgSize,
+      nFrames: grid.nFrames,
+      inChans: w.inChans,
+      lnEps: Math.fround(1e-6),
+      act: 'gelu',
+      pos: 'sincos3d',
+      rope: null,
+      nCls: 0,
+      nReg: 0,
+      layerScale: false,
+      attnMode: 'full',
+      imgTubeletSize: null,
+      hierLayers: null,
     });
     const notes = heads.note ? [heads.note] : [];
-    return { parts: { family: 'vjepa', name: modelName(source), license: null, enc, pre: vjepaRecipe(grid.imgSize) }, map, sourceEntry: entry, notes };
+    return {
+      parts: { family: 'vjepa', name: modelName(source), license: null, enc, pre: vjepaRecipe(grid.imgSize) },
+      map,
+      sourceEntry: entry,
+      notes,
+    };
   },
 };

@@ -50,22 +50,40 @@ export const metaVjepa21: Mapping = {
       hierLayers = [w.nLayer - 1];
       mapNorm(map, tensorNames.encHierNorm(0), `norms_block.${nNorms - 1}`);
       for (let k = 0; k < nNorms - 1; k++) map.consume(`norms_block.${k}.weight`, `norms_block.${k}.bias`);
-      notes.push(`depth ${w.nLayer} has no hierarchy table; kept norms_block.${nNorms - 1} (the inference norm) and dropped ${nNorms - 1} training-only norms`);
+      notes.push(
+        `depth ${w.nLayer} has no hierarchy table; kept norms_block.${nNorms - 1} (the inference norm) and dropped ${nNorms - 1} training-only norms`,
+      );
     }
 
     const imgSize = overrides.imgSize ?? TRAINED_IMG;
     const enc = encoderHparams({
-      embedDim: w.embedDim, nLayer: w.nLayer, nHead: heads.nHead, ffnDim: w.ffnDim, patchSize: w.patchSize,
-      tubeletSize: w.tubeletSize, imgSize, nFrames: overrides.nFrames ?? TRAINED_FRAMES, inChans: w.inChans,
-      lnEps: Math.fround(1e-6), act: 'gelu', pos: 'rope3d',
+      embedDim: w.embedDim,
+      nLayer: w.nLayer,
+      nHead: heads.nHead,
+      ffnDim: w.ffnDim,
+      patchSize: w.patchSize,
+      tubeletSize: w.tubeletSize,
+      imgSize,
+      nFrames: overrides.nFrames ?? TRAINED_FRAMES,
+      inChans: w.inChans,
+      lnEps: Math.fround(1e-6),
+      act: 'gelu',
+      pos: 'rope3d',
       rope: { layout: 'interleaved', theta: 10000, interpolate: true, refGrid: ROPE_REF_PIXELS / w.patchSize },
-      nCls: 0, nReg: 0, layerScale: false, attnMode: 'full',
-      imgTubeletSize: map.shapeOf('patch_embed_img.proj.weight')[2]!, hierLayers,
+      nCls: 0,
+      nReg: 0,
+      layerScale: false,
+      attnMode: 'full',
+      imgTubeletSize: map.shapeOf('patch_embed_img.proj.weight')[2]!,
+      hierLayers,
     });
     const predictor = optionalMetaPredictor(source, enc, overrides.predNHead, true, notes);
     return {
       parts: { family: 'vjepa2_1', name: modelName(source), license: null, enc, pred: predictor?.pred ?? null, pre: vjepaRecipe(imgSize) },
-      map, extraMaps: predictor ? [predictor.map] : [], sourceEntry: entry, notes,
+      map,
+      extraMaps: predictor ? [predictor.map] : [],
+      sourceEntry: entry,
+      notes,
     };
   },
 };

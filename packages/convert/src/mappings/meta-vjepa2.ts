@@ -29,17 +29,35 @@ export const metaVjepa2: Mapping = {
     mapNorm(map, tensorNames.encNorm, 'norm');
     const imgSize = overrides.imgSize ?? RELEASED_IMG;
     const enc = encoderHparams({
-      embedDim: w.embedDim, nLayer: w.nLayer, nHead: heads.nHead, ffnDim: w.ffnDim, patchSize: w.patchSize,
-      tubeletSize: w.tubeletSize, imgSize, nFrames: overrides.nFrames ?? RELEASED_FRAMES, inChans: w.inChans,
-      lnEps: Math.fround(1e-6), act: 'gelu', pos: 'rope3d', rope: { layout: 'tiled', theta: 10000, interpolate: false, refGrid: null },
-      nCls: 0, nReg: 0, layerScale: false, attnMode: 'full', imgTubeletSize: null, hierLayers: null,
+      embedDim: w.embedDim,
+      nLayer: w.nLayer,
+      nHead: heads.nHead,
+      ffnDim: w.ffnDim,
+      patchSize: w.patchSize,
+      tubeletSize: w.tubeletSize,
+      imgSize,
+      nFrames: overrides.nFrames ?? RELEASED_FRAMES,
+      inChans: w.inChans,
+      lnEps: Math.fround(1e-6),
+      act: 'gelu',
+      pos: 'rope3d',
+      rope: { layout: 'tiled', theta: 10000, interpolate: false, refGrid: null },
+      nCls: 0,
+      nReg: 0,
+      layerScale: false,
+      attnMode: 'full',
+      imgTubeletSize: null,
+      hierLayers: null,
     });
     const notes = heads.note ? [heads.note] : [];
     if (overrides.imgSize === undefined) notes.push(`trained size assumed ${RELEASED_IMG} px (the .pt does not record it)`);
     const predictor = optionalMetaPredictor(source, enc, overrides.predNHead, false, notes);
     return {
       parts: { family: 'vjepa2', name: modelName(source), license: null, enc, pred: predictor?.pred ?? null, pre: vjepaRecipe(imgSize) },
-      map, extraMaps: predictor ? [predictor.map] : [], sourceEntry: entry, notes,
+      map,
+      extraMaps: predictor ? [predictor.map] : [],
+      sourceEntry: entry,
+      notes,
     };
   },
 };

@@ -58,8 +58,13 @@ export function recipeFromHfProcessor(json: Json, where: string, kind: 'image' |
 /** torchvision-style eval transform: shortest edge → centre crop, ImageNet statistics. */
 export function shortEdgeRecipe(resizeShort: number, crop: number, resample: Resample): PreprocessSpec {
   return {
-    mean: IMAGENET_MEAN.map(f32), std: IMAGENET_STD.map(f32), resize: { mode: 'short', size: resizeShort }, crop,
-    resample, rescale: f32(RESCALE), cropRounding: 'round',
+    mean: IMAGENET_MEAN.map(f32),
+    std: IMAGENET_STD.map(f32),
+    resize: { mode: 'short', size: resizeShort },
+    crop,
+    resample,
+    rescale: f32(RESCALE),
+    cropRounding: 'round',
   };
 }
 

@@ -76,7 +76,8 @@ export function elementCount(shape: readonly number[], what: string): number {
     if (typeof d !== 'number' || !Number.isInteger(d) || d < 0) {
       throw new ConvertError('CONVERT_BAD_SHAPE', `${what}: dimension ${String(d)} in shape [${shape.join(', ')}] is not a non-negative integer`);
     }
-    if (!Number.isSafeInteger(d)) throw new ConvertError('CONVERT_BAD_SHAPE', `${what}: dimension ${d} in shape [${shape.join(', ')}] exceeds 2^53 - 1, the largest size read`);
+    if (!Number.isSafeInteger(d))
+      throw new ConvertError('CONVERT_BAD_SHAPE', `${what}: dimension ${d} in shape [${shape.join(', ')}] exceeds 2^53 - 1, the largest size read`);
     n *= d;
     if (!Number.isSafeInteger(n)) throw new ConvertError('CONVERT_BAD_SHAPE', `${what}: shape [${shape.join(', ')}] has too many elements`);
   }

@@ -47,7 +47,12 @@ export function flattenTensors(root: PyValue, options: { adoptNames?: boolean } 
 
 /** Splits 'classifiers[0].x' or 'classifiers.0.x' into ['classifiers', '0', 'x']. */
 function pathSegments(path: string): string[] {
-  return path === '' ? [] : path.replace(/\[(\d+)\]/g, '.$1').split('.').filter((s) => s !== '');
+  return path === ''
+    ? []
+    : path
+        .replace(/\[(\d+)\]/g, '.$1')
+        .split('.')
+        .filter((s) => s !== '');
 }
 
 function child(value: PyValue, segment: string): PyValue | undefined {
@@ -105,7 +110,8 @@ export function stripPrefixes(tensors: ReadonlyMap<string, TensorRef>, prefixes:
   for (const [name, ref] of tensors) {
     const prefix = ordered.find((p) => name.startsWith(p));
     const stripped = prefix === undefined ? name : name.slice(prefix.length);
-    if (out.has(stripped)) throw new ConvertError('STATE_DICT_NAME_COLLISION', `stripping prefixes maps two tensors to '${stripped}' (one was '${name}')`);
+    if (out.has(stripped))
+      throw new ConvertError('STATE_DICT_NAME_COLLISION', `stripping prefixes maps two tensors to '${stripped}' (one was '${name}')`);
     out.set(stripped, renameTensor(ref, stripped));
   }
   return out;

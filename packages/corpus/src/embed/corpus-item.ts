@@ -11,9 +11,7 @@ export interface CorpusItem {
 }
 
 /** An item's result: its embedding ([D] pooled or [N, D] tokens), or why it failed. */
-export type CorpusRecord =
-  | { item: CorpusItem; values: Float32Array; shape: number[] }
-  | { item: CorpusItem; error: string };
+export type CorpusRecord = { item: CorpusItem; values: Float32Array; shape: number[] } | { item: CorpusItem; error: string };
 
 export function isFailure(record: CorpusRecord): record is { item: CorpusItem; error: string } {
   return 'error' in record;

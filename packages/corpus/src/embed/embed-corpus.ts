@@ -84,5 +84,3 @@ async function encodeGroup(group: Pending[], { ctx, pool, world }: EmbedCorpusOp
   }
   return group.map((g) => ('error' in g ? { item: g.item, error: g.error } : { item: g.item, ...results.get(g.item)! }));
 }
-
-

@@ -205,7 +205,10 @@ export class EmbeddingWriter {
     const { dtype, shape, dataStart } = parseNpyHeader(head);
     const rowBytes = shape.slice(1).reduce((a, b) => a * b, 1) * 4;
     if (dtype !== 'float32' || dataStart + this.rows * rowBytes !== this.#dataEnd)
-      throw new CorpusError('resume_corrupt', `--resume: ${partialPathOf(output)} does not hold the ${this.rows} rows its index lists; remove it and run without --resume`);
+      throw new CorpusError(
+        'resume_corrupt',
+        `--resume: ${partialPathOf(output)} does not hold the ${this.rows} rows its index lists; remove it and run without --resume`,
+      );
     this.#rowShape = shape.slice(1);
   }
 

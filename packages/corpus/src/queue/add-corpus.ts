@@ -12,15 +12,30 @@ export interface AddOptions {
   backoffMs?: number;
 }
 
-export async function addCorpus(redis: Redis, name: string, inputs: readonly string[], options: AddOptions = {}): Promise<{ jobs: number; inputs: number }> {
+export async function addCorpus(
+  redis: Redis,
+  name: string,
+  inputs: readonly string[],
+  options: AddOptions = {},
+): Promise<{ jobs: number; inputs: number }> {
   const batch = options.batch ?? 32;
   if (inputs.length === 0) throw new CorpusError('queue_empty', 'nothing to add: no inputs');
   const existing = await readMeta(redis, name);
-  if (existing) throw new CorpusError('queue_exists', `the queue ${name} already holds ${existing.inputs} inputs; pick a new name, or \`jepa queue remove ${name}\` first`);
+  if (existing)
+    throw new CorpusError(
+      'queue_exists',
+      `the queue ${name} already holds ${existing.inputs} inputs; pick a new name, or \`jepa queue remove ${name}\` first`,
+    );
   // The list and its size go in first and at once; the jobs refer to places in it.
-  const added = await redis.multi().del(inputsKey(name)).rpush(inputsKey(name), ...inputs).hset(metaKey(name), { inputs: inputs.length, batch, jobs: Math.ceil(inputs.length / batch) }).exec();
+  const added = await redis
+    .multi()
+    .del(inputsKey(name))
+    .rpush(inputsKey(name), ...inputs)
+    .hset(metaKey(name), { inputs: inputs.length, batch, jobs: Math.ceil(inputs.length / batch) })
+    .exec();
   const failure = added?.find(([err]) => err);
-  if (!added || failure) throw new CorpusError('queue_add', `could not store the inputs of ${name}: ${failure?.[0]?.message ?? 'the transaction was aborted'}`);
+  if (!added || failure)
+    throw new CorpusError('queue_add', `could not store the inputs of ${name}: ${failure?.[0]?.message ?? 'the transaction was aborted'}`);
   const queue = openQueue(name, redis);
   try {
     const jobs: { name: string; data: EmbedJobData; opts: object }[] = [];

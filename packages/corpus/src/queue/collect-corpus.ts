@@ -14,7 +14,12 @@ export interface CollectResult {
   inputs: number;
 }
 
-export async function collectCorpus(redis: Redis, name: string, output: string | undefined, options: { stdout?: (text: string) => void } = {}): Promise<CollectResult> {
+export async function collectCorpus(
+  redis: Redis,
+  name: string,
+  output: string | undefined,
+  options: { stdout?: (text: string) => void } = {},
+): Promise<CollectResult> {
   const meta = await requireMeta(redis, name);
   const queue = openQueue(name, redis);
   try {
@@ -71,12 +76,16 @@ async function jobRecords(
   const found = await queue.getJob(id);
   const state = found ? await found.getState() : 'missing';
   if (!found || state !== 'completed') {
-    const reason = found?.failedReason ? `its job ${id} failed after ${found.attemptsMade} attempts: ${found.failedReason}` : `its job ${id} is ${state}`;
+    const reason = found?.failedReason
+      ? `its job ${id} failed after ${found.attemptsMade} attempts: ${found.failedReason}`
+      : `its job ${id} is ${state}`;
     return items.map((item) => ({ item, error: reason }));
   }
   const { records } = readShard(found.returnvalue.shard);
   const expected = await batchInputs(redis, name, meta, job);
   if (records.length !== items.length || records.some((r, i) => r.input !== expected[i]))
     throw new CorpusError('shard_mismatch', `the shard ${found.returnvalue.shard} does not hold the inputs of ${id}`);
-  return records.map((r, i): CorpusRecord => (r.error !== undefined ? { item: items[i]!, error: r.error } : { item: items[i]!, values: r.values!, shape: r.shape! }));
+  return records.map(
+    (r, i): CorpusRecord => (r.error !== undefined ? { item: items[i]!, error: r.error } : { item: items[i]!, values: r.values!, shape: r.shape! }),
+  );
 }

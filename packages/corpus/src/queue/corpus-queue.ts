@@ -29,7 +29,10 @@ const QUEUE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/;
 
 export function checkQueueName(name: string): string {
   if (!QUEUE_NAME.test(name))
-    throw new CorpusError('queue_name', `queue name ${JSON.stringify(name)}: use letters, digits, '.', '_' or '-' (at most 100, starting with a letter or digit)`);
+    throw new CorpusError(
+      'queue_name',
+      `queue name ${JSON.stringify(name)}: use letters, digits, '.', '_' or '-' (at most 100, starting with a letter or digit)`,
+    );
   return name;
 }
 

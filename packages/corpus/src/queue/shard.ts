@@ -65,7 +65,10 @@ export function readShard(metaPath: string): { meta: ShardMeta; records: ShardRe
     meta = JSON.parse(readFileSync(metaPath, 'utf8')) as ShardMeta;
     raw = readFileSync(metaPath.replace(/\.json$/, '.f32'));
   } catch (err) {
-    throw new CorpusError('shard_unreadable', `the shard ${metaPath} cannot be read: ${(err as Error).message} (is the workers' --out folder visible here?)`);
+    throw new CorpusError(
+      'shard_unreadable',
+      `the shard ${metaPath} cannot be read: ${(err as Error).message} (is the workers' --out folder visible here?)`,
+    );
   }
   const floats = new Float32Array(raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.byteLength));
   const records = meta.entries.map((e): ShardRecord => {

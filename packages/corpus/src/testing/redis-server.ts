@@ -76,7 +76,8 @@ function probe(port: number, timeoutMs = 1000): Promise<number | undefined> {
     socket.once('connect', () => socket.write('PING\r\nINFO server\r\n'));
     socket.on('data', (chunk) => {
       buf += chunk.toString('latin1');
-      if (!'+PONG\r\n'.startsWith(buf.slice(0, 7))) finish(); // -LOADING, -ERR, ...
+      if (!'+PONG\r\n'.startsWith(buf.slice(0, 7)))
+        finish(); // -LOADING, -ERR, ...
       else if (/\r\nprocess_id:\d+\r\n/.test(buf)) finish();
     });
   });
@@ -134,15 +135,24 @@ export class RedisServer {
   /** The command-line arguments (the same on every start of this server). */
   get args(): string[] {
     return [
-      '--port', String(this.port),
-      '--bind', HOST,
-      '--protected-mode', 'yes',
-      '--dir', this.dir,
-      '--appendonly', 'yes',
-      '--appendfsync', 'always',
-      '--save', '',
-      '--daemonize', 'no',
-      '--logfile', '',
+      '--port',
+      String(this.port),
+      '--bind',
+      HOST,
+      '--protected-mode',
+      'yes',
+      '--dir',
+      this.dir,
+      '--appendonly',
+      'yes',
+      '--appendfsync',
+      'always',
+      '--save',
+      '',
+      '--daemonize',
+      'no',
+      '--logfile',
+      '',
     ];
   }
 
@@ -201,9 +211,7 @@ export class RedisServer {
     this.output = '';
     // Where setpriv is (util-linux), the kernel SIGKILLs redis-server when this process dies even
     // by a signal that skips the exit handler; setpriv execs it, so child.pid is redis-server's.
-    const [cmd, args] = SETPRIV
-      ? [SETPRIV, ['--pdeathsig', 'SIGKILL', '--', 'redis-server', ...this.args]]
-      : ['redis-server', this.args];
+    const [cmd, args] = SETPRIV ? [SETPRIV, ['--pdeathsig', 'SIGKILL', '--', 'redis-server', ...this.args]] : ['redis-server', this.args];
     const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     this.child = child;
     const keep = (chunk: Buffer) => {
@@ -234,9 +242,7 @@ export class RedisServer {
       const pid = await probe(this.port);
       if (pid !== undefined && pid === child.pid) return;
       if (Date.now() > deadline) {
-        throw new Error(
-          `redis-server on ${this.url} did not answer PING within ${READY_TIMEOUT_MS} ms; its output:\n${this.output}`,
-        );
+        throw new Error(`redis-server on ${this.url} did not answer PING within ${READY_TIMEOUT_MS} ms; its output:\n${this.output}`);
       }
       await sleep(25);
     }

@@ -76,7 +76,7 @@ export function forgeModelBytes(family: Family, knobs: ForgeKnobs = {}): Omit<Fo
     .map((t) => ({
       ...t,
       shape: knobs.tensorShape?.[t.name] ?? t.shape,
-      type: knobs.tensorType?.[t.name] ?? (t.role === 'matmul' ? knobs.matmulType ?? GgmlType.F32 : GgmlType.F32),
+      type: knobs.tensorType?.[t.name] ?? (t.role === 'matmul' ? (knobs.matmulType ?? GgmlType.F32) : GgmlType.F32),
     }));
   for (const x of knobs.extraTensors ?? []) tensors.push({ name: x.name, shape: x.shape, role: 'f32', type: x.type });
   for (const t of tensors) w.addTensor(t.name, t.type, t.shape);

@@ -45,7 +45,11 @@ const BLOCK_SCALES: Partial<Record<number, [number, number[]]>> = {
 export function forgedTensorBytes(seed: number, name: string, type: number, shape: readonly number[]): Uint8Array {
   const nbytes = Number(tensorNbytes(type, shape, name));
   const count = shape.reduce((a, b) => a * b, 1);
-  const values = seededF32(seed, name, type === GgmlType.F32 || type === GgmlType.F16 || type === GgmlType.BF16 || type === GgmlType.Q8_0 ? count : 0);
+  const values = seededF32(
+    seed,
+    name,
+    type === GgmlType.F32 || type === GgmlType.F16 || type === GgmlType.BF16 || type === GgmlType.Q8_0 ? count : 0,
+  );
   switch (type) {
     case GgmlType.F32:
       return new Uint8Array(values.buffer);

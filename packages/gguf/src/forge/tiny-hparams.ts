@@ -12,15 +12,41 @@ export function tinyHparams(family: Family, withPredictor: boolean, withHead: bo
   const enc = tinyEncoder(family);
   const pred = withPredictor ? tinyPredictor(family, enc) : null;
   const head = withHead
-    ? { kind: 'attentive' as const, nClasses: 5, depth: family === 'vjepa' ? 0 : 1, nHead: 2, headDim: 16, ffnDim: 64, lnEps: f32(1e-6), act: 'gelu' as const }
+    ? {
+        kind: 'attentive' as const,
+        nClasses: 5,
+        depth: family === 'vjepa' ? 0 : 1,
+        nHead: 2,
+        headDim: 16,
+        ffnDim: 64,
+        lnEps: f32(1e-6),
+        act: 'gelu' as const,
+      }
     : null;
   const labels = head ? ['alpha', 'beta', 'gamma', 'delta', 'epsilon'] : null;
-  const pre: PreprocessSpec = family === 'ijepa'
-    ? { mean: [0.5, 0.5, 0.5], std: [0.5, 0.5, 0.5], resize: { mode: 'squash', size: 8 }, crop: 8, resample: 'bilinear', rescale: f32(1 / 255), cropRounding: 'round' }
-    : { ...IMAGENET, resize: { mode: 'short', size: 9 }, crop: 8, resample: 'bicubic', rescale: f32(1 / 255), cropRounding: 'round' };
+  const pre: PreprocessSpec =
+    family === 'ijepa'
+      ? {
+          mean: [0.5, 0.5, 0.5],
+          std: [0.5, 0.5, 0.5],
+          resize: { mode: 'squash', size: 8 },
+          crop: 8,
+          resample: 'bilinear',
+          rescale: f32(1 / 255),
+          cropRounding: 'round',
+        }
+      : { ...IMAGENET, resize: { mode: 'short', size: 9 }, crop: 8, resample: 'bicubic', rescale: f32(1 / 255), cropRounding: 'round' };
   return {
-    family, schemaVersion: 1, name: `forged-${family}`, license: 'CC0-1.0', fileType: 0, enc, pred, head,
-    pre: { ...pre, mean: pre.mean.map(f32), std: pre.std.map(f32) }, labels,
+    family,
+    schemaVersion: 1,
+    name: `forged-${family}`,
+    license: 'CC0-1.0',
+    fileType: 0,
+    enc,
+    pred,
+    head,
+    pre: { ...pre, mean: pre.mean.map(f32), std: pre.std.map(f32) },
+    labels,
   };
 }
 
@@ -28,23 +54,44 @@ function tinyEncoder(family: Family): EncoderHparams {
   const video = family === 'vjepa' || family === 'vjepa2' || family === 'vjepa2_1' || family === 'levjepa';
   const tubeletSize = family === 'levjepa' || !video ? 1 : 2;
   const nFrames = video ? 4 : 1;
-  const rope = family === 'vjepa2' || family === 'levjepa'
-    ? { layout: 'tiled' as const, theta: 10000, interpolate: false, refGrid: null }
-    : family === 'vjepa2_1'
-      ? { layout: 'interleaved' as const, theta: 10000, interpolate: true, refGrid: 4 }
-      : null;
-  const pos = rope ? 'rope3d' as const
-    : family === 'ijepa' ? 'sincos2d' as const
-      : family === 'vjepa' ? 'sincos3d' as const : 'learned' as const;
+  const rope =
+    family === 'vjepa2' || family === 'levjepa'
+      ? { layout: 'tiled' as const, theta: 10000, interpolate: false, refGrid: null }
+      : family === 'vjepa2_1'
+        ? { layout: 'interleaved' as const, theta: 10000, interpolate: true, refGrid: 4 }
+        : null;
+  const pos = rope
+    ? ('rope3d' as const)
+    : family === 'ijepa'
+      ? ('sincos2d' as const)
+      : family === 'vjepa'
+        ? ('sincos3d' as const)
+        : ('learned' as const);
   const nCls = family === 'hfvit' || family === 'lewm' || family === 'levjepa' ? 1 : 0;
   const gridSize = 2;
   const gridFrames = nFrames / tubeletSize;
   return {
-    embedDim: 32, nLayer: 2, nHead: 2, headDim: 16, ffnDim: 64, patchSize: 4, tubeletSize, imgSize: 8, nFrames,
-    inChans: 3, lnEps: f32(family === 'lewm' ? 1e-12 : 1e-6), act: 'gelu', pos, rope, nCls,
-    nReg: family === 'hfvit' ? 2 : 0, layerScale: family === 'hfvit',
+    embedDim: 32,
+    nLayer: 2,
+    nHead: 2,
+    headDim: 16,
+    ffnDim: 64,
+    patchSize: 4,
+    tubeletSize,
+    imgSize: 8,
+    nFrames,
+    inChans: 3,
+    lnEps: f32(family === 'lewm' ? 1e-12 : 1e-6),
+    act: 'gelu',
+    pos,
+    rope,
+    nCls,
+    nReg: family === 'hfvit' ? 2 : 0,
+    layerScale: family === 'hfvit',
     attnMode: family === 'levjepa' ? 'block_causal' : 'full',
-    gridSize, gridFrames, nPatches: gridFrames * gridSize * gridSize,
+    gridSize,
+    gridFrames,
+    nPatches: gridFrames * gridSize * gridSize,
     imgTubeletSize: family === 'vjepa2_1' ? 1 : null,
     hierLayers: family === 'vjepa2_1' ? [0, 1] : null,
   };
@@ -53,17 +100,41 @@ function tinyEncoder(family: Family): EncoderHparams {
 function tinyPredictor(family: Family, enc: EncoderHparams): PredictorHparams | null {
   if (family === 'lewm') {
     return {
-      kind: 'action', embedDim: 32, nLayer: 2, nHead: 2, headDim: 24, ffnDim: 64, lnEps: f32(1e-5), adalnEps: f32(1e-6),
-      act: 'gelu', nFrames: 3, actionDim: 10, actionHidden: 40, actionAct: 'silu', projHidden: 64, projAct: 'gelu',
+      kind: 'action',
+      embedDim: 32,
+      nLayer: 2,
+      nHead: 2,
+      headDim: 24,
+      ffnDim: 64,
+      lnEps: f32(1e-5),
+      adalnEps: f32(1e-6),
+      act: 'gelu',
+      nFrames: 3,
+      actionDim: 10,
+      actionHidden: 40,
+      actionAct: 'silu',
+      projHidden: 64,
+      projAct: 'gelu',
     };
   }
   if (family !== 'vjepa2' && family !== 'vjepa2_1') return null;
   const v21 = family === 'vjepa2_1';
   return {
-    kind: 'masked', embedDim: 32, nLayer: 2, nHead: 2, headDim: 16, ffnDim: 64, lnEps: f32(1e-6), act: 'gelu',
-    nMaskTokens: v21 ? 2 : 3, gridSize: enc.gridSize,
+    kind: 'masked',
+    embedDim: 32,
+    nLayer: 2,
+    nHead: 2,
+    headDim: 16,
+    ffnDim: 64,
+    lnEps: f32(1e-6),
+    act: 'gelu',
+    nMaskTokens: v21 ? 2 : 3,
+    gridSize: enc.gridSize,
     rope: { layout: v21 ? 'interleaved' : 'tiled', theta: 10000, interpolate: false, refGrid: null },
-    outDim: v21 ? 2 * enc.embedDim : enc.embedDim, embedInDim: v21 ? 2 * enc.embedDim : enc.embedDim,
-    embedMlp: v21, projContext: v21, modalityVectors: v21,
+    outDim: v21 ? 2 * enc.embedDim : enc.embedDim,
+    embedInDim: v21 ? 2 * enc.embedDim : enc.embedDim,
+    embedMlp: v21,
+    projContext: v21,
+    modalityVectors: v21,
   };
 }

@@ -8,7 +8,20 @@ import type { Seed } from './corpus.js';
 
 export type Rng = () => number;
 
-const INTERESTING_64 = [0n, 1n, 0x7fn, 0xffn, 0x7fffffffn, 0x80000000n, 0xffffffffn, 1n << 32n, 1n << 40n, 1n << 62n, (1n << 63n) - 1n, (1n << 64n) - 1n];
+const INTERESTING_64 = [
+  0n,
+  1n,
+  0x7fn,
+  0xffn,
+  0x7fffffffn,
+  0x80000000n,
+  0xffffffffn,
+  1n << 32n,
+  1n << 40n,
+  1n << 62n,
+  (1n << 63n) - 1n,
+  (1n << 64n) - 1n,
+];
 const INTERESTING_32 = [0, 1, 8, 9, 12, 13, 14, 63, 64, 0x7fffffff, 0x80000000, 0xffffffff];
 const INTERESTING_F32 = [Number.NaN, Infinity, -Infinity, -0, 0, 1e-45, 3.4e38, -1, 2, 0.5];
 
@@ -81,10 +94,14 @@ export const MUTATORS = {
     const names = forgeModelBytes(s.family).tensors.map((t) => t.name);
     const name = pick(rng, names);
     const r = rng();
-    const knobs: ForgeKnobs = r < 0.3 ? { dropTensors: [name] }
-      : r < 0.6 ? { tensorType: { [name]: pick(rng, [1, 8, 24, 28, 30]) } }
-        : r < 0.8 ? { lieOffset: { tensor: name, offset: pick(rng, INTERESTING_64) } }
-          : { extraTensors: [{ name: `${name}.x`.slice(0, 63), type: 0, shape: [1 + int(rng, 4)] }] };
+    const knobs: ForgeKnobs =
+      r < 0.3
+        ? { dropTensors: [name] }
+        : r < 0.6
+          ? { tensorType: { [name]: pick(rng, [1, 8, 24, 28, 30]) } }
+          : r < 0.8
+            ? { lieOffset: { tensor: name, offset: pick(rng, INTERESTING_64) } }
+            : { extraTensors: [{ name: `${name}.x`.slice(0, 63), type: 0, shape: [1 + int(rng, 4)] }] };
     try {
       return forgeModelBytes(s.family, knobs).bytes;
     } catch (e) {
@@ -100,14 +117,23 @@ export const MUTATOR_NAMES = Object.keys(MUTATORS) as MutatorName[];
 
 function randomValue(rng: Rng): GgufValue | null {
   switch (int(rng, 9)) {
-    case 0: return null;
-    case 1: return { type: 'u32', value: pick(rng, INTERESTING_32) };
-    case 2: return { type: 'f32', value: pick(rng, INTERESTING_F32) };
-    case 3: return { type: 'i32', value: pick(rng, [-1, 0, 1, 2 ** 31 - 1]) };
-    case 4: return { type: 'string', value: pick(rng, ['', 'gelu', 'rope3d', 'x'.repeat(300), 'jepa', 'tiled']) };
-    case 5: return { type: 'bool', value: rng() < 0.5 };
-    case 6: return { type: 'u64', value: pick(rng, INTERESTING_64) };
-    case 7: return { type: 'array', itemType: 'f32', value: Float32Array.from({ length: int(rng, 5) }, () => pick(rng, INTERESTING_F32)) };
-    default: return { type: 'array', itemType: 'u32', value: Uint32Array.from({ length: int(rng, 5) }, () => pick(rng, INTERESTING_32)) };
+    case 0:
+      return null;
+    case 1:
+      return { type: 'u32', value: pick(rng, INTERESTING_32) };
+    case 2:
+      return { type: 'f32', value: pick(rng, INTERESTING_F32) };
+    case 3:
+      return { type: 'i32', value: pick(rng, [-1, 0, 1, 2 ** 31 - 1]) };
+    case 4:
+      return { type: 'string', value: pick(rng, ['', 'gelu', 'rope3d', 'x'.repeat(300), 'jepa', 'tiled']) };
+    case 5:
+      return { type: 'bool', value: rng() < 0.5 };
+    case 6:
+      return { type: 'u64', value: pick(rng, INTERESTING_64) };
+    case 7:
+      return { type: 'array', itemType: 'f32', value: Float32Array.from({ length: int(rng, 5) }, () => pick(rng, INTERESTING_F32)) };
+    default:
+      return { type: 'array', itemType: 'u32', value: Uint32Array.from({ length: int(rng, 5) }, () => pick(rng, INTERESTING_32)) };
   }
 }

@@ -94,18 +94,42 @@ export class ByteBuilder {
 
   private scalar(key: string, v: Exclude<GgufValue, GgufArray>): void {
     switch (v.type) {
-      case 'u8': this.u8(checkInt(key, v.value, 0, 0xff)); return;
-      case 'i8': this.i8(checkInt(key, v.value, -0x80, 0x7f)); return;
-      case 'u16': this.u16(checkInt(key, v.value, 0, 0xffff)); return;
-      case 'i16': this.i16(checkInt(key, v.value, -0x8000, 0x7fff)); return;
-      case 'u32': this.u32(checkInt(key, v.value, 0, 0xffffffff)); return;
-      case 'i32': this.i32(checkInt(key, v.value, -0x80000000, 0x7fffffff)); return;
-      case 'f32': this.f32(v.value); return;
-      case 'f64': this.f64(v.value); return;
-      case 'u64': this.u64(BigInt.asUintN(64, v.value) === v.value ? v.value : badBig(key, v.value, 'u64')); return;
-      case 'i64': this.i64(BigInt.asIntN(64, v.value) === v.value ? v.value : badBig(key, v.value, 'i64')); return;
-      case 'bool': this.u8(v.value ? 1 : 0); return;
-      case 'string': this.string(v.value); return;
+      case 'u8':
+        this.u8(checkInt(key, v.value, 0, 0xff));
+        return;
+      case 'i8':
+        this.i8(checkInt(key, v.value, -0x80, 0x7f));
+        return;
+      case 'u16':
+        this.u16(checkInt(key, v.value, 0, 0xffff));
+        return;
+      case 'i16':
+        this.i16(checkInt(key, v.value, -0x8000, 0x7fff));
+        return;
+      case 'u32':
+        this.u32(checkInt(key, v.value, 0, 0xffffffff));
+        return;
+      case 'i32':
+        this.i32(checkInt(key, v.value, -0x80000000, 0x7fffffff));
+        return;
+      case 'f32':
+        this.f32(v.value);
+        return;
+      case 'f64':
+        this.f64(v.value);
+        return;
+      case 'u64':
+        this.u64(BigInt.asUintN(64, v.value) === v.value ? v.value : badBig(key, v.value, 'u64'));
+        return;
+      case 'i64':
+        this.i64(BigInt.asIntN(64, v.value) === v.value ? v.value : badBig(key, v.value, 'i64'));
+        return;
+      case 'bool':
+        this.u8(v.value ? 1 : 0);
+        return;
+      case 'string':
+        this.string(v.value);
+        return;
     }
   }
 
@@ -113,9 +137,15 @@ export class ByteBuilder {
     this.u32(GGUF_VALUE_TAGS[v.itemType]);
     this.u64(BigInt(v.value.length));
     switch (v.itemType) {
-      case 'string': for (const s of v.value) this.string(s); return;
-      case 'bool': for (const b of v.value) this.u8(b ? 1 : 0); return;
-      case 'array': for (const a of v.value) this.array(key, a); return;
+      case 'string':
+        for (const s of v.value) this.string(s);
+        return;
+      case 'bool':
+        for (const b of v.value) this.u8(b ? 1 : 0);
+        return;
+      case 'array':
+        for (const a of v.value) this.array(key, a);
+        return;
       default: {
         const a = v.value;
         if (a.BYTES_PER_ELEMENT !== GGUF_SCALAR_SIZE[v.itemType]) {

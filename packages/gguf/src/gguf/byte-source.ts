@@ -166,10 +166,7 @@ export class Cursor {
   /** The n UTF-8 bytes of a string whose length has been read. */
   stringBody(n: number, what: string): string {
     if (n > V8_MAX_STRING_LENGTH) {
-      throw new GgufError(
-        'GGUF_BAD_STRING',
-        `${what} is a string of ${n} bytes; V8 cannot hold a string above ${V8_MAX_STRING_LENGTH} characters`,
-      );
+      throw new GgufError('GGUF_BAD_STRING', `${what} is a string of ${n} bytes; V8 cannot hold a string above ${V8_MAX_STRING_LENGTH} characters`);
     }
     const r = this.take(n, what);
     try {

@@ -1,10 +1,7 @@
 import { GgufError } from '../errors.js';
 
 /** Refuses any tensor whose bytes are not inside the file: the header alone can promise terabytes. */
-export function checkTensorExtents(
-  tensors: readonly { name: string; offset: bigint | number; nbytes: bigint | number }[],
-  fileSize: number,
-): void {
+export function checkTensorExtents(tensors: readonly { name: string; offset: bigint | number; nbytes: bigint | number }[], fileSize: number): void {
   const size = BigInt(fileSize);
   for (const t of tensors) {
     const start = BigInt(t.offset);

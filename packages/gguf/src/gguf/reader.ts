@@ -4,14 +4,27 @@ import { GgufError } from '../errors.js';
 import { GGML_MAX_DIMS, ggmlTypeInfo, tensorNbytes } from '../ggml-types.js';
 import { bufferSource, Cursor, fdSource, type ByteSource } from './byte-source.js';
 import {
-  GGML_MAX_NAME, GGUF_DEFAULT_ALIGNMENT, GGUF_KEY_ALIGNMENT, GGUF_MAGIC, GGUF_MAX_ARRAY_ELEMENTS,
-  GGUF_MAX_ARRAY_NESTING, GGUF_MAX_STRING_LENGTH, GGUF_VERSION,
+  GGML_MAX_NAME,
+  GGUF_DEFAULT_ALIGNMENT,
+  GGUF_KEY_ALIGNMENT,
+  GGUF_MAGIC,
+  GGUF_MAX_ARRAY_ELEMENTS,
+  GGUF_MAX_ARRAY_NESTING,
+  GGUF_MAX_STRING_LENGTH,
+  GGUF_VERSION,
 } from './constants.js';
 import type { GgufHeader, GgufSkippedValue, GgufTensorInfo } from './header.js';
 import { checkTensorExtents } from './extents.js';
 import {
-  GGUF_SCALAR_SIZE, typedArrayOwning, valueTypeFromTag,
-  type GgufArray, type GgufMetadata, type GgufNumberType, type GgufBigType, type GgufValue, type GgufValueType,
+  GGUF_SCALAR_SIZE,
+  typedArrayOwning,
+  valueTypeFromTag,
+  type GgufArray,
+  type GgufMetadata,
+  type GgufNumberType,
+  type GgufBigType,
+  type GgufValue,
+  type GgufValueType,
 } from './value.js';
 
 if (new Uint8Array(new Uint16Array([1]).buffer)[0] !== 1) {
@@ -127,10 +140,7 @@ function parse(source: ByteSource, options: ReadOptions): GgufHeader {
   const pending = readTensorInfos(c, tensorCount);
   const dataOffset = tensorCount > 0 ? alignUp(c.pos, alignment) : c.pos;
   if (dataOffset > c.size) {
-    throw new GgufError(
-      'GGUF_TRUNCATED',
-      `truncated before the data section: it would start at ${dataOffset}, past the file end ${c.size}`,
-    );
+    throw new GgufError('GGUF_TRUNCATED', `truncated before the data section: it would start at ${dataOffset}, past the file end ${c.size}`);
   }
   const tensors = placeTensors(pending, dataOffset, alignment, c.size);
   const tensorIndex = new Map(tensors.map((t) => [t.name, t]));
@@ -215,7 +225,10 @@ function readKeyValue(ctx: ReadContext, key: string, metadata: GgufMetadata, ski
   }
   if (decision.action === 'read-small' && decision.onLarge) throw decision.onLarge(nbytes);
   skipped.set(key, {
-    key, type, offset: tagAt, nbytes,
+    key,
+    type,
+    offset: tagAt,
+    nbytes,
     ...(head.itemType !== undefined ? { itemType: head.itemType, count: head.count } : {}),
   });
 }
@@ -316,15 +329,20 @@ function placeTensors(pending: readonly PendingTensor[], dataOffset: number, ali
     }
     expected += padded(p);
   }
-  checkTensorExtents(pending.map((p) => ({ name: p.name, offset: BigInt(dataOffset) + p.relOffset, nbytes: p.nbytes })), fileSize);
-  return pending.map((p) => Object.freeze({
-    name: p.name,
-    type: p.type,
-    shape: Object.freeze(p.shape) as readonly number[],
-    offset: dataOffset + Number(p.relOffset),
-    relativeOffset: Number(p.relOffset),
-    nbytes: Number(p.nbytes),
-  }));
+  checkTensorExtents(
+    pending.map((p) => ({ name: p.name, offset: BigInt(dataOffset) + p.relOffset, nbytes: p.nbytes })),
+    fileSize,
+  );
+  return pending.map((p) =>
+    Object.freeze({
+      name: p.name,
+      type: p.type,
+      shape: Object.freeze(p.shape) as readonly number[],
+      offset: dataOffset + Number(p.relOffset),
+      relativeOffset: Number(p.relOffset),
+      nbytes: Number(p.nbytes),
+    }),
+  );
 }
 
 function readVersion(c: Cursor): number {
@@ -348,10 +366,7 @@ function refuseNegative(n: bigint, what: string): void {
  */
 function checkCount(c: Cursor, n: bigint, what: string, minBytesEach: number): number {
   if (n > BigInt(PLAUSIBLE_COUNT) && n * BigInt(minBytesEach) > BigInt(c.remaining())) {
-    throw new GgufError(
-      'GGUF_BAD_COUNT',
-      `${what} ${n} cannot fit in the ${c.remaining()} bytes left (each entry takes at least ${minBytesEach})`,
-    );
+    throw new GgufError('GGUF_BAD_COUNT', `${what} ${n} cannot fit in the ${c.remaining()} bytes left (each entry takes at least ${minBytesEach})`);
   }
   return Number(n);
 }
@@ -378,18 +393,30 @@ function readTypeTag(c: Cursor, what: string): GgufValueType {
 function readScalar(c: Cursor, type: Exclude<GgufValueType, 'array'>, key: string): GgufValue {
   const what = `value of '${key}'`;
   switch (type) {
-    case 'u8': return { type, value: c.u8(what) };
-    case 'i8': return { type, value: c.i8(what) };
-    case 'u16': return { type, value: c.u16(what) };
-    case 'i16': return { type, value: c.i16(what) };
-    case 'u32': return { type, value: c.u32(what) };
-    case 'i32': return { type, value: c.i32(what) };
-    case 'f32': return { type, value: c.f32(what) };
-    case 'f64': return { type, value: c.f64(what) };
-    case 'u64': return { type, value: c.u64(what) };
-    case 'i64': return { type, value: c.i64(what) };
-    case 'bool': return { type, value: readBool(c, what) };
-    case 'string': return { type, value: c.string(what, GGUF_MAX_STRING_LENGTH) };
+    case 'u8':
+      return { type, value: c.u8(what) };
+    case 'i8':
+      return { type, value: c.i8(what) };
+    case 'u16':
+      return { type, value: c.u16(what) };
+    case 'i16':
+      return { type, value: c.i16(what) };
+    case 'u32':
+      return { type, value: c.u32(what) };
+    case 'i32':
+      return { type, value: c.i32(what) };
+    case 'f32':
+      return { type, value: c.f32(what) };
+    case 'f64':
+      return { type, value: c.f64(what) };
+    case 'u64':
+      return { type, value: c.u64(what) };
+    case 'i64':
+      return { type, value: c.i64(what) };
+    case 'bool':
+      return { type, value: readBool(c, what) };
+    case 'string':
+      return { type, value: c.string(what, GGUF_MAX_STRING_LENGTH) };
   }
 }
 

@@ -1,6 +1,18 @@
 /** GGUF metadata value types: tag numbers as in gguf.h / gguf-py GGUFValueType. */
 export const GGUF_VALUE_TAGS = Object.freeze({
-  u8: 0, i8: 1, u16: 2, i16: 3, u32: 4, i32: 5, f32: 6, bool: 7, string: 8, array: 9, u64: 10, i64: 11, f64: 12,
+  u8: 0,
+  i8: 1,
+  u16: 2,
+  i16: 3,
+  u32: 4,
+  i32: 5,
+  f32: 6,
+  bool: 7,
+  string: 8,
+  array: 9,
+  u64: 10,
+  i64: 11,
+  f64: 12,
 } as const);
 
 export type GgufValueType = keyof typeof GGUF_VALUE_TAGS;
@@ -17,12 +29,30 @@ export function valueTypeFromTag(tag: number): GgufValueType | undefined {
 
 /** Fixed byte width of a scalar type; undefined for string and array. */
 export const GGUF_SCALAR_SIZE: Readonly<Partial<Record<GgufValueType, number>>> = Object.freeze({
-  u8: 1, i8: 1, u16: 2, i16: 2, u32: 4, i32: 4, f32: 4, bool: 1, u64: 8, i64: 8, f64: 8,
+  u8: 1,
+  i8: 1,
+  u16: 2,
+  i16: 2,
+  u32: 4,
+  i32: 4,
+  f32: 4,
+  bool: 1,
+  u64: 8,
+  i64: 8,
+  f64: 8,
 });
 
 export type GgufTypedArray =
-  | Uint8Array | Int8Array | Uint16Array | Int16Array | Uint32Array | Int32Array
-  | Float32Array | Float64Array | BigUint64Array | BigInt64Array;
+  | Uint8Array
+  | Int8Array
+  | Uint16Array
+  | Int16Array
+  | Uint32Array
+  | Int32Array
+  | Float32Array
+  | Float64Array
+  | BigUint64Array
+  | BigInt64Array;
 
 /** Numeric arrays are typed arrays (exact bits, O(bytes) memory); strings, bools and nested arrays are JS arrays. */
 export type GgufArray =
@@ -41,8 +71,16 @@ export type GgufValue =
 export type GgufMetadata = Map<string, GgufValue>;
 
 const TYPED_ARRAY_CTORS = {
-  u8: Uint8Array, i8: Int8Array, u16: Uint16Array, i16: Int16Array, u32: Uint32Array, i32: Int32Array,
-  f32: Float32Array, f64: Float64Array, u64: BigUint64Array, i64: BigInt64Array,
+  u8: Uint8Array,
+  i8: Int8Array,
+  u16: Uint16Array,
+  i16: Int16Array,
+  u32: Uint32Array,
+  i32: Int32Array,
+  f32: Float32Array,
+  f64: Float64Array,
+  u64: BigUint64Array,
+  i64: BigInt64Array,
 } as const;
 
 /** Copies little-endian bytes into a fresh typed array of the item type (the host is little-endian; see reader). */

@@ -39,7 +39,10 @@ export class GgufWriter {
   private currentDone = 0;
   private readonly offsetFieldPositions = new Map<string, number>();
 
-  private constructor(private readonly sink: Sink, private alignment: number) {
+  private constructor(
+    private readonly sink: Sink,
+    private alignment: number,
+  ) {
     if (alignment !== GGUF_DEFAULT_ALIGNMENT) this.setMetadata(GGUF_KEY_ALIGNMENT, { type: 'u32', value: alignment });
   }
 
@@ -175,7 +178,8 @@ export class GgufWriter {
   }
 
   private expect(state: State, action: string): void {
-    if (this.state !== state) throw new GgufError('GGUF_WRITE_STATE', `cannot ${action}: the writer is ${this.state === 'done' ? 'finished' : 'writing tensor data'}`);
+    if (this.state !== state)
+      throw new GgufError('GGUF_WRITE_STATE', `cannot ${action}: the writer is ${this.state === 'done' ? 'finished' : 'writing tensor data'}`);
   }
 }
 

@@ -37,8 +37,16 @@ export interface FamilyTraits {
 }
 
 const base = {
-  ropeLayout: null, video: false, nCls: 0, registers: false, layerScale: false, blockCausal: false,
-  predictor: null, predictorRequired: false, head: false, v21: false,
+  ropeLayout: null,
+  video: false,
+  nCls: 0,
+  registers: false,
+  layerScale: false,
+  blockCausal: false,
+  predictor: null,
+  predictorRequired: false,
+  head: false,
+  v21: false,
 } as const;
 
 export const FAMILY_TRAITS: Readonly<Record<Family, FamilyTraits>> = Object.freeze({

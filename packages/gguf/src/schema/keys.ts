@@ -1,7 +1,5 @@
 import { z } from 'zod';
-import {
-  ACTIVATIONS, ATTN_MODES, CROP_ROUNDINGS, FAMILIES, HEAD_KINDS, POSITIONS, PRED_KINDS, RESAMPLERS, ROPE_LAYOUTS,
-} from './families.js';
+import { ACTIVATIONS, ATTN_MODES, CROP_ROUNDINGS, FAMILIES, HEAD_KINDS, POSITIONS, PRED_KINDS, RESAMPLERS, ROPE_LAYOUTS } from './families.js';
 import { LIMITS } from './limits.js';
 
 /** The GGUF value type a key must be stored as; anything else is refused (JEPA_KEY_TYPE), never converted. */

@@ -16,7 +16,10 @@ export class MetadataValues {
   private readonly skipped: ReadonlySet<string>;
 
   /** `skipped`: keys the reader walked past without materialising (header.skipped); they count as present. */
-  constructor(private readonly metadata: GgufMetadata, skipped: Iterable<string> = []) {
+  constructor(
+    private readonly metadata: GgufMetadata,
+    skipped: Iterable<string> = [],
+  ) {
     this.skipped = new Set(skipped);
   }
 
@@ -119,7 +122,10 @@ function issueToError(key: string, value: KeyValue, issue: z.core.$ZodIssue): Gg
   const shown = issue.path.length > 0 ? (value as unknown[])[Number(issue.path[0])] : value;
   switch (issue.code) {
     case 'too_small':
-      return new GgufError('JEPA_RANGE', `metadata key ${at} = ${fmt(shown)} is below the minimum ${issue.minimum}${issue.inclusive === false ? ' (exclusive)' : ''}`);
+      return new GgufError(
+        'JEPA_RANGE',
+        `metadata key ${at} = ${fmt(shown)} is below the minimum ${issue.minimum}${issue.inclusive === false ? ' (exclusive)' : ''}`,
+      );
     case 'too_big':
       return new GgufError('JEPA_RANGE', `metadata key ${at} = ${fmt(shown)} is above the maximum ${issue.maximum}`);
     case 'invalid_value':

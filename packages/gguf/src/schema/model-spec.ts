@@ -1,7 +1,5 @@
 import type { GgufHeader, GgufTensorInfo } from '../gguf/header.js';
-import type {
-  Activation, AttnMode, CropRounding, Family, PositionScheme, Resample, RopeLayout,
-} from './families.js';
+import type { Activation, AttnMode, CropRounding, Family, PositionScheme, Resample, RopeLayout } from './families.js';
 
 export interface Rope3dParams {
   readonly layout: RopeLayout;

@@ -2,14 +2,28 @@ import { formatBytes, maxInputMib } from '../budgets.js';
 import { GgufError } from '../errors.js';
 import type { GgufMetadata } from '../gguf/value.js';
 import {
-  FAMILIES, FAMILY_TRAITS, type Activation, type AttnMode, type CropRounding, type Family, type FamilyTraits,
-  type PositionScheme, type Resample, type RopeLayout,
+  FAMILIES,
+  FAMILY_TRAITS,
+  type Activation,
+  type AttnMode,
+  type CropRounding,
+  type Family,
+  type FamilyTraits,
+  type PositionScheme,
+  type Resample,
+  type RopeLayout,
 } from './families.js';
 import { LIMITS, MIN_ROPE_HEAD_DIM, SCHEMA_VERSION } from './limits.js';
 import { MetadataValues } from './metadata-values.js';
 import type {
-  ActionPredictorHparams, EncoderHparams, HeadHparams, MaskedPredictorHparams, ModelHparams, PredictorHparams,
-  PreprocessSpec, Rope3dParams,
+  ActionPredictorHparams,
+  EncoderHparams,
+  HeadHparams,
+  MaskedPredictorHparams,
+  ModelHparams,
+  PredictorHparams,
+  PreprocessSpec,
+  Rope3dParams,
 } from './model-spec.js';
 
 function invariant(ok: boolean, message: string): void {
@@ -82,7 +96,10 @@ function parseEncoder(m: MetadataValues, family: Family, traits: FamilyTraits): 
   if (traits.video) {
     invariant(nFrames % tubeletSize === 0, `jepa.enc.n_frames ${nFrames} is not a multiple of jepa.enc.tubelet_size ${tubeletSize}`);
   } else {
-    invariant(nFrames === 1 && tubeletSize === 1, `${family} is an image family: jepa.enc.n_frames and tubelet_size must be 1, found ${nFrames} and ${tubeletSize}`);
+    invariant(
+      nFrames === 1 && tubeletSize === 1,
+      `${family} is an image family: jepa.enc.n_frames and tubelet_size must be 1, found ${nFrames} and ${tubeletSize}`,
+    );
   }
   invariant(nCls === traits.nCls, `jepa.enc.n_cls = ${nCls} but the ${family} family has ${traits.nCls} CLS token(s)`);
   invariant(traits.registers || nReg === 0, `jepa.enc.n_reg = ${nReg} but the ${family} family has no register tokens`);
@@ -110,11 +127,35 @@ function parseEncoder(m: MetadataValues, family: Family, traits: FamilyTraits): 
       invariant(l < nLayer, `jepa.enc.hier_layers[${i}] = ${l} is not a block index below n_layer ${nLayer}`);
       invariant(i === 0 || l > hierLayers![i - 1], `jepa.enc.hier_layers must increase strictly, [${i}] = ${l}`);
     });
-    invariant(hierLayers[nHier - 1] === nLayer - 1, `jepa.enc.hier_layers must end at the last block ${nLayer - 1}, ends at ${hierLayers[nHier - 1]}`);
+    invariant(
+      hierLayers[nHier - 1] === nLayer - 1,
+      `jepa.enc.hier_layers must end at the last block ${nLayer - 1}, ends at ${hierLayers[nHier - 1]}`,
+    );
   }
   return {
-    embedDim, nLayer, nHead, headDim, ffnDim, patchSize, tubeletSize, imgSize, nFrames, inChans, lnEps, act, pos, rope,
-    nCls, nReg, layerScale, attnMode, gridSize, gridFrames, nPatches, imgTubeletSize, hierLayers,
+    embedDim,
+    nLayer,
+    nHead,
+    headDim,
+    ffnDim,
+    patchSize,
+    tubeletSize,
+    imgSize,
+    nFrames,
+    inChans,
+    lnEps,
+    act,
+    pos,
+    rope,
+    nCls,
+    nReg,
+    layerScale,
+    attnMode,
+    gridSize,
+    gridFrames,
+    nPatches,
+    imgTubeletSize,
+    hierLayers,
   };
 }
 
@@ -138,11 +179,12 @@ function checkRopeHeadDim(prefix: string, headDim: number): void {
 }
 
 function parsePredictor(m: MetadataValues, family: Family, traits: FamilyTraits, enc: EncoderHparams): PredictorHparams | null {
-  const kind = traits.predictorRequired
-    ? m.req<string>('jepa.pred.kind', `a ${family} model has a predictor`)
-    : m.opt<string>('jepa.pred.kind');
+  const kind = traits.predictorRequired ? m.req<string>('jepa.pred.kind', `a ${family} model has a predictor`) : m.opt<string>('jepa.pred.kind');
   if (kind === null) return null;
-  invariant(kind === traits.predictor, `jepa.pred.kind = '${kind}' but ${family} ${traits.predictor ? `has a ${traits.predictor} predictor` : 'has no predictor'}`);
+  invariant(
+    kind === traits.predictor,
+    `jepa.pred.kind = '${kind}' but ${family} ${traits.predictor ? `has a ${traits.predictor} predictor` : 'has no predictor'}`,
+  );
   const why = `jepa.pred.kind = '${kind}'`;
   const embedDim = m.req<number>('jepa.pred.embed_dim', why);
   const nLayer = m.req<number>('jepa.pred.n_layer', why);
@@ -167,8 +209,21 @@ function parsePredictor(m: MetadataValues, family: Family, traits: FamilyTraits,
       `jepa.pred.embed_in_dim ${embedInDim} must equal jepa.enc.embed_dim ${enc.embedDim}${enc.hierLayers ? ` or n_hier_norm·embed_dim ${enc.hierLayers.length * enc.embedDim}` : ''}`,
     );
     const p: MaskedPredictorHparams = {
-      kind, embedDim, nLayer, nHead, headDim: embedDim / nHead, ffnDim, lnEps, act, nMaskTokens, gridSize,
-      rope: { layout, theta, interpolate: false, refGrid: null }, outDim, embedInDim, embedMlp, projContext,
+      kind,
+      embedDim,
+      nLayer,
+      nHead,
+      headDim: embedDim / nHead,
+      ffnDim,
+      lnEps,
+      act,
+      nMaskTokens,
+      gridSize,
+      rope: { layout, theta, interpolate: false, refGrid: null },
+      outDim,
+      embedInDim,
+      embedMlp,
+      projContext,
       modalityVectors: traits.v21,
     };
     return p;
@@ -182,14 +237,30 @@ function parsePredictor(m: MetadataValues, family: Family, traits: FamilyTraits,
   const projAct = m.req<string>('jepa.pred.proj_act', why) as Activation;
   const adalnEps = m.req<number>('jepa.pred.adaln_eps', why);
   const p: ActionPredictorHparams = {
-    kind: 'action', embedDim, nLayer, nHead, headDim, ffnDim, lnEps, adalnEps, act, nFrames, actionDim, actionHidden,
-    actionAct, projHidden, projAct,
+    kind: 'action',
+    embedDim,
+    nLayer,
+    nHead,
+    headDim,
+    ffnDim,
+    lnEps,
+    adalnEps,
+    act,
+    nFrames,
+    actionDim,
+    actionHidden,
+    actionAct,
+    projHidden,
+    projAct,
   };
   return p;
 }
 
 function parseHead(
-  m: MetadataValues, family: Family, traits: FamilyTraits, enc: EncoderHparams,
+  m: MetadataValues,
+  family: Family,
+  traits: FamilyTraits,
+  enc: EncoderHparams,
 ): { head: HeadHparams | null; labels: string[] | null } {
   const kind = m.opt<string>('jepa.head.kind');
   if (kind === null) return { head: null, labels: null };

@@ -23,8 +23,7 @@ export function schemaReadOptions(): ReadOptions {
 }
 
 /** A string or nested array too long to walk for a key that is refused whatever it holds. */
-const costlyToWalk = (h: GgufValueHead) =>
-  h.type === 'array' && (h.itemType === 'string' || h.itemType === 'array') && h.count! > WALK_FREE_ITEMS;
+const costlyToWalk = (h: GgufValueHead) => h.type === 'array' && (h.itemType === 'string' || h.itemType === 'array') && h.count! > WALK_FREE_ITEMS;
 
 export function schemaValuePolicy(head: GgufValueHead): GgufValueDecision {
   const def = KEY_INDEX.get(head.key);

@@ -30,7 +30,10 @@ export function checkShapes(tensors: readonly GgufTensorInfo[], expected: Readon
     const spec = expected.get(t.name) as TensorSpec;
     const same = spec.shape.length === t.shape.length && spec.shape.every((d, i) => d === t.shape[i]);
     if (!same) {
-      throw new GgufError('JEPA_TENSOR_SHAPE', `tensor '${t.name}' has shape [${t.shape.join(', ')}], the hparams require [${spec.shape.join(', ')}]`);
+      throw new GgufError(
+        'JEPA_TENSOR_SHAPE',
+        `tensor '${t.name}' has shape [${t.shape.join(', ')}], the hparams require [${spec.shape.join(', ')}]`,
+      );
     }
   }
 }

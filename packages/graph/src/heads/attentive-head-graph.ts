@@ -28,7 +28,11 @@ export interface AttentiveHeadGraphOptions {
 }
 
 export function buildAttentiveHeadGraph(
-  e: EncoderHparams, h: HeadHparams, w: Weights, nTokens: number, o: AttentiveHeadGraphOptions,
+  e: EncoderHparams,
+  h: HeadHparams,
+  w: Weights,
+  nTokens: number,
+  o: AttentiveHeadGraphOptions,
 ): AttentiveHeadGraph {
   const D = e.embedDim;
   const ctx = createContext(h.depth * 48 + 96);
@@ -39,8 +43,13 @@ export function buildAttentiveHeadGraph(
   let x: Tensor = tokens;
   for (let i = 0; i < h.depth; i++) {
     x = vitBlock(ctx, x, w, tensorNames.headBlock(i), {
-      dim: D, nHead: h.nHead, lnEps: h.lnEps, act: h.act, rope: null,
-      attn: { mask: null, flash: o.flash, kvType: o.kvType, precF32: o.precF32 }, precF32: o.precF32,
+      dim: D,
+      nHead: h.nHead,
+      lnEps: h.lnEps,
+      act: h.act,
+      rope: null,
+      attn: { mask: null, flash: o.flash, kvType: o.kvType, precF32: o.precF32 },
+      precF32: o.precF32,
     });
   }
 
@@ -52,7 +61,12 @@ export function buildAttentiveHeadGraph(
   const heads = (t: Tensor) => ctx.permute(t, 0, 2, 1, 3);
   // one query row: ggml's per-row kernel would round q and the accumulator to F16 with F16 K/V
   const o1 = attention(ctx, heads(q), heads(split(0)), heads(split(1)), {
-    scale: 1 / Math.sqrt(hd), mask: null, flash: o.crossFlash, kvType: GGML_F32, precF32: o.precF32, cpu: w.onCpu,
+    scale: 1 / Math.sqrt(hd),
+    mask: null,
+    flash: o.crossFlash,
+    kvType: GGML_F32,
+    precF32: o.precF32,
+    cpu: w.onCpu,
   });
   let y = ctx.add(query, o1);
   const m = layerNorm(ctx, y, w, 'head.xattn.ln2', h.lnEps);

@@ -92,10 +92,16 @@ export class MaskedPredictorContext implements Disposable {
     const ctxIds = Array.from(input.contextIds);
     const tgtIds = Array.from(input.targetIds);
     if (ctxIds.length < 1 || tgtIds.length < 1) throw new GraphError('the predictor needs at least one context and one target id', 'BAD_INPUT');
-    for (const [what, ids] of [['context', ctxIds], ['target', tgtIds]] as const)
+    for (const [what, ids] of [
+      ['context', ctxIds],
+      ['target', tgtIds],
+    ] as const)
       for (const id of ids)
         if (!Number.isInteger(id) || id < 0 || id >= nTokens)
-          throw new GraphError(`${what} token id ${id} is off the predictor grid (${slots}x${p.gridSize}x${p.gridSize}, ids 0..${nTokens - 1})`, 'OFF_GRID');
+          throw new GraphError(
+            `${what} token id ${id} is off the predictor grid (${slots}x${p.gridSize}x${p.gridSize}, ids 0..${nTokens - 1})`,
+            'OFF_GRID',
+          );
     const maskIndex = input.maskIndex ?? 1;
     if (!Number.isInteger(maskIndex)) throw new GraphError(`mask index ${maskIndex} is not an integer`, 'BAD_INPUT');
     const maskRow = ((maskIndex % p.nMaskTokens) + p.nMaskTokens) % p.nMaskTokens;
@@ -114,11 +120,16 @@ export class MaskedPredictorContext implements Disposable {
         'OVER_BUDGET',
       );
     const g = this.#runner.graph(`${nc}:${nt}:${modality}:${withContext}`, () =>
-      buildMaskedPredictorGraph(p, this.#model.weights, { nContext: nc, nTarget: nt, modality, withContext }, {
-        flash,
-        kvType: kvTypeFor(this.#model, this.#options.kv),
-        precF32: !backend.isCpu && gpuPrecF32(),
-      }),
+      buildMaskedPredictorGraph(
+        p,
+        this.#model.weights,
+        { nContext: nc, nTarget: nt, modality, withContext },
+        {
+          flash,
+          kvType: kvTypeFor(this.#model, this.#options.kv),
+          precF32: !backend.isCpu && gpuPrecF32(),
+        },
+      ),
     );
 
     const context = new Float32Array(nc * dim);

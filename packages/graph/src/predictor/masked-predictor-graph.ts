@@ -44,7 +44,10 @@ export interface MaskedPredictorGraph {
 }
 
 export function buildMaskedPredictorGraph(
-  p: MaskedPredictorHparams, w: Weights, shape: MaskedPredictorShape, o: MaskedPredictorGraphOptions,
+  p: MaskedPredictorHparams,
+  w: Weights,
+  shape: MaskedPredictorShape,
+  o: MaskedPredictorGraphOptions,
 ): MaskedPredictorGraph {
   const { nContext, nTarget } = shape;
   const n = nContext + nTarget;
@@ -75,8 +78,13 @@ export function buildMaskedPredictorGraph(
 
   for (let i = 0; i < p.nLayer; i++) {
     x = vitBlock(ctx, x, w, tensorNames.predBlock(i), {
-      dim: Dp, nHead: p.nHead, lnEps: p.lnEps, act: p.act, rope: { cos: ropeCos, sin: ropeSin },
-      attn: { mask: null, flash: o.flash, kvType: o.kvType, precF32: o.precF32 }, precF32: o.precF32,
+      dim: Dp,
+      nHead: p.nHead,
+      lnEps: p.lnEps,
+      act: p.act,
+      rope: { cos: ropeCos, sin: ropeSin },
+      attn: { mask: null, flash: o.flash, kvType: o.kvType, precF32: o.precF32 },
+      precF32: o.precF32,
     });
   }
   const xn = ctx.reshape(layerNorm(ctx, x, w, 'pred.norm', p.lnEps), [Dp, n]);

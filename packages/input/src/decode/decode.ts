@@ -119,7 +119,11 @@ export async function decodeImageStored(bytes: Uint8Array, options: SharpDecodeO
   return { image, orientation: Number.isInteger(orientation) && orientation >= 1 && orientation <= 8 ? orientation : 1 };
 }
 
-async function decodeRgb(bytes: Uint8Array, options: SharpDecodeOptions, autoOrient: boolean): Promise<{ image: RgbImage; meta: Metadata; how: Route }> {
+async function decodeRgb(
+  bytes: Uint8Array,
+  options: SharpDecodeOptions,
+  autoOrient: boolean,
+): Promise<{ image: RgbImage; meta: Metadata; how: Route }> {
   const maxPixels = checkMaxPixels(options.maxPixels);
   const sniffed = sniff(bytes);
   if (sniffed.format === null) {
@@ -152,7 +156,13 @@ async function decodeRgb(bytes: Uint8Array, options: SharpDecodeOptions, autoOri
   return { image: toRgb(data, info, how, meta, gif), meta, how };
 }
 
-function toRgb(data: Buffer, info: { width: number; height: number; channels: number }, how: Route, meta: Metadata, gif: ReturnType<typeof firstGifFrame>): RgbImage {
+function toRgb(
+  data: Buffer,
+  info: { width: number; height: number; channels: number },
+  how: Route,
+  meta: Metadata,
+  gif: ReturnType<typeof firstGifFrame>,
+): RgbImage {
   const pixels = info.width * info.height;
   switch (how) {
     case 'srgb8':

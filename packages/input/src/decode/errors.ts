@@ -53,11 +53,9 @@ export function decodeFailure(err: unknown, sniffed: Sniffed, bytes: Uint8Array)
   const size = `${bytes.length} bytes`;
   const format = sniffed.format!;
   if (TRUNCATION.test(message) || structurallyTruncated(format, bytes)) {
-    return new PreprocessError(
-      'truncated_image',
-      `truncated ${sniffed.label}: the data ends before the image does (${size}; libvips: ${detail})`,
-      { cause: err },
-    );
+    return new PreprocessError('truncated_image', `truncated ${sniffed.label}: the data ends before the image does (${size}; libvips: ${detail})`, {
+      cause: err,
+    });
   }
   if (/unsupported image format/.test(message)) {
     return new PreprocessError('corrupt_image', `corrupt ${sniffed.label}: libvips cannot read its header (${size})`, {

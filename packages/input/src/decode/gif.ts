@@ -47,7 +47,16 @@ export function firstGifFrame(bytes: Uint8Array): FirstFrame | null {
       if (pos + 10 > bytes.length) return null;
       const flags = bytes[pos + 9];
       if (flags & 0x80) palette = bytes.subarray(pos + 10, pos + 10 + (3 << ((flags & 7) + 1)));
-      return { screenWidth: u16(bytes, 6), screenHeight: u16(bytes, 8), palette, transparent, left: u16(bytes, pos + 1), top: u16(bytes, pos + 3), width: u16(bytes, pos + 5), height: u16(bytes, pos + 7) };
+      return {
+        screenWidth: u16(bytes, 6),
+        screenHeight: u16(bytes, 8),
+        palette,
+        transparent,
+        left: u16(bytes, pos + 1),
+        top: u16(bytes, pos + 3),
+        width: u16(bytes, pos + 5),
+        height: u16(bytes, pos + 7),
+      };
     } else {
       return null;
     }

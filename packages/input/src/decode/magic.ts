@@ -8,8 +8,7 @@ export interface Sniffed {
   label: string;
 }
 
-const ascii = (bytes: Uint8Array, from: number, to: number): string =>
-  String.fromCharCode(...bytes.subarray(from, Math.min(to, bytes.length)));
+const ascii = (bytes: Uint8Array, from: number, to: number): string => String.fromCharCode(...bytes.subarray(from, Math.min(to, bytes.length)));
 
 function startsWith(bytes: Uint8Array, prefix: readonly number[]): boolean {
   return bytes.length >= prefix.length && prefix.every((b, i) => bytes[i] === b);

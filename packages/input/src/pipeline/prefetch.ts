@@ -1,7 +1,5 @@
 /** One input as the prefetcher hands it over: its value, or why it could not be loaded. */
-export type Prefetched<T, R> =
-  | { index: number; item: T; ok: true; value: R }
-  | { index: number; item: T; ok: false; error: unknown };
+export type Prefetched<T, R> = { index: number; item: T; ok: true; value: R } | { index: number; item: T; ok: false; error: unknown };
 
 /**
  * Loads items ahead of their consumer and yields them in input order. At most `depth` items are

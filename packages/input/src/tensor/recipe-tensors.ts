@@ -1,7 +1,5 @@
 import { resampleNormalize } from '@jepa/native';
-import {
-  PreprocessError, normalizationTables, validateRecipe, type ImageTensor, type PreprocessRecipe, type RgbImage,
-} from '@jepa/preprocess';
+import { PreprocessError, normalizationTables, validateRecipe, type ImageTensor, type PreprocessRecipe, type RgbImage } from '@jepa/preprocess';
 import { recipeGeometry } from './recipe-geometry.js';
 
 /**
@@ -40,10 +38,20 @@ export class RecipeTensors {
     const g = recipeGeometry(w, h, this.recipe);
     await resampleNormalize(
       {
-        src: img.data, width: img.width, height: img.height, channels: 3, orientation,
-        outWidth: g.outWidth, outHeight: g.outHeight, filter: this.recipe.resample, crop: g.crop,
+        src: img.data,
+        width: img.width,
+        height: img.height,
+        channels: 3,
+        orientation,
+        outWidth: g.outWidth,
+        outHeight: g.outHeight,
+        filter: this.recipe.resample,
+        crop: g.crop,
       },
-      this.#tables, out, channelStride, offset,
+      this.#tables,
+      out,
+      channelStride,
+      offset,
     );
   }
 

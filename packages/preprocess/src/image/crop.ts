@@ -5,10 +5,7 @@ import type { RgbImage } from './types.js';
 /** Square centre crop of side `crop`; refuses a crop larger than the image rather than padding. */
 export function centerCropU8(img: RgbImage, crop: number, rounding: CropRounding): RgbImage {
   if (crop > img.width || crop > img.height) {
-    throw new PreprocessError(
-      'crop_exceeds_image',
-      `centre crop ${crop}x${crop} does not fit in a ${img.width}x${img.height} image`,
-    );
+    throw new PreprocessError('crop_exceeds_image', `centre crop ${crop}x${crop} does not fit in a ${img.width}x${img.height} image`);
   }
   if (crop === img.width && crop === img.height) return img;
   const top = cropOffset(img.height, crop, rounding);

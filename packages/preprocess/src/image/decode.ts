@@ -32,21 +32,12 @@ function decodeJpeg(bytes: Uint8Array, header: ImageHeader): RgbImage {
       maxMemoryUsageInMB: Math.max(512, Math.ceil((pixels * 12) / 2 ** 20) + 64),
     });
   } catch (err) {
-    throw new PreprocessError(
-      'corrupt_image',
-      `cannot decode ${header.width}x${header.height} JPEG: ${(err as Error).message}`,
-      { cause: err },
-    );
+    throw new PreprocessError('corrupt_image', `cannot decode ${header.width}x${header.height} JPEG: ${(err as Error).message}`, { cause: err });
   }
   if (decoded.width !== header.width || decoded.height !== header.height) {
-    throw new PreprocessError(
-      'corrupt_image',
-      `JPEG decoded to ${decoded.width}x${decoded.height}, header says ${header.width}x${header.height}`,
-    );
+    throw new PreprocessError('corrupt_image', `JPEG decoded to ${decoded.width}x${decoded.height}, header says ${header.width}x${header.height}`);
   }
-  const data = reconstruct
-    ? libjpegRgbFromComponents(decoded.data, decoded.width, decoded.height, header.jpeg!)
-    : decoded.data;
+  const data = reconstruct ? libjpegRgbFromComponents(decoded.data, decoded.width, decoded.height, header.jpeg!) : decoded.data;
   return { width: decoded.width, height: decoded.height, data };
 }
 

@@ -32,10 +32,7 @@ export function sniffFormat(bytes: Uint8Array): ImageFormat {
   if (bytes.length >= 2 && bytes[0] === 0xff && bytes[1] === 0xd8) return 'jpeg';
   if (bytes.length >= 8 && PNG_SIGNATURE.every((b, i) => bytes[i] === b)) return 'png';
   const head = Array.from(bytes.subarray(0, 8), (b) => b.toString(16).padStart(2, '0')).join(' ');
-  throw new PreprocessError(
-    'unsupported_format',
-    `not a JPEG or PNG image (${bytes.length} bytes, starting ${head || '<empty>'})`,
-  );
+  throw new PreprocessError('unsupported_format', `not a JPEG or PNG image (${bytes.length} bytes, starting ${head || '<empty>'})`);
 }
 
 function readU16BE(bytes: Uint8Array, at: number): number {
@@ -82,8 +79,7 @@ function isStartOfFrame(marker: number): boolean {
  * stream reaches its EOI marker, so a truncated file is refused before any pixel memory exists.
  */
 function probeJpeg(bytes: Uint8Array): ImageHeader {
-  const truncated = (where: string): PreprocessError =>
-    new PreprocessError('truncated_image', `truncated JPEG: ${bytes.length} bytes end ${where}`);
+  const truncated = (where: string): PreprocessError => new PreprocessError('truncated_image', `truncated JPEG: ${bytes.length} bytes end ${where}`);
   let width = -1;
   let height = -1;
   let components: JpegComponent[] = [];

@@ -87,14 +87,7 @@ function clip8(acc: number): number {
   return acc >> PRECISION_BITS;
 }
 
-function resampleHorizontal(
-  src: Uint8Array,
-  srcW: number,
-  firstRow: number,
-  rows: number,
-  outW: number,
-  c: Coefficients,
-): Uint8Array {
+function resampleHorizontal(src: Uint8Array, srcW: number, firstRow: number, rows: number, outW: number, c: Coefficients): Uint8Array {
   const out = new Uint8Array(outW * rows * 3);
   const { ksize, bounds, weights } = c;
   for (let y = 0; y < rows; y++) {

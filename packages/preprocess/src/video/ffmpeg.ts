@@ -79,9 +79,7 @@ function ffprobeStreams(path: string, options: string[]): Promise<ffmpeg.Ffprobe
     ffmpeg.setFfprobePath(ffprobe);
     ffmpeg.ffprobe(path, ['-v', 'error', '-select_streams', 'v:0', ...options], (err, data) => {
       if (err) {
-        reject(
-          new PreprocessError('video_unreadable', `ffprobe cannot read ${path}: ${toolComplaint(String(err.message), path)}`, { cause: err }),
-        );
+        reject(new PreprocessError('video_unreadable', `ffprobe cannot read ${path}: ${toolComplaint(String(err.message), path)}`, { cause: err }));
       } else {
         resolve(data.streams.filter((s) => s.codec_type === 'video'));
       }

@@ -7,10 +7,7 @@ export function readFramesNpy(pathOrBytes: string | Uint8Array): FrameSet {
   const array = readNpy(pathOrBytes);
   const { shape } = array;
   if (array.dtype !== 'uint8' || shape.length !== 4 || shape[3] !== 3 || shape.slice(0, 3).some((d) => d < 1)) {
-    throw new PreprocessError(
-      'shape_mismatch',
-      `frames .npy must be uint8 [T, H, W, 3] with T, H, W >= 1, got ${array.dtype} [${shape.join(', ')}]`,
-    );
+    throw new PreprocessError('shape_mismatch', `frames .npy must be uint8 [T, H, W, 3] with T, H, W >= 1, got ${array.dtype} [${shape.join(', ')}]`);
   }
   const [frameCount, height, width] = shape;
   const frameBytes = height * width * 3;

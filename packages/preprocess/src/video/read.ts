@@ -69,10 +69,7 @@ function decodePass(path: string, frameBytes: number, wanted: Set<number>, timeo
         fail(new PreprocessError('video_corrupt', `ffmpeg reported errors decoding ${path}: ${toolComplaint(stderrText, path)}`));
       } else if (filled !== 0) {
         fail(
-          new PreprocessError(
-            'video_corrupt',
-            `${path}: ffmpeg wrote a partial frame (${filled} of ${frameBytes} bytes after ${frameIndex} frames)`,
-          ),
+          new PreprocessError('video_corrupt', `${path}: ffmpeg wrote a partial frame (${filled} of ${frameBytes} bytes after ${frameIndex} frames)`),
         );
       } else {
         resolve({ kept, decoded: frameIndex });
@@ -81,11 +78,7 @@ function decodePass(path: string, frameBytes: number, wanted: Set<number>, timeo
     const command = ffmpeg(path, { timeout: timeoutSeconds })
       .setFfmpegPath(bins.ffmpeg)
       .inputOptions(['-nostdin', '-v', 'error', '-noautorotate'])
-      .outputOptions([
-        '-map', '0:v:0', '-an', '-sn', '-dn',
-        ...passthroughTimingArgs(bins.version),
-        '-f', 'rawvideo', '-pix_fmt', 'rgb24',
-      ]);
+      .outputOptions(['-map', '0:v:0', '-an', '-sn', '-dn', ...passthroughTimingArgs(bins.version), '-f', 'rawvideo', '-pix_fmt', 'rgb24']);
     command.on('error', (err: Error) => {
       if (/ran into a timeout/.test(err.message)) {
         const message = `ffmpeg did not finish decoding ${path} within ${timeoutSeconds} s`;

@@ -76,7 +76,8 @@ export class PickleInput {
 
   /** Signed little-endian two's-complement integer of `length` bytes (LONG1 / LONG4). */
   signedLittleEndian(length: number): number | bigint {
-    if (length > MAX_LONG_BYTES) throw new ConvertError('PICKLE_UNSUPPORTED_OPCODE', `pickle: a ${length}-byte integer exceeds the ${MAX_LONG_BYTES}-byte limit`);
+    if (length > MAX_LONG_BYTES)
+      throw new ConvertError('PICKLE_UNSUPPORTED_OPCODE', `pickle: a ${length}-byte integer exceeds the ${MAX_LONG_BYTES}-byte limit`);
     const at = this.take(length);
     if (length === 0) return 0;
     let value = 0n;

@@ -40,7 +40,8 @@ class Unpickler {
       switch (op) {
         case Op.PROTO: {
           const version = input.u8();
-          if (version > HIGHEST_PROTOCOL) throw new ConvertError('PICKLE_UNSUPPORTED_PROTOCOL', `pickle: protocol ${version} is newer than ${HIGHEST_PROTOCOL}`);
+          if (version > HIGHEST_PROTOCOL)
+            throw new ConvertError('PICKLE_UNSUPPORTED_PROTOCOL', `pickle: protocol ${version} is newer than ${HIGHEST_PROTOCOL}`);
           break;
         }
         case Op.FRAME:
@@ -226,7 +227,8 @@ class Unpickler {
         }
         case Op.STACK_GLOBAL: {
           const [module, name] = this.popN(2);
-          if (typeof module !== 'string' || typeof name !== 'string') throw new ConvertError('PICKLE_STACK', `pickle: STACK_GLOBAL needs two strings at ${at}`);
+          if (typeof module !== 'string' || typeof name !== 'string')
+            throw new ConvertError('PICKLE_STACK', `pickle: STACK_GLOBAL needs two strings at ${at}`);
           this.push(this.resolveGlobal(module, name));
           break;
         }
@@ -242,7 +244,8 @@ class Unpickler {
         }
         case Op.NEWOBJ_EX: {
           const [cls, args, kwargs] = this.popN(3);
-          if (!(kwargs instanceof Map) || kwargs.size !== 0) throw new ConvertError('PICKLE_BAD_CALL', `pickle: NEWOBJ_EX with keyword arguments at ${at}`);
+          if (!(kwargs instanceof Map) || kwargs.size !== 0)
+            throw new ConvertError('PICKLE_BAD_CALL', `pickle: NEWOBJ_EX with keyword arguments at ${at}`);
           this.push(this.call(cls, args, 'NEWOBJ_EX'));
           break;
         }

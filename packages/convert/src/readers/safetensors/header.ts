@@ -43,7 +43,8 @@ export interface SafetensorsHeader {
 
 /** The u64 little-endian header length at the start of a safetensors file, range-checked. */
 export function readHeaderLength(prefix: Uint8Array, fileSize: number, what: string): number {
-  if (fileSize < 8 || prefix.byteLength < 8) throw new ConvertError('CONVERT_TRUNCATED', `${what}: ${fileSize} bytes is too short for a safetensors header`);
+  if (fileSize < 8 || prefix.byteLength < 8)
+    throw new ConvertError('CONVERT_TRUNCATED', `${what}: ${fileSize} bytes is too short for a safetensors header`);
   const length = new DataView(prefix.buffer, prefix.byteOffset, 8).getBigUint64(0, true);
   if (length > BigInt(MAX_SAFETENSORS_HEADER)) {
     throw new ConvertError('SAFETENSORS_HEADER_TOO_LARGE', `${what}: header length ${length} exceeds ${MAX_SAFETENSORS_HEADER} bytes`);
@@ -60,7 +61,8 @@ export function readHeaderLength(prefix: Uint8Array, fileSize: number, what: str
  */
 export function readSafetensorsHeader(bytes: Uint8Array, fileSize = bytes.byteLength, what = 'safetensors'): SafetensorsHeader {
   const length = readHeaderLength(bytes, fileSize, what);
-  if (bytes.byteLength < 8 + length) throw new ConvertError('CONVERT_TRUNCATED', `${what}: the header needs ${8 + length} bytes, got ${bytes.byteLength}`);
+  if (bytes.byteLength < 8 + length)
+    throw new ConvertError('CONVERT_TRUNCATED', `${what}: the header needs ${8 + length} bytes, got ${bytes.byteLength}`);
   let json: unknown;
   try {
     json = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(8, 8 + length)));
@@ -96,10 +98,12 @@ function parseMetadata(value: unknown, what: string): Record<string, string> {
 
 function parseEntry(name: string, value: unknown, dataSize: number, what: string): SafetensorsEntry {
   const where = `${what}: tensor '${name}'`;
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new ConvertError('SAFETENSORS_BAD_ENTRY', `${where} is not an object`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new ConvertError('SAFETENSORS_BAD_ENTRY', `${where} is not an object`);
   const { dtype: rawDtype, shape, data_offsets: offsets } = value as Record<string, unknown>;
   if (typeof rawDtype !== 'string') throw new ConvertError('SAFETENSORS_BAD_ENTRY', `${where} has no dtype string`);
-  if (UNSUPPORTED_DTYPES.has(rawDtype)) throw new ConvertError('CONVERT_UNSUPPORTED_DTYPE', `${where} has dtype ${rawDtype}, which this reader does not decode`);
+  if (UNSUPPORTED_DTYPES.has(rawDtype))
+    throw new ConvertError('CONVERT_UNSUPPORTED_DTYPE', `${where} has dtype ${rawDtype}, which this reader does not decode`);
   const dtype = Object.hasOwn(DTYPES, rawDtype) ? DTYPES[rawDtype] : undefined;
   if (dtype === undefined) throw new ConvertError('CONVERT_UNKNOWN_DTYPE', `${where} has unknown dtype ${JSON.stringify(rawDtype)}`);
   if (!Array.isArray(shape)) throw new ConvertError('SAFETENSORS_BAD_ENTRY', `${where} has no shape array`);
@@ -107,7 +111,10 @@ function parseEntry(name: string, value: unknown, dataSize: number, what: string
   const [begin, end] = dataOffsets(offsets, where, dataSize);
   const expected = count * DTYPE_BYTES[dtype];
   if (end - begin !== expected) {
-    throw new ConvertError('SAFETENSORS_SIZE_MISMATCH', `${where}: shape [${shape.join(', ')}] x ${rawDtype} is ${expected} bytes but data_offsets span ${end - begin}`);
+    throw new ConvertError(
+      'SAFETENSORS_SIZE_MISMATCH',
+      `${where}: shape [${shape.join(', ')}] x ${rawDtype} is ${expected} bytes but data_offsets span ${end - begin}`,
+    );
   }
   return { name, dtype, shape: [...(shape as number[])], begin, end };
 }
@@ -128,9 +135,13 @@ function dataOffsets(offsets: unknown, where: string, dataSize: number): [number
       `${where}: data_offsets [${begin}, ${end}] exceed 2^53 - 1, the largest offset read (the data section has ${dataSize} bytes)`,
     );
   }
-  if (end < begin) throw new ConvertError('SAFETENSORS_BAD_ENTRY', `${where}: data_offsets [${begin}, ${end}] are reversed (the end is before the begin)`);
+  if (end < begin)
+    throw new ConvertError('SAFETENSORS_BAD_ENTRY', `${where}: data_offsets [${begin}, ${end}] are reversed (the end is before the begin)`);
   if (end > dataSize) {
-    throw new ConvertError('SAFETENSORS_OFFSETS_OUT_OF_DATA', `${where}: data_offsets [${begin}, ${end}] end past the data section (${dataSize} bytes)`);
+    throw new ConvertError(
+      'SAFETENSORS_OFFSETS_OUT_OF_DATA',
+      `${where}: data_offsets [${begin}, ${end}] end past the data section (${dataSize} bytes)`,
+    );
   }
   return [begin, end];
 }
@@ -141,10 +152,16 @@ function checkLayout(entries: readonly SafetensorsEntry[], dataSize: number, wha
   let cursor = 0;
   for (const entry of sorted) {
     if (entry.begin < cursor) {
-      throw new ConvertError('SAFETENSORS_OFFSETS_OVERLAP', `${what}: tensor '${entry.name}' at [${entry.begin}, ${entry.end}] overlaps bytes before ${cursor}`);
+      throw new ConvertError(
+        'SAFETENSORS_OFFSETS_OVERLAP',
+        `${what}: tensor '${entry.name}' at [${entry.begin}, ${entry.end}] overlaps bytes before ${cursor}`,
+      );
     }
     if (entry.begin > cursor) {
-      throw new ConvertError('SAFETENSORS_OFFSETS_GAP', `${what}: bytes [${cursor}, ${entry.begin}) before tensor '${entry.name}' belong to no tensor`);
+      throw new ConvertError(
+        'SAFETENSORS_OFFSETS_GAP',
+        `${what}: bytes [${cursor}, ${entry.begin}) before tensor '${entry.name}' belong to no tensor`,
+      );
     }
     cursor = entry.end;
   }

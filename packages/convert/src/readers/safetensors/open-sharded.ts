@@ -26,7 +26,10 @@ export function parseShardIndex(text: string, what: string): Map<string, string>
   for (const [name, shard] of Object.entries(weightMap)) {
     // Shards must sit beside the index: a path would let an index read any file on the machine.
     if (typeof shard !== 'string' || shard === '' || shard !== basename(shard) || shard === '.' || shard === '..' || shard.includes('\\')) {
-      throw new ConvertError('SAFETENSORS_BAD_INDEX', `${what}: tensor '${name}' names shard ${JSON.stringify(shard)}, not a file name beside the index`);
+      throw new ConvertError(
+        'SAFETENSORS_BAD_INDEX',
+        `${what}: tensor '${name}' names shard ${JSON.stringify(shard)}, not a file name beside the index`,
+      );
     }
     map.set(name, shard);
   }
@@ -62,7 +65,8 @@ export async function openShardedSafetensors(indexPath: string): Promise<Sharded
       }
     }
     for (const [name, shardName] of weightMap) {
-      if (!tensors.has(name)) throw new ConvertError('SAFETENSORS_SHARD_MISMATCH', `${what}: tensor '${name}' is indexed in ${shardName} but that shard lacks it`);
+      if (!tensors.has(name))
+        throw new ConvertError('SAFETENSORS_SHARD_MISMATCH', `${what}: tensor '${name}' is indexed in ${shardName} but that shard lacks it`);
     }
     return { tensors, metadata, shards };
   } catch (error) {

@@ -26,14 +26,19 @@ export function storageLoader(archive: ZipArchive, archiveName: string, file: st
     const dtype = STORAGE_DTYPES[storageType.name];
     const known = storages.get(key);
     if (known !== undefined) {
-      if (known.dtype !== dtype || known.numel !== numel) throw new ConvertError('TORCH_BAD_PERSISTENT_ID', `${file}: storage ${key} is described two different ways`);
+      if (known.dtype !== dtype || known.numel !== numel)
+        throw new ConvertError('TORCH_BAD_PERSISTENT_ID', `${file}: storage ${key} is described two different ways`);
       return known;
     }
     const entry = archive.entries.get(`${archiveName}/data/${key}`);
-    if (entry === undefined) throw new ConvertError('TORCH_MISSING_STORAGE', `${file}: storage ${key} (${storageType.name}) has no record ${archiveName}/data/${key}`);
+    if (entry === undefined)
+      throw new ConvertError('TORCH_MISSING_STORAGE', `${file}: storage ${key} (${storageType.name}) has no record ${archiveName}/data/${key}`);
     const bytes = (numel as number) * DTYPE_BYTES[dtype];
     if (entry.uncompressedSize !== bytes) {
-      throw new ConvertError('TORCH_STORAGE_SIZE', `${file}: storage ${key} should hold ${numel} x ${dtype} = ${bytes} bytes but its record has ${entry.uncompressedSize}`);
+      throw new ConvertError(
+        'TORCH_STORAGE_SIZE',
+        `${file}: storage ${key} should hold ${numel} x ${dtype} = ${bytes} bytes but its record has ${entry.uncompressedSize}`,
+      );
     }
     const storage = new TorchStorage(file, key, dtype, numel as number, archive, entry);
     storages.set(key, storage);

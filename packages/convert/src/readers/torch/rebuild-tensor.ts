@@ -15,10 +15,16 @@ function intList(value: PyValue, what: string): number[] {
   value.forEach((v, i) => {
     const integer = typeof v === 'bigint' || (typeof v === 'number' && Number.isInteger(v));
     if (!integer || (v as number | bigint) < 0) {
-      throw new ConvertError('CONVERT_BAD_SHAPE', `torch tensor: ${what} ${shown(value)} has element ${i} = ${String(v)}, not a non-negative integer`);
+      throw new ConvertError(
+        'CONVERT_BAD_SHAPE',
+        `torch tensor: ${what} ${shown(value)} has element ${i} = ${String(v)}, not a non-negative integer`,
+      );
     }
     if (typeof v === 'bigint' || !Number.isSafeInteger(v)) {
-      throw new ConvertError('CONVERT_TENSOR_TOO_LARGE', `torch tensor: ${what} ${shown(value)} has element ${i} = ${String(v)}, past 2^53 - 1, the largest size read`);
+      throw new ConvertError(
+        'CONVERT_TENSOR_TOO_LARGE',
+        `torch tensor: ${what} ${shown(value)} has element ${i} = ${String(v)}, past 2^53 - 1, the largest size read`,
+      );
     }
   });
   return [...(value as number[])];
@@ -36,7 +42,8 @@ export function rebuildTensor(storage: PyValue, storageOffset: PyValue, size: Py
   const offset = storageOffset as number;
   const shape = intList(size, 'size');
   const strides = intList(stride, 'stride');
-  if (strides.length !== shape.length) throw new ConvertError('CONVERT_BAD_SHAPE', `torch tensor on storage ${storage.key}: ${shape.length} sizes but ${strides.length} strides`);
+  if (strides.length !== shape.length)
+    throw new ConvertError('CONVERT_BAD_SHAPE', `torch tensor on storage ${storage.key}: ${shape.length} sizes but ${strides.length} strides`);
   const count = elementCount(shape, `torch tensor on storage ${storage.key}`);
   const extent = viewExtent(shape, strides);
   if (extent > 0 && offset + extent > storage.numel) {

@@ -164,7 +164,10 @@ export class ZipArchive {
     // start bounds the data area. yauzl then reads the records themselves.
     const location = await locateDirectory(file, what);
     if (location.offset + location.size > file.size) {
-      throw new ConvertError('ZIP_BAD_RECORD', `${what}: central directory [${location.offset}, ${location.offset + location.size}) runs past the file (${file.size} bytes)`);
+      throw new ConvertError(
+        'ZIP_BAD_RECORD',
+        `${what}: central directory [${location.offset}, ${location.offset + location.size}) runs past the file (${file.size} bytes)`,
+      );
     }
     const options = { lazyEntries: true, autoClose: false, decodeStrings: true, validateEntrySizes: true, strictFileNames: true };
     const zip = await call<yauzl.ZipFile>(what, undefined, (cb) => yauzl.fromRandomAccessReader(new FileReader(file), file.size, options, cb));
@@ -224,9 +227,16 @@ export class ZipArchive {
       throw this.refuse('ZIP_HEADER_MISMATCH', entry, `is named ${printable(local.fileName)} by its local header`);
     }
     if (local.compressionMethod !== entry.method) {
-      throw this.refuse('ZIP_HEADER_MISMATCH', entry, `has compression method ${local.compressionMethod} in its local header but ${entry.method} in the central directory`);
+      throw this.refuse(
+        'ZIP_HEADER_MISMATCH',
+        entry,
+        `has compression method ${local.compressionMethod} in its local header but ${entry.method} in the central directory`,
+      );
     }
-    for (const [bit, what] of [[FLAG_ENCRYPTED, 'encryption'], [FLAG_DATA_DESCRIPTOR, 'data descriptor']] as const) {
+    for (const [bit, what] of [
+      [FLAG_ENCRYPTED, 'encryption'],
+      [FLAG_DATA_DESCRIPTOR, 'data descriptor'],
+    ] as const) {
       if ((local.generalPurposeBitFlag & bit) !== (entry.flags & bit)) {
         throw this.refuse('ZIP_HEADER_MISMATCH', entry, `has its ${what} flag set in only one of its local header and the central directory`);
       }
@@ -270,7 +280,11 @@ export class ZipArchive {
 
   private checkCrc(entry: ZipEntry, actual: number): void {
     if (actual !== entry.crc32) {
-      throw this.refuse('ZIP_CRC_MISMATCH', entry, `has CRC-32 ${hex(actual)} but the central directory records ${hex(entry.crc32)} (the file is damaged or was altered)`);
+      throw this.refuse(
+        'ZIP_CRC_MISMATCH',
+        entry,
+        `has CRC-32 ${hex(actual)} but the central directory records ${hex(entry.crc32)} (the file is damaged or was altered)`,
+      );
     }
   }
 
@@ -280,7 +294,8 @@ export class ZipArchive {
     if (pass === undefined) {
       pass = (async () => {
         let crc = 0;
-        for (let at = 0; at < entry.uncompressedSize; at += CHUNK) crc = crc32(await this.file.read(start + at, Math.min(CHUNK, entry.uncompressedSize - at)), crc);
+        for (let at = 0; at < entry.uncompressedSize; at += CHUNK)
+          crc = crc32(await this.file.read(start + at, Math.min(CHUNK, entry.uncompressedSize - at)), crc);
         this.checkCrc(entry, crc);
       })();
       this.verified.set(entry.name, pass);
@@ -291,7 +306,10 @@ export class ZipArchive {
   /** Reads `length` uncompressed bytes at `offset` inside the entry. */
   async readRange(entry: ZipEntry, offset: number, length: number): Promise<Uint8Array> {
     if (offset < 0 || length < 0 || offset + length > entry.uncompressedSize) {
-      throw new ConvertError('ZIP_ENTRY_OUT_OF_FILE', `${this.what}: range [${offset}, ${offset + length}) is outside entry '${entry.name}' (${entry.uncompressedSize} bytes)`);
+      throw new ConvertError(
+        'ZIP_ENTRY_OUT_OF_FILE',
+        `${this.what}: range [${offset}, ${offset + length}) is outside entry '${entry.name}' (${entry.uncompressedSize} bytes)`,
+      );
     }
     const start = await this.dataOffset(entry);
     if (entry.method === DEFLATED) {
@@ -323,7 +341,11 @@ export class ZipArchive {
     const declared = entry.uncompressedSize;
     if (declared > limit.bytes || declared > MAX_TENSOR_BYTES) {
       const bound = declared > limit.bytes ? `the limit is ${limit.setting} (MiB)` : `one buffer holds at most ${sizeText(MAX_TENSOR_BYTES)}`;
-      throw this.refuse('ZIP_ENTRY_TOO_LARGE', entry, `declares ${sizeText(declared)} uncompressed (${sizeText(entry.compressedSize)} deflated); ${bound}`);
+      throw this.refuse(
+        'ZIP_ENTRY_TOO_LARGE',
+        entry,
+        `declares ${sizeText(declared)} uncompressed (${sizeText(entry.compressedSize)} deflated); ${bound}`,
+      );
     }
     const context = `entry '${entry.name}' (deflated, ${declared} bytes declared)`;
     const stream = await call<Readable>(this.what, context, (cb) =>

@@ -13,7 +13,8 @@ export interface ZipEntryLimit {
 /** Read when an entry is inflated (not at import), so a test or a caller can set it first. */
 export function zipEntryLimit(env: NodeJS.ProcessEnv = process.env): ZipEntryLimit {
   const raw = env[ZIP_ENTRY_LIMIT_ENV];
-  if (raw === undefined || raw.trim() === '') return { bytes: DEFAULT_ZIP_ENTRY_MIB * 2 ** 20, setting: `${ZIP_ENTRY_LIMIT_ENV}=${DEFAULT_ZIP_ENTRY_MIB}` };
+  if (raw === undefined || raw.trim() === '')
+    return { bytes: DEFAULT_ZIP_ENTRY_MIB * 2 ** 20, setting: `${ZIP_ENTRY_LIMIT_ENV}=${DEFAULT_ZIP_ENTRY_MIB}` };
   const mib = Number(raw);
   if (!Number.isFinite(mib) || mib <= 0) {
     throw new ConvertError('CONVERT_BAD_OPTION', `${ZIP_ENTRY_LIMIT_ENV}='${raw}' is not a positive number of MiB`);

@@ -37,7 +37,8 @@ export class RecordReader {
   u64(at: number): number {
     this.check(at, 8);
     const value = this.view.getBigUint64(at, true);
-    if (value > BigInt(Number.MAX_SAFE_INTEGER)) throw new ConvertError('ZIP_BAD_RECORD', `${this.what}: 64-bit field ${value} at ${at} is too large`);
+    if (value > BigInt(Number.MAX_SAFE_INTEGER))
+      throw new ConvertError('ZIP_BAD_RECORD', `${this.what}: 64-bit field ${value} at ${at} is too large`);
     return Number(value);
   }
 
