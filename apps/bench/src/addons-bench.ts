@@ -2,6 +2,7 @@
 // one child process per build and round, in a rotating order, so that both see the same machine.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { EncoderRow } from './encoder-bench.js';
 import { median } from './stats.js';
@@ -70,7 +71,9 @@ function buildName(report: ChildReport): string {
   return b.portable ? `portable (${b.cpuVariant})` : b.nativeCpu ? '-march=native' : 'generic';
 }
 
-export async function runAddonsBench(o: AddonsBenchOptions, log: (s: string) => void): Promise<AddonsRow[]> {
+export async function runAddonsBench(options: AddonsBenchOptions, log: (s: string) => void): Promise<AddonsRow[]> {
+  // JEPA_ADDON is handed to require(), which needs an absolute path
+  const o = { ...options, addons: options.addons.map((a) => resolve(a)) };
   for (const a of o.addons) if (!existsSync(a)) throw new Error(`no addon at ${a}`);
   const samples = new Map<string, number[]>();
   const builds = new Map<string, string>();

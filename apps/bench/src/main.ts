@@ -284,7 +284,11 @@ program
       );
       const machine = machineInfo(o.threads);
       if (o.json) process.stdout.write(`${JSON.stringify({ machine, rows }, null, 2)}\n`);
-      else process.stdout.write(`${machine.summary}\n\n${addonsMarkdown(rows)}\n`);
+      // the builds are the rows: this process's own addon says nothing about them
+      else
+        process.stdout.write(
+          `${machine.cpu}, ${machine.cores} cores, ${o.threads} threads; node ${machine.node}; ggml ${machine.ggml}\n\n${addonsMarkdown(rows)}\n`,
+        );
     },
   );
 

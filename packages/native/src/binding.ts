@@ -128,10 +128,7 @@ export interface NonFiniteQuery {
  * f32 scales it knows); or the first NaN / Inf: `element` is its index, or for a quantized type
  * (`inScale`) the first element of the block whose scale (d, dmin, m) is not finite.
  */
-export type NonFiniteResult =
-  | { status: 'finite' }
-  | { status: 'unchecked' }
-  | { status: 'nan' | 'inf'; element: number; inScale: boolean };
+export type NonFiniteResult = { status: 'finite' } | { status: 'unchecked' } | { status: 'nan' | 'inf'; element: number; inScale: boolean };
 
 /** A ggml context: tensor metadata, and the ops that build graphs from tensors. */
 export interface Context extends Disposable {
@@ -311,9 +308,10 @@ export interface Addon {
   Backend: new (deviceName: string, threads: number) => Backend;
   Context: new (maxTensors: number) => Context;
   Mapping: new (path: string) => Mapping;
-  Tensor: Function;
-  Buffer: Function;
-  Graph: Function;
+  /** Made by the addon only (Context.newTensor, Backend.allocBuffer, Context.graph): never constructed from JavaScript. */
+  Tensor: abstract new () => Tensor;
+  Buffer: abstract new () => Buffer;
+  Graph: abstract new () => Graph;
   devices(): DeviceInfo[];
   buildInfo(): BuildInfo;
   typeTraits(type: number): TypeTraits;

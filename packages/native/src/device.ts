@@ -12,7 +12,9 @@ export function devices(): DeviceInfo[] {
  * device name. Undefined falls back to `JEPA_DEVICE`, then the CPU.
  */
 export function resolveDevice(request?: string | number): string {
-  const req = String(request ?? process.env.JEPA_DEVICE ?? 'cpu').trim().toLowerCase();
+  const req = String(request ?? process.env.JEPA_DEVICE ?? 'cpu')
+    .trim()
+    .toLowerCase();
   if (req === '' || req === 'cpu') return 'CPU';
   const m = /^(?:(?:cuda|gpu):?)?(\d+)?$/.exec(req);
   if (!m) throw new NativeError(`unknown device '${req}' (use cpu, cuda, cuda:N or N)`, 'NO_DEVICE');
