@@ -5,6 +5,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { forgeModel } from '@jepa/gguf';
+import { cosine } from '@jepa/graph';
 import { buildInfo } from '@jepa/native';
 import { readNpy } from '@jepa/preprocess';
 import { describe, expect, it } from 'vitest';
@@ -28,18 +29,6 @@ function underQemu(command: string, args: string[], env: NodeJS.ProcessEnv = {})
     .filter((l) => !l.includes("TCG doesn't support requested feature"))
     .join('\n');
   return { code: r.status, signal: r.signal, out: r.stdout, err };
-}
-
-function cosine(a: Float32Array, b: Float32Array): number {
-  let ab = 0;
-  let aa = 0;
-  let bb = 0;
-  for (let i = 0; i < a.length; i++) {
-    ab += a[i]! * b[i]!;
-    aa += a[i]! * a[i]!;
-    bb += b[i]! * b[i]!;
-  }
-  return ab / Math.sqrt(aa * bb);
 }
 
 describe.runIf(buildInfo().portable)('the portable addon on an AVX2 CPU (qemu -cpu Haswell)', () => {
