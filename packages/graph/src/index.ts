@@ -41,3 +41,14 @@ export { attention, GGML_F16, GGML_F32, type AttentionOptions } from './attentio
 export { layerNorm, linear, type LinearThen } from './encoder-graph.js';
 export { gpuPrecF32, maxGraphBytes } from './runtime-options.js';
 export type { Weights } from './weights.js';
+export {
+  patchMatrix,
+  patchPcaMap,
+  pcaRgb,
+  percentile,
+  symmetricEigen,
+  upsampleBilinear,
+  type PatchPca,
+  type RgbMap,
+  type TokenGridShape,
+} from './pca.js';
