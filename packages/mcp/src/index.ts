@@ -1,0 +1,14 @@
+export { Engine, DEFAULT_MAX_MEDIA_BYTES, type EngineOptions, type ModelInfo, type Pool } from './engine.js';
+export { createMcpServer, failureLine, type McpServerOptions } from './mcp-server.js';
+export { MEDIA_KINDS, base64DecodedBytes, checkMediaSize, mediaItem, type MediaArg } from './media.js';
+export { Roots, asRootError, rootPath, usableRoots } from './roots.js';
+export {
+  DEFAULT_MAX_MESSAGE_BYTES,
+  LineChunks,
+  messageId,
+  serveStdio,
+  takeStdout,
+  type Oversize,
+  type RunningMcp,
+  type StdioOptions,
+} from './stdio.js';

@@ -1,0 +1,321 @@
+// The MCP surface: the tools (zod input and output schemas), their answers (compact JSON text plus
+// structuredContent), failures as isError results with one readable line, and the client's roots.
+import { createRequire } from 'node:module';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { RootsListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ApiError, isInputError } from '@jepa/server';
+import { z } from 'zod';
+import type { Engine } from './engine.js';
+import { MEDIA_KINDS, mediaItem, type MediaArg } from './media.js';
+
+const version = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
+
+const media = z
+  .union([
+    z.string(),
+    z.object({
+      path: z.string().optional().describe('an absolute path to a file under one of the roots'),
+      data: z.string().optional().describe('the file as base64, or a data:<type>;base64,... URI'),
+      kind: z.enum(MEDIA_KINDS).optional().describe('image, video, frames (uint8 [T,H,W,3] .npy) or tensor (preprocessed float32 .npy)'),
+    }),
+  ])
+  .describe('a string (an absolute path under a root, or a data: URI) or {path} / {data} with an optional kind');
+
+const model = z.string().optional().describe('the model id from list_models; may be left out when one model is loaded');
+const pool = z
+  .enum(['mean', 'cls', 'lewm'])
+  .optional()
+  .describe('mean of the patch tokens, the CLS token, or the LeWorldModel state; default cls where the model has one, else mean');
+const ids = z.union([z.array(z.number().int().min(0)), z.string()]).describe('token ids: an array, or text like "0:16,20" (ids 0..15 and 20)');
+
+const embeddingOut = {
+  model: z.string(),
+  pool: z.string(),
+  dims: z.number().int(),
+  embedding: z.array(z.number()),
+};
+
+const modelOut = z.object({
+  id: z.string(),
+  name: z.string(),
+  family: z.string(),
+  dims: z.number().int(),
+  frames: z.number().int(),
+  image_size: z.number().int(),
+  labels: z.array(z.string()).nullable(),
+  tools: z.array(z.string()),
+});
+
+const scoreOut = z.object({ label: z.string(), index: z.number().int(), prob: z.number(), logit: z.number() });
+
+/** Compact JSON text and the same object as structuredContent. */
+function answer(value: Record<string, unknown>): CallToolResult {
+  return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value };
+}
+
+/** One readable line: the refusal's own message (it names the argument), or "internal error: …" (logged in full). */
+export function failureLine(err: unknown, log: (line: string) => void): string {
+  let message: string;
+  if (err instanceof ApiError && err.code !== 'internal_error') message = err.message;
+  else if (isInputError(err)) message = err.message;
+  else {
+    const cause = err instanceof ApiError ? ((err as { cause?: unknown }).cause ?? err) : err;
+    log(`internal error: ${cause instanceof Error ? (cause.stack ?? cause.message) : String(cause)}`);
+    message = `internal error: ${cause instanceof Error ? cause.message : String(cause)}`;
+  }
+  return message.replace('(GET /v1/models lists them)', '(list_models names them)').replace(/\s*[\r\n]+\s*/g, ' ');
+}
+
+export interface McpServerOptions {
+  /** Where roots changes and internal errors are reported (never stdout). */
+  log?: (line: string) => void;
+}
+
+/** An McpServer with jepa's tools over `engine`; connect it to a transport. */
+export function createMcpServer(engine: Engine, options: McpServerOptions = {}): McpServer {
+  const log = options.log ?? (() => {});
+  const server = new McpServer(
+    { name: 'jepa', version },
+    {
+      capabilities: { tools: {} },
+      instructions:
+        'JEPA vision models: embed images and videos, compare them, classify clips, score latent predictions, plan with a LeWorldModel. Call list_models first. Media: an absolute path under the roots, a data: URI, or {"data": base64}.',
+    },
+  );
+
+  // the client's roots replace --root: asked for once initialized, again on roots/list_changed; a
+  // call that names a path waits for the answer in progress
+  let rootsSync: Promise<void> = Promise.resolve();
+  const syncRoots = () => {
+    rootsSync = rootsSync.then(async () => {
+      try {
+        const { roots } = await server.server.listRoots();
+        const r = await engine.roots.replace(roots.map((x) => x.uri));
+        for (const line of r.refused) log(`root not used: ${line}`);
+        if (r.applied) log(`roots (from the client): ${engine.roots.paths.join(', ')}`);
+        else log("the client's roots hold no usable folder; the roots stay as they were");
+      } catch (err) {
+        log(`roots/list failed: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    });
+    return rootsSync;
+  };
+  server.server.oninitialized = () => {
+    if (server.server.getClientCapabilities()?.roots) void syncRoots();
+  };
+  server.server.setNotificationHandler(RootsListChangedNotificationSchema, async () => {
+    await syncRoots();
+  });
+
+  const max = engine.maxMediaBytes;
+  const run = async (work: () => Promise<Record<string, unknown>>): Promise<CallToolResult> => {
+    try {
+      await rootsSync;
+      return answer(await work());
+    } catch (err) {
+      return { content: [{ type: 'text', text: failureLine(err, log) }], isError: true };
+    }
+  };
+  const readOnly = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+
+  server.registerTool(
+    'list_models',
+    {
+      title: 'List the models',
+      description:
+        "The loaded models: id, family, embedding width (dims), trained frames and image size, a head's labels, and the tools each serves.",
+      inputSchema: {},
+      outputSchema: { models: z.array(modelOut) },
+      annotations: readOnly,
+    },
+    async () => run(async () => ({ models: await engine.models() })),
+  );
+
+  server.registerTool(
+    'embed_image',
+    {
+      title: 'Embed an image',
+      description:
+        "The pooled embedding of an image (a video model gets the still repeated to its frames, as jepa embed does). Returns {model, pool, dims, embedding}: jepa serve's /v1/embeddings values.",
+      inputSchema: { model, image: media, pool, normalize: z.boolean().optional().describe('L2-normalise the vector (default false)') },
+      outputSchema: embeddingOut,
+      annotations: readOnly,
+    },
+    async (a, extra) =>
+      run(() =>
+        engine.embed(
+          { model: a.model, item: mediaItem('image', a.image as MediaArg, max, 'image', 'image'), pool: a.pool, normalize: a.normalize },
+          extra.signal,
+        ),
+      ),
+  );
+
+  server.registerTool(
+    'embed_video',
+    {
+      title: 'Embed a video',
+      description:
+        "The pooled embedding of a video clip (ffmpeg samples the model's frames), or of .npy frames / a preprocessed tensor. Returns {model, pool, dims, embedding}.",
+      inputSchema: { model, video: media, pool, normalize: z.boolean().optional().describe('L2-normalise the vector (default false)') },
+      outputSchema: embeddingOut,
+      annotations: readOnly,
+    },
+    async (a, extra) =>
+      run(() =>
+        engine.embed(
+          { model: a.model, item: mediaItem('video', a.video as MediaArg, max, 'video', 'video'), pool: a.pool, normalize: a.normalize },
+          extra.signal,
+        ),
+      ),
+  );
+
+  server.registerTool(
+    'compare',
+    {
+      title: 'Compare media',
+      description:
+        'Cosine similarity of the pooled embeddings of each item to the query (images or videos, by extension or kind), and the items ranked by it (most similar first). One item: the similarity of two.',
+      inputSchema: { model, query: media, items: z.array(media).min(1).max(255).describe('the items to set against the query'), pool },
+      outputSchema: {
+        model: z.string(),
+        pool: z.string(),
+        similarities: z.array(z.number()).describe("in the items' order"),
+        ranking: z.array(z.object({ index: z.number().int(), similarity: z.number() })),
+      },
+      annotations: readOnly,
+    },
+    async (a, extra) =>
+      run(() =>
+        engine.compare(
+          {
+            model: a.model,
+            query: mediaItem('query', a.query as MediaArg, max, 'image', null),
+            items: a.items.map((m, i) => mediaItem(`items[${i}]`, m as MediaArg, max, 'image', null)),
+            pool: a.pool,
+          },
+          extra.signal,
+        ),
+      ),
+  );
+
+  server.registerTool(
+    'classify_video',
+    {
+      title: 'Classify a clip',
+      description:
+        "Top-k labels of a clip from the model's attentive classifier head; a still image is repeated to the model's frames, as jepa classify does. Returns {model, top: [{label, index, prob, logit}]}.",
+      inputSchema: {
+        model,
+        video: media,
+        top_k: z.number().int().min(1).optional().describe('labels to return (default 5)'),
+        logits: z.boolean().optional().describe('also return every raw logit'),
+      },
+      outputSchema: { model: z.string(), top: z.array(scoreOut), logits: z.array(z.number()).optional() },
+      annotations: readOnly,
+    },
+    async (a, extra) =>
+      run(() =>
+        engine.classify(
+          { model: a.model, item: mediaItem('video', a.video as MediaArg, max, 'video', null), topK: a.top_k, logits: a.logits },
+          extra.signal,
+        ),
+      ),
+  );
+
+  server.registerTool(
+    'predict_latents',
+    {
+      title: 'Score latent predictions',
+      description:
+        "V-JEPA 2 masked predictor: from the encoder's tokens at the context ids, predict the tokens at the target ids, and return each prediction's cosine to the encoded token at that id (and their mean).",
+      inputSchema: {
+        model,
+        media: media.describe('the clip (or image) to encode'),
+        context: ids.describe('context token ids: an array, or text like "0:16"'),
+        target: ids.describe('target token ids: an array, or text like "16:32"'),
+        mask_index: z.number().int().optional().describe('mask token for the targets (default 1)'),
+      },
+      outputSchema: {
+        model: z.string(),
+        context_tokens: z.number().int(),
+        target_ids: z.array(z.number().int()),
+        dims: z.number().int(),
+        cosines: z.array(z.number()).describe("one per target id, in the target's order"),
+        mean_cosine: z.number(),
+      },
+      annotations: readOnly,
+    },
+    async (a, extra) =>
+      run(() =>
+        engine.predictLatents(
+          {
+            model: a.model,
+            item: mediaItem('media', a.media as MediaArg, max, 'video', null),
+            context: a.context,
+            target: a.target,
+            maskIndex: a.mask_index,
+          },
+          extra.signal,
+        ),
+      ),
+  );
+
+  server.registerTool(
+    'plan',
+    {
+      title: 'Plan actions (LeWorldModel)',
+      description:
+        "CEM planning with a LeWorldModel: from the start image (or history frames, oldest first) toward the goal image, the planned action sequence [horizon][action_dim] and its cost (squared distance of its last predicted state to the goal's), with the best sample's cost per iteration.",
+      inputSchema: {
+        model,
+        start: z.union([media, z.array(media).min(1).max(64)]).describe('the start image, or history frames oldest first'),
+        goal: media.describe('the goal image'),
+        horizon: z.number().int().min(1).max(1024).optional().describe('steps to plan (default 5, at least the history)'),
+        samples: z.number().int().min(2).max(4096).optional().describe('candidates per CEM iteration (default 300)'),
+        iterations: z.number().int().min(1).max(1000).optional().describe('CEM iterations (default 30)'),
+        top_k: z.number().int().min(2).max(4096).optional().describe('elites per iteration (default min(30, samples))'),
+        seed: z
+          .number()
+          .int()
+          .min(-(2 ** 31))
+          .max(2 ** 31 - 1)
+          .optional()
+          .describe('sampler seed (default 0)'),
+        action_mean: z.array(z.number()).optional().describe('with action_std: return the plan in raw action units'),
+        action_std: z.array(z.number()).optional(),
+      },
+      outputSchema: {
+        model: z.string(),
+        history: z.number().int(),
+        horizon: z.number().int(),
+        action_dim: z.number().int(),
+        space: z.enum(['model', 'raw']),
+        actions: z.array(z.array(z.number())),
+        cost: z.number(),
+        best_costs: z.array(z.number()),
+      },
+      annotations: readOnly,
+    },
+    async (a, extra) =>
+      run(() => {
+        const start = Array.isArray(a.start) ? a.start : [a.start];
+        return engine.plan(
+          {
+            model: a.model,
+            start: start.map((m, i) => mediaItem(Array.isArray(a.start) ? `start[${i}]` : 'start', m as MediaArg, max, 'image', 'image')),
+            goal: mediaItem('goal', a.goal as MediaArg, max, 'image', 'image'),
+            horizon: a.horizon,
+            samples: a.samples,
+            iterations: a.iterations,
+            topK: a.top_k,
+            seed: a.seed,
+            actionMean: a.action_mean,
+            actionStd: a.action_std,
+          },
+          extra.signal,
+        );
+      }),
+  );
+
+  return server;
+}
