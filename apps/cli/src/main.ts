@@ -9,6 +9,7 @@ import { classifyCommand } from './commands/classify.js';
 import { predictCommand } from './commands/predict.js';
 import { worldmodelCommand } from './commands/worldmodel.js';
 import { serveCommand } from './commands/serve.js';
+import { mcpCommand } from './commands/mcp.js';
 import { queueCommand } from './commands/queue.js';
 import { workerCommand } from './commands/worker.js';
 import { displayText } from './display-text.js';
@@ -32,6 +33,7 @@ classifyCommand(program);
 predictCommand(program);
 worldmodelCommand(program);
 serveCommand(program);
+mcpCommand(program);
 queueCommand(program);
 workerCommand(program);
 
