@@ -17,13 +17,16 @@ fi
 if ! command -v qemu-x86_64 >/dev/null 2>&1; then
   missing+=(qemu-user)
 fi
+if ! command -v chromium >/dev/null 2>&1; then
+  missing+=(chromium)
+fi
 if [ "${#missing[@]}" -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "setup: installing ${missing[*]} from Debian" >&2
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
   else
-    echo "setup: ${missing[*]} missing; video input needs ffmpeg, the corpus tests redis-server, the portable-CPU test qemu-user" \
+    echo "setup: ${missing[*]} missing; video input needs ffmpeg, the corpus tests redis-server, the portable-CPU test qemu-user, the web page test chromium" \
       "(sudo apt-get install ${missing[*]})" >&2
   fi
 fi

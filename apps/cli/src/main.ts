@@ -12,6 +12,7 @@ import { serveCommand } from './commands/serve.js';
 import { mcpCommand } from './commands/mcp.js';
 import { queueCommand } from './commands/queue.js';
 import { workerCommand } from './commands/worker.js';
+import { featuresCommand } from './commands/features.js';
 import { displayText } from './display-text.js';
 import { fsErrorMessage, isFsError, isUserFacing } from './user-error.js';
 
@@ -36,6 +37,7 @@ serveCommand(program);
 mcpCommand(program);
 queueCommand(program);
 workerCommand(program);
+featuresCommand(program);
 
 /** Commander's "error: option '-t, --threads <n>' argument '0' is invalid. expected …" as one `jepa:` sentence. */
 function commanderMessage(message: string): string {

@@ -10,3 +10,4 @@ export { Admission, Batcher, ComputeLane, Dropped, dropReason, type DropReason }
 export { ItemLoader, RequestScope, encodeItems, parseIds, type EncodedItem, type ItemKind, type ParsedItem } from './server-task.js';
 export { ServerMetrics } from './metrics.js';
 export { badField, inputFailure, isInputError } from './errors.js';
+export { featureMap, encodePng, tensorGrid, type FeatureMap } from './features.js';

@@ -85,7 +85,7 @@ export class ModelSlot {
 
   card(): ModelCard {
     const s = this.spec;
-    const endpoints = ['/v1/embeddings'];
+    const endpoints = ['/v1/embeddings', '/v1/features'];
     if (s.head) endpoints.push('/v1/classify');
     if (s.pred?.kind === 'masked') endpoints.push('/v1/predict');
     if (s.pred?.kind === 'action') endpoints.push('/v1/worldmodel/rollout', '/v1/worldmodel/plan');

@@ -7,11 +7,13 @@ import type { EncodeOutput, PoolMode } from '@jepa/graph';
 import { predictorTokens } from '@jepa/graph';
 import { normalSampler, planCem, type WorldModel } from '@jepa/worldmodel';
 import { encodeValues, type EncodingFormat } from './encoding.js';
+import { featureMap } from './features.js';
 import { ApiError, badField, fromFastify, inputFailure, internal, notFound, timedOut, unavailable } from './errors.js';
 import { objectBody, optionalBool, optionalChoice, optionalInt, optionalNumbers, parseJsonBody, type Body } from './json.js';
 import type { ServerMetrics } from './metrics.js';
 import type { ModelRegistry, ModelSlot } from './server-context.js';
 import type { Admission, ComputeLane } from './server-queue.js';
+import type { WebPage } from './web-page.js';
 import { Dropped, dropReason } from './server-queue.js';
 import {
   RequestScope,
@@ -41,6 +43,8 @@ export interface ServerState {
   readonly log: (line: string) => void;
   /** GET /debug/memory (a full GC when node runs with --expose-gc, then process.memoryUsage()): for the leak test only. */
   readonly debug: boolean;
+  /** The page at / (dist/web): public, its API calls are not. Null where it was not built. */
+  readonly web: WebPage | null;
   phase: Phase;
   loadError: string | null;
   /** Requests holding queue places, so a shutdown past its bound can drop them. */
@@ -95,7 +99,7 @@ export function buildApp(state: ServerState): FastifyInstance {
     const open = new Promise<void>((done) => reply.raw.once('close', done));
     state.open.add(open);
     void open.then(() => state.open.delete(open));
-    if (keyDigest) {
+    if (keyDigest && !state.web?.has(path ?? '')) {
       const header = req.headers.authorization;
       const m = typeof header === 'string' ? /^Bearer\s+(.+)$/i.exec(header) : null;
       if (!m)
@@ -141,6 +145,10 @@ export function buildApp(state: ServerState): FastifyInstance {
     });
   }
 
+  // the web page: a few files read once, served with their types; the page asks for the key itself
+  app.get('/', async (_req, reply) => sendWeb(state, reply, '/'));
+  app.get<{ Params: { file: string } }>('/web/:file', async (req, reply) => sendWeb(state, reply, `/web/${req.params.file}`));
+
   app.get('/v1/models', async () => ({ object: 'list', data: state.registry.cards() }));
   app.get<{ Params: { id: string } }>('/v1/models/:id', async (req) => state.registry.card(req.params.id));
 
@@ -166,6 +174,40 @@ export function buildApp(state: ServerState): FastifyInstance {
         data: vectors.map((v, index) => ({ object: 'embedding', index, embedding: encodeValues(v.values, v.shape, format), shape: v.shape })),
         model: slot.id,
         usage: usage(outs),
+      };
+    });
+  });
+
+  // the PCA map of each item's patch features (packages/graph/src/pca.ts has the rule), as PNGs
+  app.post('/v1/features', async (req, reply) => {
+    const started = performance.now();
+    const body = objectBody(req.body, ['model', 'input']);
+    const slot = state.registry.get(body.model);
+    const items = parseItems(body.input, 'input', state.maxQueue);
+    return scoped(reply, items.length, async (scope) => {
+      const encoded = await encodeItems(state, slot, items, scope);
+      const encodedAt = performance.now();
+      const maps = await compute('input', async () => encoded.map((e) => featureMap(slot.spec, e.out, e.shape, e.data)));
+      state.metrics.items.inc({ route: '/v1/features' }, items.length);
+      return {
+        object: 'list',
+        data: maps.map((m, index) => ({
+          object: 'features.pca',
+          index,
+          width: m.width,
+          height: m.height,
+          grid: m.grid,
+          explained_variance: m.explained,
+          png: m.png.toString('base64'),
+          view: m.view.toString('base64'),
+        })),
+        model: slot.id,
+        timing: {
+          encode_ms: encodedAt - started,
+          pca_ms: maps.reduce((t, m) => t + m.ms, 0),
+          total_ms: performance.now() - started,
+        },
+        usage: usage(encoded.map((e) => e.out)),
       };
     });
   });
@@ -343,6 +385,23 @@ function notReady(state: ServerState): ApiError {
   if (state.phase === 'draining') return unavailable('the server is shutting down', 'shutting_down');
   if (state.phase === 'failed') return new ApiError(503, 'server_error', 'load_failed', `the models failed to load: ${state.loadError}`);
   return unavailable('the models are still loading', 'loading');
+}
+
+function sendWeb(state: ServerState, reply: FastifyReply, path: string) {
+  const file = state.web?.get(path);
+  if (!file) {
+    const e = notFound(
+      state.web ? `no route GET ${path.slice(0, 200)}` : 'the web page is not built (pnpm --filter @jepa/server build writes dist/web)',
+      'route_not_found',
+    );
+    return reply.code(404).send(e.body());
+  }
+  return reply
+    .type(file.type)
+    .header('x-content-type-options', 'nosniff')
+    .header('cache-control', 'no-cache')
+    .header('content-security-policy', "default-src 'self'; img-src 'self' data: blob:; style-src 'self'; script-src 'self'")
+    .send(file.bytes);
 }
 
 function routeOf(req: FastifyRequest): string {

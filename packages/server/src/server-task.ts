@@ -194,6 +194,8 @@ export interface EncodedItem {
   out: EncodeOutput;
   /** The item's tensor shape, [C, H, W] or [C, T, H, W]. */
   shape: number[];
+  /** The item's tensor values (the network input). */
+  data: Float32Array;
 }
 
 /**
@@ -217,7 +219,7 @@ export async function encodeItems(
         } finally {
           arrived();
         }
-        return { out: await slot.batcher.encode(loaded.tensor, loaded.still, scope.signal), shape: loaded.tensor.shape };
+        return { out: await slot.batcher.encode(loaded.tensor, loaded.still, scope.signal), shape: loaded.tensor.shape, data: loaded.tensor.data };
       } catch (err) {
         if (err instanceof Dropped) metrics.droppedItems.inc({ reason: err.reason });
         const failure = err instanceof Dropped ? err : inputFailure(item.field, err);

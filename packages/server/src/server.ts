@@ -9,6 +9,7 @@ import { ModelRegistry, modelFiles } from './server-context.js';
 import { buildApp, type ServerState } from './server-http.js';
 import { Admission, Batcher, ComputeLane } from './server-queue.js';
 import { ItemLoader } from './server-task.js';
+import { loadWebPage } from './web-page.js';
 
 export interface ServerOptions {
   /** Model files to serve; each is known by its file name without `.gguf`. */
@@ -39,6 +40,8 @@ export interface ServerOptions {
   device?: string;
   /** After the drain of timeoutMs, how long close() gives what is left before dropping it (default 5000 ms). */
   shutdownGraceMs?: number;
+  /** The folder of the page served at / (default: dist/web of this package; the page is left out where it is not built). */
+  webDir?: string;
   /** Where the server reports internal errors (default: nowhere). */
   log?: (line: string) => void;
 }
@@ -109,6 +112,7 @@ export async function createServer(options: ServerOptions = {}): Promise<JepaSer
     maxBodyBytes: maxBodyMb * 2 ** 20,
     apiKey: options.apiKey,
     debug: process.env.JEPA_SERVER_DEBUG === '1',
+    web: loadWebPage(options.webDir),
     phase: 'loading',
     loadError: null,
     active: new Set(),
