@@ -2,10 +2,11 @@
 // itself, with a negative control), the media size limit, no model at all, the client's roots, and a
 // stdout that carries nothing but protocol messages.
 import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { join, sep } from 'node:path';
 import { isWithin } from '@jepa/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LineChunks, Roots, checkMediaSize, mediaItem } from '../src/index.js';
+import { LineChunks, Roots, checkMediaSize, mediaItem, messageId } from '../src/index.js';
 import { cli, demo, layout, mcpChild, THREADS, type McpChild } from './helpers.js';
 
 const { dir, allowed, other } = layout('bounds');
@@ -127,6 +128,26 @@ describe('jepa mcp with the demo model', () => {
   });
 });
 
+describe('a message over --max-message-mb', () => {
+  it('is dropped as it streams in and answered with a JSON-RPC error naming its size; the session goes on', async () => {
+    expect(messageId('{"method":"tools/call","params":{"a":', ',"jsonrpc":"2.0","id":17}\n')).toBe(17);
+    expect(messageId('{"jsonrpc":"2.0","id":"x-1","method":"tools/call"', '"b":{"id":3}}}')).toBe('x-1');
+    expect(messageId('{"method":"x","params":{"id":3}}', '"params":{"id":3}}')).toBeNull();
+    const mcp = await mcpChild(['--max-message-mb', '1']);
+    try {
+      const err = await mcp.client.callTool({ name: 'embed_image', arguments: { image: { data: 'A'.repeat(2 * 2 ** 20) } } }).then(
+        () => null,
+        (e: Error) => e.message,
+      );
+      expect(err).toMatch(/the message is 2\.0 MiB, over the 1\.0 MiB limit \(--max-message-mb\)/);
+      expect(await mcp.ok('list_models')).toEqual({ models: [] });
+      expect(mcp.stderr()).toMatch(/over the 1\.0 MiB limit \(--max-message-mb\); dropped/);
+    } finally {
+      await mcp.close();
+    }
+  });
+});
+
 describe('jepa mcp with no model at all', () => {
   it('answers initialize, tools/list and list_models (empty); a tool that needs one says so', async () => {
     const mcp = await mcpChild([]);
@@ -173,8 +194,26 @@ describe("the client's roots", () => {
 });
 
 describe('stdout', () => {
-  it('carries only JSON-RPC messages, model loading and a tool call included; an unknown method is a JSON-RPC error', async () => {
-    const child = spawn(process.execPath, [cli, 'mcp', '-m', demo, '--root', allowed, '-t', String(THREADS)], {
+  it('carries only JSON-RPC messages (console.log of a library goes to stderr), model loading and a tool call included; an unknown method is a JSON-RPC error', async () => {
+    // a library that prints with console.log every 50 ms once the command has started (its first jepa: line)
+    const noisy = join(dir, 'noisy.cjs');
+    writeFileSync(
+      noisy,
+      [
+        'const write = process.stderr.write.bind(process.stderr);',
+        'let on = false;',
+        'process.stderr.write = (...a) => {',
+        "  if (!on && String(a[0]).startsWith('jepa: ')) {",
+        '    on = true;',
+        "    console.log('noise from a library');",
+        "    setInterval(() => console.log('noise from a library'), 50).unref();",
+        '  }',
+        '  return write(...a);',
+        '};',
+        '',
+      ].join('\n'),
+    );
+    const child = spawn(process.execPath, ['-r', noisy, cli, 'mcp', '-m', demo, '--root', allowed, '-t', String(THREADS)], {
       env: { ...process.env, JEPA_DEVICE: 'cpu' },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
@@ -217,5 +256,6 @@ describe('stdout', () => {
     expect(lines.length).toBeGreaterThanOrEqual(4);
     for (const line of lines) expect(JSON.parse(line).jsonrpc, line).toBe('2.0');
     expect(err).toMatch(/jepa: model: /);
+    expect(err).toMatch(/noise from a library/);
   });
 });
