@@ -222,12 +222,14 @@ export function patchPcaMap(
  * form, then the implicit QL method (EISPACK tred2 / tql2, after the public-domain JAMA version).
  */
 export function symmetricEigen(a: Float64Array, n: number): { values: Float64Array; vectors: Float64Array } {
-  const V = new Float64Array(a);
+  // U holds Vᵀ (A is symmetric, so it starts as A): tred2's inner loops run down V's columns, which
+  // are U's contiguous rows; and tql2 rotates pairs of V's columns, again U's rows
+  const U = new Float64Array(a);
   const d = new Float64Array(n);
   const e = new Float64Array(n);
-  const at = (i: number, j: number) => V[i * n + j]!;
+  const at = (i: number, j: number) => U[j * n + i]!;
   const set = (i: number, j: number, v: number) => {
-    V[i * n + j] = v;
+    U[j * n + i] = v;
   };
   // tred2
   for (let j = 0; j < n; j++) d[j] = at(n - 1, j);
@@ -258,9 +260,11 @@ export function symmetricEigen(a: Float64Array, n: number): { values: Float64Arr
         f = d[j]!;
         set(j, i, f);
         g = e[j]! + at(j, j) * f;
+        const col = j * n;
         for (let k = j + 1; k <= i - 1; k++) {
-          g += at(k, j) * d[k]!;
-          e[k] = e[k]! + at(k, j) * f;
+          const u = U[col + k]!;
+          g += u * d[k]!;
+          e[k] = e[k]! + u * f;
         }
         e[j] = g;
       }
@@ -274,7 +278,8 @@ export function symmetricEigen(a: Float64Array, n: number): { values: Float64Arr
       for (let j = 0; j < i; j++) {
         f = d[j]!;
         g = e[j]!;
-        for (let k = j; k <= i - 1; k++) set(k, j, at(k, j) - (f * e[k]! + g * d[k]!));
+        const col = j * n;
+        for (let k = j; k <= i - 1; k++) U[col + k] = U[col + k]! - (f * e[k]! + g * d[k]!);
         d[j] = at(i - 1, j);
         set(i, j, 0);
       }
@@ -287,10 +292,12 @@ export function symmetricEigen(a: Float64Array, n: number): { values: Float64Arr
     const h = d[i + 1]!;
     if (h !== 0) {
       for (let k = 0; k <= i; k++) d[k] = at(k, i + 1) / h;
+      const next = (i + 1) * n;
       for (let j = 0; j <= i; j++) {
+        const col = j * n;
         let g = 0;
-        for (let k = 0; k <= i; k++) g += at(k, i + 1) * at(k, j);
-        for (let k = 0; k <= i; k++) set(k, j, at(k, j) - g * d[k]!);
+        for (let k = 0; k <= i; k++) g += U[next + k]! * U[col + k]!;
+        for (let k = 0; k <= i; k++) U[col + k] = U[col + k]! - g * d[k]!;
       }
     }
     for (let k = 0; k <= i; k++) set(k, i + 1, 0);
@@ -301,7 +308,8 @@ export function symmetricEigen(a: Float64Array, n: number): { values: Float64Arr
   }
   set(n - 1, n - 1, 1);
   e[0] = 0;
-  // tql2
+  // tql2, its rotations on two contiguous rows of W = Vᵀ
+  const W = U;
   for (let i = 1; i < n; i++) e[i - 1] = e[i]!;
   e[n - 1] = 0;
   let f = 0;
@@ -344,10 +352,12 @@ export function symmetricEigen(a: Float64Array, n: number): { values: Float64Arr
           c = p / r;
           p = c * d[i]! - s * g;
           d[i + 1] = h + s * (c * g + s * d[i]!);
+          const ri = i * n;
+          const rj = ri + n;
           for (let k = 0; k < n; k++) {
-            h = at(k, i + 1);
-            set(k, i + 1, s * at(k, i) + c * h);
-            set(k, i, c * at(k, i) - s * h);
+            h = W[rj + k]!;
+            W[rj + k] = s * W[ri + k]! + c * h;
+            W[ri + k] = c * W[ri + k]! - s * h;
           }
         }
         p = (-s * s2 * c3 * el1 * e[l]!) / dl1;
@@ -362,6 +372,6 @@ export function symmetricEigen(a: Float64Array, n: number): { values: Float64Arr
   const order = Array.from({ length: n }, (_, i) => i).sort((i, j) => d[i]! - d[j]! || i - j);
   const values = Float64Array.from(order, (i) => d[i]!);
   const vectors = new Float64Array(n * n);
-  for (let r = 0; r < n; r++) for (let c = 0; c < n; c++) vectors[r * n + c] = V[r * n + order[c]!]!;
+  for (let r = 0; r < n; r++) for (let c = 0; c < n; c++) vectors[r * n + c] = W[order[c]! * n + r]!;
   return { values, vectors };
 }
