@@ -48,6 +48,7 @@ export async function runMcpBench(o: McpBenchOptions, log: (s: string) => void):
     env: { ...(process.env as Record<string, string>) },
     stderr: 'pipe',
   });
+  transport.stderr?.on('data', () => {});
   const client = new Client({ name: 'jepa-bench', version: '0' });
   await client.connect(transport);
   const bytes = readFileSync(image);
@@ -84,7 +85,10 @@ export async function runMcpBench(o: McpBenchOptions, log: (s: string) => void):
       rows.push(row);
     }
   } finally {
+    // the transport's close waits on unref'd timers: keep the process alive until it is done
+    const keep = setInterval(() => {}, 1000);
     await client.close();
+    clearInterval(keep);
   }
   return { model: o.model, image: o.image, imageBytes: bytes.length, threads: o.threads, rows };
 }
