@@ -15,7 +15,8 @@ import { loadWebPage } from '../src/web-page.js';
 import { demo, heads, png, root, sampleJpg, startServer, tmp } from './helpers.js';
 
 function findChromium(): string | null {
-  if (process.env.JEPA_CHROMIUM) return process.env.JEPA_CHROMIUM;
+  // JEPA_CHROMIUM names the browser; one that is not there skips the tests (JEPA_CHROMIUM=none to try that)
+  if (process.env.JEPA_CHROMIUM) return existsSync(process.env.JEPA_CHROMIUM) ? process.env.JEPA_CHROMIUM : null;
   for (const name of ['chromium', 'chromium-browser', 'google-chrome']) {
     const r = spawnSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' });
     if (r.status === 0 && r.stdout.trim()) return r.stdout.trim();
