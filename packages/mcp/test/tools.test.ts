@@ -197,6 +197,34 @@ describe('plan', () => {
     expect(r.cost).toBe(roll.costs[0]);
   });
 
+  it('a plan the client cancels stops at its next CEM iteration (the server goes idle)', async () => {
+    // CPU seconds the server process has used (utime + stime, in clock ticks of 1/100 s)
+    const ticks = () => {
+      const f = readFileSync(`/proc/${mcp.transport.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      return Number(f[11]) + Number(f[12]);
+    };
+    const busy = async () => {
+      const t0 = ticks();
+      await new Promise((r) => setTimeout(r, 1000));
+      return ticks() - t0;
+    };
+    const controller = new AbortController();
+    const long = mcp.client.callTool(
+      { name: 'plan', arguments: { model: 'lewm', start: at('a.png'), goal: at('goal.png'), samples: 4096, iterations: 1000, top_k: 64 } },
+      undefined,
+      { signal: controller.signal, timeout: 120_000 },
+    );
+    long.catch(() => {});
+    await new Promise((r) => setTimeout(r, 300));
+    // planning: well over half a core (about 260 ms per iteration here, 1000 iterations)
+    expect(await busy()).toBeGreaterThan(50);
+    controller.abort();
+    await expect(long).rejects.toThrow();
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await busy()).toBeLessThan(20);
+    expect((await mcp.ok<{ dims: number }>('embed_image', { model: 'lewm', image: at('a.png') })).dims).toBeGreaterThan(0);
+  });
+
   it('refuses a model that is not a LeWorldModel', async () => {
     expect(await mcp.refused('plan', { model: 'demo', start: at('a.png'), goal: at('goal.png') })).toMatch(/^model: demo is not a LeWorldModel/);
   });
