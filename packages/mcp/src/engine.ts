@@ -23,11 +23,11 @@ import {
   RequestScope,
   ServerMetrics,
   badField,
-  dropReason,
+  computeOnItems,
   encodeItems,
-  inputFailure,
   modelFiles,
   parseIds,
+  rejectOnDrop,
 } from '@jepa/server';
 import { planCem, type WorldModel } from '@jepa/worldmodel';
 import { Roots, asRootError } from './roots.js';
@@ -203,7 +203,7 @@ export class Engine {
     const cls = new Float32Array(outs.length * D);
     for (const [i, o] of outs.entries()) cls.set(o.pool('cls'), i * D);
     const world = slot.world();
-    const states = await compute('input', () => this.#lane.run(() => world.project(cls, outs.length)));
+    const states = await computeOnItems('input', () => this.#lane.run(() => world.project(cls, outs.length)));
     const Dp = world.embedDim;
     return outs.map((_, i) => states.slice(i * Dp, (i + 1) * Dp));
   }
@@ -253,7 +253,7 @@ export class Engine {
     if (k > classes) throw badField('top_k', `at most ${classes} (the head's classes)`);
     return this.#scoped(1, signal, async (scope) => {
       const [{ out }] = (await this.#encode(slot, [args.item], scope)) as [EncodedItem];
-      const r = (await compute('input', () => this.#lane.run(() => head.classify(out, k))))[0]!;
+      const r = (await computeOnItems('input', () => this.#lane.run(() => head.classify(out, k))))[0]!;
       return {
         model: slot.id,
         top: r.top.map((c) => ({ label: c.label, index: c.index, prob: c.prob, logit: c.logit })),
@@ -277,7 +277,7 @@ export class Engine {
     return this.#scoped(1, signal, async (scope) => {
       const [{ out, shape }] = (await this.#encode(slot, [args.item], scope)) as [EncodedItem];
       const oneFrame = shape.length === 3 || shape[1] === 1;
-      const result = await compute('input', () =>
+      const result = await computeOnItems('input', () =>
         this.#lane.run(() =>
           predictor.predict({
             ...predictorTokens(out),
@@ -348,8 +348,8 @@ export class Engine {
           return wm.cost({ data: rolled, candidates: count, steps: horizon + 1 }, target);
         });
       };
-      const result = await compute('samples', () => planCem(rollCost, { horizon, actionDim: wm.actionDim, samples, iterations, topk, seed }));
-      const [cost] = await compute('samples', () => rollCost(result.mean, 1));
+      const result = await computeOnItems('samples', () => planCem(rollCost, { horizon, actionDim: wm.actionDim, samples, iterations, topk, seed }));
+      const [cost] = await computeOnItems('samples', () => rollCost(result.mean, 1));
       const actions = stats ? denormalizeActions(result.mean, stats) : result.mean;
       const A = wm.actionDim;
       return {
@@ -371,8 +371,8 @@ export class Engine {
     const D = slot.spec.enc.embedDim;
     const cls = new Float32Array(H * D);
     for (let i = 0; i < H; i++) cls.set(outs[i]!.pool('cls'), i * D);
-    const initial = await compute('start', () => this.#lane.run(() => wm.project(cls, H)));
-    const target = await compute('goal', () => this.#lane.run(() => wm.project(outs[H]!.pool('cls'), 1)));
+    const initial = await computeOnItems('start', () => this.#lane.run(() => wm.project(cls, H)));
+    const target = await computeOnItems('goal', () => this.#lane.run(() => wm.project(outs[H]!.pool('cls'), 1)));
     return { initial, target };
   }
 
@@ -384,30 +384,6 @@ export class Engine {
     await this.#lane.idle();
     this.registry.dispose();
     await rm(this.#tmp, { recursive: true, force: true });
-  }
-}
-
-/** Rejects once the signal fires for a reason other than a failed item (that one's own error wins). */
-function rejectOnDrop(signal: AbortSignal): Promise<never> {
-  return new Promise<never>((_resolve, reject) => {
-    const fire = () => {
-      const reason = dropReason(signal);
-      if (reason !== 'failed') reject(new Dropped(reason));
-    };
-    if (signal.aborted) fire();
-    else signal.addEventListener('abort', fire, { once: true });
-  });
-}
-
-/** Compute on items already checked: an engine refusal is the caller's (field named), anything else internal. */
-async function compute<T>(field: string, run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (err) {
-    if (err instanceof Dropped) throw err;
-    if (err instanceof Error && /\b(target|context) token id\b/.test(err.message))
-      throw inputFailure(/\btarget token id\b/.test(err.message) ? 'target' : 'context', err);
-    throw inputFailure(field, err);
   }
 }
 

@@ -6,7 +6,7 @@ export { decodeBase64, float32Base64 } from './encoding.js';
 export type { ModelCard } from './server-context.js';
 // The building blocks, for front ends other than HTTP (@jepa/mcp): the same registry, queue, item path and checks.
 export { ModelRegistry, ModelSlot, modelFiles, type SlotOptions } from './server-context.js';
-export { Admission, Batcher, ComputeLane, Dropped, dropReason, type DropReason } from './server-queue.js';
+export { Admission, Batcher, ComputeLane, Dropped, computeOnItems, dropReason, rejectOnDrop, type DropReason } from './server-queue.js';
 export { ItemLoader, RequestScope, encodeItems, parseIds, type EncodedItem, type ItemKind, type ParsedItem } from './server-task.js';
 export { ServerMetrics } from './metrics.js';
 export { badField, inputFailure, isInputError } from './errors.js';

@@ -8,13 +8,13 @@ import { predictorTokens } from '@jepa/graph';
 import { normalSampler, planCem, type WorldModel } from '@jepa/worldmodel';
 import { encodeValues, type EncodingFormat } from './encoding.js';
 import { featureMap } from './features.js';
-import { ApiError, badField, fromFastify, inputFailure, internal, notFound, timedOut, unavailable } from './errors.js';
+import { ApiError, badField, fromFastify, internal, notFound, timedOut, unavailable } from './errors.js';
 import { objectBody, optionalBool, optionalChoice, optionalInt, optionalNumbers, parseJsonBody, type Body } from './json.js';
 import type { ServerMetrics } from './metrics.js';
 import type { ModelRegistry, ModelSlot } from './server-context.js';
 import type { Admission, ComputeLane } from './server-queue.js';
 import type { WebPage } from './web-page.js';
-import { Dropped, dropReason } from './server-queue.js';
+import { Dropped, computeOnItems, rejectOnDrop } from './server-queue.js';
 import {
   RequestScope,
   encodeItems,
@@ -187,7 +187,7 @@ export function buildApp(state: ServerState): FastifyInstance {
     return scoped(reply, items.length, async (scope) => {
       const encoded = await encodeItems(state, slot, items, scope);
       const encodedAt = performance.now();
-      const maps = await compute('input', async () => encoded.map((e) => featureMap(slot.spec, e.out, e.shape, e.data)));
+      const maps = await computeOnItems('input', async () => encoded.map((e) => featureMap(slot.spec, e.out, e.shape, e.data)));
       state.metrics.items.inc({ route: '/v1/features' }, items.length);
       return {
         object: 'list',
@@ -222,7 +222,7 @@ export function buildApp(state: ServerState): FastifyInstance {
     const items = parseItems(body.input, 'input', state.maxQueue);
     return scoped(reply, items.length, async (scope) => {
       const outs = (await encodeItems(state, slot, items, scope)).map((e) => e.out);
-      const results = await compute('input', () =>
+      const results = await computeOnItems('input', () =>
         state.lane.run(async () => {
           const all = [];
           for (const out of outs) all.push((await head.classify(out, k))[0]!);
@@ -256,7 +256,7 @@ export function buildApp(state: ServerState): FastifyInstance {
     return scoped(reply, 1, async (scope) => {
       const [{ out, shape }] = (await encodeItems(state, slot, items, scope)) as [EncodedItem];
       const oneFrame = shape.length === 3 || shape[1] === 1;
-      const result = await compute('input', () =>
+      const result = await computeOnItems('input', () =>
         state.lane.run(() =>
           predictor.predict({
             ...predictorTokens(out),
@@ -315,7 +315,7 @@ export function buildApp(state: ServerState): FastifyInstance {
     return scoped(reply, items.length, async (scope) => {
       const { initial, target, outs } = await worldInputs(state, slot, wm, frames.length, items, goal !== null, scope);
       const H = frames.length;
-      const rolled = await compute('actions', () => state.lane.run(() => wm.rollout({ data: initial, candidates: 1, steps: H }, seqs)));
+      const rolled = await computeOnItems('actions', () => state.lane.run(() => wm.rollout({ data: initial, candidates: 1, steps: H }, seqs)));
       const steps = seqs.steps + 1;
       const costs = target ? wm.cost({ data: rolled, candidates: seqs.candidates, steps }, target) : null;
       state.metrics.items.inc({ route: '/v1/worldmodel/rollout' }, items.length);
@@ -350,7 +350,7 @@ export function buildApp(state: ServerState): FastifyInstance {
     return scoped(reply, items.length, async (scope) => {
       const { initial, target, outs } = await worldInputs(state, slot, wm, H, items, true, scope);
       // wm.plan, with every iteration's batched rollout on the lane and a dropped request stopping between them
-      const result = await compute('samples', () =>
+      const result = await computeOnItems('samples', () =>
         planCem(
           async (candidates, count) => {
             if (scope.dropped) throw new Dropped(scope.dropped);
@@ -423,7 +423,7 @@ async function runScoped<T>(state: ServerState, reply: FastifyReply, items: numb
   const running = work(scope);
   running.catch(() => {});
   try {
-    return await Promise.race([running, dropped(scope.signal)]);
+    return await Promise.race([running, rejectOnDrop(scope.signal)]);
   } catch (err) {
     const reason = scope.dropped;
     if (reason === 'deadline') throw timedOut(state.timeoutMs);
@@ -435,30 +435,6 @@ async function runScoped<T>(state: ServerState, reply: FastifyReply, items: numb
     reply.raw.off('close', onClose);
     state.active.delete(scope);
     scope.ticket.releaseAll();
-  }
-}
-
-/** Rejects once the signal fires for a reason other than a failed item (that one's own error wins). */
-function dropped(signal: AbortSignal): Promise<never> {
-  return new Promise<never>((_resolve, reject) => {
-    const fire = () => {
-      const reason = dropReason(signal);
-      if (reason !== 'failed') reject(new Dropped(reason));
-    };
-    if (signal.aborted) fire();
-    else signal.addEventListener('abort', fire, { once: true });
-  });
-}
-
-/** Compute on items already checked: an engine refusal is the user's (field named), anything else a 500. */
-async function compute<T>(field: string, run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (err) {
-    if (err instanceof Dropped) throw err;
-    if (err instanceof Error && /\b(target|context) token id\b/.test(err.message))
-      throw inputFailure(/\btarget token id\b/.test(err.message) ? 'target' : 'context', err);
-    throw inputFailure(field, err);
   }
 }
 
@@ -479,7 +455,7 @@ async function pooled(lane: ComputeLane, slot: ModelSlot, outs: readonly EncodeO
   const cls = new Float32Array(outs.length * D);
   for (const [i, o] of outs.entries()) cls.set(o.pool('cls'), i * D);
   const world = slot.world();
-  const states = await compute('input', () => lane.run(() => world.project(cls, outs.length)));
+  const states = await computeOnItems('input', () => lane.run(() => world.project(cls, outs.length)));
   const Dp = world.embedDim;
   return outs.map((_, i) => ({ values: states.slice(i * Dp, (i + 1) * Dp), shape: [Dp] }));
 }
@@ -541,8 +517,8 @@ async function worldInputs(
   const D = slot.spec.enc.embedDim;
   const cls = new Float32Array(H * D);
   for (let i = 0; i < H; i++) cls.set(outs[i]!.pool('cls'), i * D);
-  const initial = await compute('images', () => state.lane.run(() => wm.project(cls, H)));
-  const target = withGoal ? await compute('goal', () => state.lane.run(() => wm.project(outs[H]!.pool('cls'), 1))) : null;
+  const initial = await computeOnItems('images', () => state.lane.run(() => wm.project(cls, H)));
+  const target = withGoal ? await computeOnItems('goal', () => state.lane.run(() => wm.project(outs[H]!.pool('cls'), 1))) : null;
   return { initial, target, outs };
 }
 

@@ -5,7 +5,7 @@
 // --max-batch items or --max-wait-ms after the oldest arrived; clips run one per graph.
 import { EncodeOutput, type EncoderContext } from '@jepa/graph';
 import type { ItemTensor } from '@jepa/input';
-import { ApiError } from './errors.js';
+import { ApiError, inputFailure } from './errors.js';
 import type { ServerMetrics } from './metrics.js';
 
 export type DropReason = 'disconnect' | 'deadline' | 'failed' | 'shutdown';
@@ -21,6 +21,30 @@ export class Dropped extends Error {
 export function dropReason(signal: AbortSignal): DropReason {
   const r = signal.reason as unknown;
   return r === 'disconnect' || r === 'deadline' || r === 'failed' || r === 'shutdown' ? r : 'failed';
+}
+
+/** Rejects once the signal fires for a reason other than a failed item (that one's own error wins). */
+export function rejectOnDrop(signal: AbortSignal): Promise<never> {
+  return new Promise<never>((_resolve, reject) => {
+    const fire = () => {
+      const reason = dropReason(signal);
+      if (reason !== 'failed') reject(new Dropped(reason));
+    };
+    if (signal.aborted) fire();
+    else signal.addEventListener('abort', fire, { once: true });
+  });
+}
+
+/** Compute on items already checked: an engine refusal is the caller's (field named), anything else internal. */
+export async function computeOnItems<T>(field: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    if (err instanceof Dropped) throw err;
+    if (err instanceof Error && /\b(target|context) token id\b/.test(err.message))
+      throw inputFailure(/\btarget token id\b/.test(err.message) ? 'target' : 'context', err);
+    throw inputFailure(field, err);
+  }
 }
 
 /** Items a request holds in the queue; each is given back once. */
