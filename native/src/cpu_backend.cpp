@@ -65,6 +65,8 @@ std::string loadCpuBackends() {
     if (stat(path.c_str(), &st) != 0) return "JEPA_CPU_VARIANT=" + std::string(forced) + ": no " + path + " (there are: " + variantsIn(dir) + ")";
     if (!ggml_backend_load(path.c_str()))
       return "JEPA_CPU_VARIANT=" + std::string(forced) + ": this CPU cannot run that variant (" + path + ")";
+    // the forced variant is the only CPU backend: loading the best one as well would register a second
+    return "";
   }
   ggml_backend_load_all_from_path(dir.c_str());
   if (!cpuReg()) return "no ggml CPU backend in " + dir + " runs on this CPU (libggml-cpu-*.so missing?)";

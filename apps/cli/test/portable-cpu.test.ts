@@ -47,6 +47,19 @@ describe.runIf(buildInfo().portable)('the portable addon on an AVX2 CPU (qemu -c
     expect(emulated.signal).toBe('SIGILL');
   });
 
+  it('JEPA_CPU_VARIANT forces one variant here, the only CPU device; an unknown one is refused with the list', () => {
+    const run = (variant: string) =>
+      spawnSync(process.execPath, [main, 'devices', '--json'], { encoding: 'utf8', env: { ...process.env, JEPA_CPU_VARIANT: variant } });
+    const forced = run('haswell');
+    expect(forced.status, forced.stderr).toBe(0);
+    const { build, devices } = JSON.parse(forced.stdout) as { build: ReturnType<typeof buildInfo>; devices: { type: string }[] };
+    expect(build.cpuVariant).toBe('haswell');
+    expect(devices.filter((d) => d.type === 'cpu')).toHaveLength(1);
+    const unknown = run('no-such-cpu');
+    expect(unknown.status).toBe(2);
+    expect(unknown.stderr).toMatch(/JEPA_CPU_VARIANT=no-such-cpu: no .*libggml-cpu-no-such-cpu\.so \(there are: .*haswell/);
+  });
+
   it('jepa devices names the haswell variant and no AVX-512 kernels', { timeout: 300_000 }, () => {
     const r = underQemu(process.execPath, [main, 'devices', '--json']);
     expect(r.code, r.err).toBe(0);
