@@ -183,7 +183,13 @@ async function convertSource(source: Source, probe: Checkpoint | null, out: stri
     imgSize: options.imgSize,
     nFrames: options.nFrames,
     predNHead: options.predNHead,
+    entry: options.entry,
+    acExtrinsics: options.acExtrinsics,
   });
+  if (options.entry !== undefined && mapped.sourceEntry === null)
+    throw new ConvertError('CONVERT_BAD_OPTION', `--entry names a Meta pickle entry; this ${mapping.layout} checkpoint has none`);
+  if (options.acExtrinsics && mapped.parts.pred?.kind !== 'ac')
+    throw new ConvertError('CONVERT_BAD_OPTION', '--ac-extrinsics applies to a V-JEPA 2-AC predictor, which this checkpoint does not have');
   const maps = [mapped.map, ...(mapped.extraMaps ?? []), ...(probe ? [attachProbe(mapped, probe, options)] : [])];
   const { unmapped, ignored } = leftovers(maps, mapping.layout, options.allowUnmapped ?? false);
   const outputs = new Map(maps.flatMap((m) => [...m.outputs]));

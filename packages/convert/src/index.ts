@@ -29,3 +29,4 @@ export { defaultOutputName } from './source.js';
 export { encodeHalf, encodeHalfScanned, f32BitsToBf16, f32BitsToF16, scanNonFinite, type NonFinite } from './half.js';
 export { MAPPINGS } from './mappings/index.js';
 export type { Mapping, ArchOverrides } from './mappings/types.js';
+export { META_ENCODER_ENTRIES } from './mappings/meta-encoder.js';

@@ -62,3 +62,33 @@ describe.skipIf(!existsSync(main))('jepa convert on hostile checkpoints', () => 
     expect(r.err).not.toMatch(/re-save/);
   });
 });
+
+describe.skipIf(!existsSync(main))('jepa convert of a V-JEPA 2-AC .pt', () => {
+  const ac = resolve(__dirname, 'data', 'meta-vjepa2-ac.pt');
+
+  it('converts encoder + AC predictor, printing the entry taken; --entry takes another; an absent one is refused', () => {
+    const outDir = tempDir();
+    const r = jepa(['convert', ac, '-o', join(outDir, 'ac.gguf'), '--n-head', '2', '--pred-n-head', '2']);
+    expect(r.code, r.err).toBe(0);
+    expect(r.err).toMatch(/vjepa2 from .*V-JEPA 2-AC.* \(entry 'encoder'\)/);
+    expect(r.err).toMatch(/Meta's AC loader/);
+    expect(r.out.trim()).toBe(join(outDir, 'ac.gguf'));
+    const t = jepa([
+      'convert',
+      ac,
+      '-o',
+      join(outDir, 't.gguf'),
+      '--n-head',
+      '2',
+      '--pred-n-head',
+      '2',
+      '--entry',
+      'target_encoder',
+      '--ac-extrinsics',
+    ]);
+    expect(t.code, t.err).toBe(0);
+    expect(t.err).toMatch(/\(entry 'target_encoder'\)/);
+    const refused = jepa(['convert', ac, '-o', join(outDir, 'e.gguf'), '--n-head', '2', '--entry', 'ema_encoder']);
+    expectOneLineRefusal(refused, /--entry 'ema_encoder': .* its entries are \[encoder, target_encoder, predictor, opt, epoch\]/);
+  });
+});

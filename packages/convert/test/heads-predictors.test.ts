@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { loadModelSpec } from '@jepa/gguf';
 import { Model } from '@jepa/graph';
 import { describe, expect, it } from 'vitest';
-import { convertCheckpoint } from '../src/index.js';
+import { convertCheckpoint, openCheckpoint } from '../src/index.js';
 import { expectConvertError, tempDir } from './fixtures.js';
 import { REFERENCE } from './reference-cases.js';
 import { seeded, tensorsOf, writeSafetensors, type RawTensor } from './synthetic-checkpoint.js';
@@ -198,5 +198,131 @@ describe('Meta V-JEPA 2 / 2.1 predictors (test/data/make_meta_predictor_fixtures
       rope: { layout: 'interleaved' },
     });
     await loads(out);
+  });
+});
+
+describe('Meta V-JEPA 2-AC (test/data/make_meta_predictor_fixtures.py)', () => {
+  const data = join(dirname(fileURLToPath(import.meta.url)), 'data');
+  const ac = join(data, 'meta-vjepa2-ac.pt');
+  const tiny = { nHead: 2, predNHead: 2 };
+
+  function ggufValues(path: string, name: string): Float32Array {
+    const info = loadModelSpec(path).tensors.get(name)!;
+    const bytes = readFileSync(path);
+    return new Float32Array(bytes.buffer.slice(bytes.byteOffset + info.offset, bytes.byteOffset + info.offset + info.nbytes));
+  }
+
+  async function sourceValues(path: string, name: string): Promise<Float32Array> {
+    const ck = await openCheckpoint(path);
+    try {
+      return await ck.tensors.get(name)!.readAsFloat32();
+    } finally {
+      await ck.close();
+    }
+  }
+
+  it('detected as meta-vjepa2-ac: encoder from `encoder`, an ac predictor without extrinsics by default', async () => {
+    const out = join(tempDir(), 'ac.gguf');
+    const s = await convertCheckpoint(ac, out, tiny);
+    expect([s.family, s.mapping, s.sourceEntry]).toEqual(['vjepa2', 'meta-vjepa2-ac', 'encoder']);
+    expect(s.notes.join('\n')).toMatch(/'encoder' entry, as Meta's AC loader/);
+    expect(s.notes.join('\n')).toMatch(/without the camera-extrinsics token/);
+    expect(s.ignored.sort()).toEqual(['extrinsics_encoder.bias', 'extrinsics_encoder.weight', 'pos_embed']);
+    const spec = loadModelSpec(out);
+    expect(spec.pred).toMatchObject({
+      kind: 'ac',
+      embedDim: 16,
+      nLayer: 2,
+      nHead: 2,
+      ffnDim: 32,
+      actionDim: 7,
+      stateDim: 7,
+      extrinsics: false,
+      condTokens: 2,
+      frameCausal: true,
+      tubeletSize: 2,
+      nFrames: 64,
+      maxSteps: 32,
+      gridSize: 64,
+      rope: { layout: 'tiled' },
+    });
+    expect(spec.tensors.get('pred.embed.weight')!.shape).toEqual([32, 16]);
+    expect(spec.tensors.get('pred.ac.action.weight')!.shape).toEqual([7, 16]);
+    expect(spec.tensors.get('pred.proj.weight')!.shape).toEqual([16, 32]);
+    expect(spec.tensors.has('pred.ac.extrinsics.weight')).toBe(false);
+    const qkv = ggufValues(out, 'enc.blk.0.attn.qkv.weight');
+    expect(qkv).toEqual(await sourceValues(ac, 'encoder.module.backbone.blocks.0.attn.qkv.weight'));
+    expect(qkv).not.toEqual(await sourceValues(ac, 'target_encoder.module.backbone.blocks.0.attn.qkv.weight'));
+    expect(ggufValues(out, 'pred.ac.state.weight')).toEqual(await sourceValues(ac, 'predictor.module.backbone.state_encoder.weight'));
+  });
+
+  it('--ac-extrinsics maps extrinsics_encoder; --entry target_encoder takes that entry', async () => {
+    const out = join(tempDir(), 'ac-x.gguf');
+    const s = await convertCheckpoint(ac, out, { ...tiny, acExtrinsics: true, entry: 'target_encoder' });
+    expect(s.sourceEntry).toBe('target_encoder');
+    expect(s.ignored).toEqual(['pos_embed']);
+    expect(s.notes.join('\n')).toMatch(/'target_encoder' entry \(--entry\)/);
+    const spec = loadModelSpec(out);
+    expect(spec.pred).toMatchObject({ kind: 'ac', extrinsics: true, condTokens: 3 });
+    expect(spec.tensors.get('pred.ac.extrinsics.weight')!.shape).toEqual([6, 16]);
+    expect(ggufValues(out, 'enc.blk.0.attn.qkv.weight')).toEqual(await sourceValues(ac, 'target_encoder.module.backbone.blocks.0.attn.qkv.weight'));
+  });
+
+  it('--entry naming an absent entry is refused with the entries present, for every Meta pickle', async () => {
+    for (const src of [ac, join(data, 'meta-vjepa2-predictor.pt'), join(REFERENCE, 'vjepa', 'vjepa_fixture.pth.tar')]) {
+      await expectConvertError(
+        convertCheckpoint(src, join(tempDir(), 'x.gguf'), { ...tiny, entry: 'ema_encoder' }),
+        'CONVERT_BAD_OPTION',
+        /--entry 'ema_encoder': .* has no such entry; its entries are \[.*encoder.*\]/,
+      );
+    }
+    await expectConvertError(convertCheckpoint(ac, join(tempDir(), 'x.gguf'), { ...tiny, entry: 'predictor' }), 'CONVERT_BAD_OPTION', /none of/);
+  });
+
+  it('--entry picks the entry of the other Meta mappings too', async () => {
+    const s = await convertCheckpoint(join(data, 'meta-vjepa2-predictor.pt'), join(tempDir(), 'e.gguf'), { ...tiny, entry: 'encoder' });
+    expect([s.mapping, s.sourceEntry]).toEqual(['meta-vjepa2', 'encoder']);
+    const v21 = await convertCheckpoint(join(data, 'meta-vjepa2_1-predictor.pt'), join(tempDir(), 'f.gguf'), { nHead: 2, entry: 'encoder' });
+    expect([v21.mapping, v21.sourceEntry]).toEqual(['meta-vjepa2_1', 'encoder']);
+  });
+
+  it('refuses a predictor missing state_encoder.weight, naming it', async () => {
+    await expectConvertError(
+      convertCheckpoint(join(data, 'meta-vjepa2-ac-no-state.pt'), join(tempDir(), 'x.gguf'), tiny),
+      'CONVERT_MISSING_TENSOR',
+      /'state_encoder\.weight'/,
+    );
+  });
+
+  it('refuses an unknown predictor tensor, naming it', async () => {
+    await expectConvertError(
+      convertCheckpoint(join(data, 'meta-vjepa2-ac-extra.pt'), join(tempDir(), 'x.gguf'), tiny),
+      'CONVERT_UNMAPPED_TENSORS',
+      /action_gate\.weight/,
+    );
+  });
+
+  it('a masked-layout predictor without predictor_embed is a ConvertError naming it, not a TypeError', async () => {
+    await expectConvertError(
+      convertCheckpoint(join(data, 'meta-vjepa2-predictor-no-embed.pt'), join(tempDir(), 'x.gguf'), tiny),
+      'CONVERT_MISSING_TENSOR',
+      /'predictor_embed\.weight'/,
+    );
+    // the crash as reported: the masked mapping forced onto an AC predictor (no mask tokens)
+    await expectConvertError(
+      convertCheckpoint(join(data, 'meta-vjepa2-ac.pt'), join(tempDir(), 'y.gguf'), { ...tiny, family: 'meta-vjepa2' }),
+      'CONVERT_MISSING_TENSOR',
+      /'mask_tokens\.0'/,
+    );
+  });
+
+  it('--family vjepa2 on an AC file keeps the AC mapping; --ac-extrinsics elsewhere is refused', async () => {
+    const s = await convertCheckpoint(ac, join(tempDir(), 'g.gguf'), { ...tiny, family: 'vjepa2' });
+    expect(s.mapping).toBe('meta-vjepa2-ac');
+    await expectConvertError(
+      convertCheckpoint(join(data, 'meta-vjepa2-predictor.pt'), join(tempDir(), 'x.gguf'), { ...tiny, acExtrinsics: true }),
+      'CONVERT_BAD_OPTION',
+      /--ac-extrinsics/,
+    );
   });
 });

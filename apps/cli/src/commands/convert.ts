@@ -1,5 +1,5 @@
 import { type Command, Option } from 'commander';
-import { convertCheckpoint, defaultOutputName, WEIGHT_DTYPES, type ConvertSummary, type WeightDtype } from '@jepa/convert';
+import { convertCheckpoint, defaultOutputName, META_ENCODER_ENTRIES, WEIGHT_DTYPES, type ConvertSummary, type WeightDtype } from '@jepa/convert';
 import { say } from '../display-text.js';
 import { Progress } from '../progress.js';
 import { UserError } from '../user-error.js';
@@ -16,6 +16,8 @@ interface ConvertFlags {
   predNHead?: string;
   probe?: string;
   probeHeads?: string;
+  entry?: string;
+  acExtrinsics?: boolean;
 }
 
 function positiveInt(value: string | undefined, flag: string): number | undefined {
@@ -51,7 +53,13 @@ export function convertCommand(program: Command): void {
     .option('--n-head <n>', 'attention heads (Meta pickles record none)')
     .option('--img-size <px>', 'trained input side (Meta pickles that do not record it)')
     .option('--n-frames <n>', 'trained clip length (Meta pickles that do not record it)')
-    .option('--pred-n-head <n>', 'predictor heads of a Meta pickle (V-JEPA 2 defaults to 12; V-JEPA 2.1 needs it)')
+    .option('--pred-n-head <n>', 'predictor heads of a Meta pickle (V-JEPA 2 defaults to 12, V-JEPA 2-AC to 16; V-JEPA 2.1 needs it)')
+    .addOption(
+      new Option('--entry <name>', "Meta pickle entry to take the encoder from (default: the layout's own choice)").choices([
+        ...META_ENCODER_ENTRIES,
+      ]),
+    )
+    .option('--ac-extrinsics', 'V-JEPA 2-AC: the predictor uses its camera-extrinsics token (the released model does not)')
     .option('--probe <file>', 'a Meta attentive-probe file to convert as the classifier head')
     .option('--probe-heads <n>', "the probe's heads when they differ from the encoder's")
     .action(async (src: string, flags: ConvertFlags) => {
@@ -68,6 +76,8 @@ export function convertCommand(program: Command): void {
         predNHead: positiveInt(flags.predNHead, '--pred-n-head'),
         probe: flags.probe,
         probeHeads: positiveInt(flags.probeHeads, '--probe-heads'),
+        entry: flags.entry,
+        acExtrinsics: flags.acExtrinsics,
         onProgress: (p) => {
           progress ??= new Progress(p.count, 'convert');
           progress.tick();

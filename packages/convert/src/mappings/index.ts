@@ -13,10 +13,23 @@ import { lewm } from './lewm.js';
 import { metaIjepa } from './meta-ijepa.js';
 import { metaVjepa } from './meta-vjepa.js';
 import { metaVjepa2 } from './meta-vjepa2.js';
+import { isMetaAcPredictor, metaVjepa2Ac } from './meta-vjepa2-ac.js';
 import { metaVjepa21 } from './meta-vjepa2-1.js';
 import type { Mapping } from './types.js';
 
-export const MAPPINGS: readonly Mapping[] = [hfIjepa, metaIjepa, metaVjepa, hfVjepa2, metaVjepa2, metaVjepa21, hfVit, lejepa, lewm, levjepa];
+export const MAPPINGS: readonly Mapping[] = [
+  hfIjepa,
+  metaIjepa,
+  metaVjepa,
+  hfVjepa2,
+  metaVjepa2,
+  metaVjepa2Ac,
+  metaVjepa21,
+  hfVit,
+  lejepa,
+  lewm,
+  levjepa,
+];
 
 const BY_MODEL_TYPE: Record<string, Mapping> = {
   ijepa: hfIjepa,
@@ -68,6 +81,8 @@ export function mappingFromCheckpoint(source: Source): Mapping {
   if (source.checkpoint.format !== 'torch-zip') {
     throw new ConvertError('CONVERT_UNKNOWN_FAMILY', `${source.path}: a safetensors file without a config.json model_type; give --family`);
   }
+  // V-JEPA 2-AC before the masked-predictor tells: its predictor has no mask tokens but an action embed.
+  if (isMetaAcPredictor(source)) return metaVjepa2Ac;
   const names = metaNames(source);
   if (names.some((n) => n.endsWith('patch_embed_img.proj.weight'))) return metaVjepa21;
   const patch = names.find((n) => n.endsWith('patch_embed.proj.weight'));
@@ -98,6 +113,7 @@ export function mappingFromName(name: string, source: Source): Mapping {
   const fromConfig = mappingFromConfig(source);
   if (fromConfig && candidates.includes(fromConfig)) return fromConfig;
   const torch = source.checkpoint.format === 'torch-zip';
+  if (torch && candidates.includes(metaVjepa2Ac) && isMetaAcPredictor(source)) return metaVjepa2Ac;
   const pick = candidates.find((m) => m.id.startsWith(torch ? 'meta-' : 'hf-'));
   if (!pick)
     throw new ConvertError(

@@ -2,7 +2,7 @@
 // encoder entry, stripping the DDP/wrapper prefixes, and the widths read from the tensors.
 import type { Family } from '@jepa/gguf';
 import { ConvertError } from '../errors.js';
-import { selectStateDict, stripPrefixes } from '../readers/state-dict.js';
+import { selectStateDict, stripPrefixes, valueAt } from '../readers/state-dict.js';
 import type { Source } from '../source.js';
 import { TIMM_BLOCK } from './blocks.js';
 import { countBlocks } from './hparams.js';
@@ -11,8 +11,37 @@ import type { ArchOverrides } from './types.js';
 
 export const META_PREFIXES = ['module.backbone.', 'module.', 'backbone.'];
 
-export function selectMetaEncoder(source: Source, entries: readonly string[], ignored: readonly RegExp[]): { entry: string; map: TensorMap } {
-  const { key, tensors } = selectStateDict(source.checkpoint.root, entries);
+/** The entries `--entry` may name: where Meta's trainers keep an encoder. */
+export const META_ENCODER_ENTRIES = ['encoder', 'target_encoder', 'ema_encoder'] as const;
+
+/** The top-level keys of a pickle (a dict's keys; nothing for other roots). */
+export function topLevelEntries(source: Source): string[] {
+  const root = source.checkpoint.root;
+  return root instanceof Map ? [...root.keys()].map((k) => String(k)) : [];
+}
+
+/**
+ * The encoder state dict of a Meta pickle: the first of the mapping's `entries` that holds tensors,
+ * or exactly the `chosen` one (`--entry`), refused with the entries present when it is absent.
+ */
+export function selectMetaEncoder(
+  source: Source,
+  entries: readonly string[],
+  ignored: readonly RegExp[],
+  chosen?: string,
+): { entry: string; map: TensorMap } {
+  if (chosen !== undefined) {
+    if (!(META_ENCODER_ENTRIES as readonly string[]).includes(chosen)) {
+      throw new ConvertError('CONVERT_BAD_OPTION', `--entry '${chosen}' is none of ${META_ENCODER_ENTRIES.join(', ')}`);
+    }
+    if (valueAt(source.checkpoint.root, chosen) === undefined) {
+      throw new ConvertError(
+        'CONVERT_BAD_OPTION',
+        `--entry '${chosen}': ${source.path} has no such entry; its entries are [${topLevelEntries(source).join(', ')}]`,
+      );
+    }
+  }
+  const { key, tensors } = selectStateDict(source.checkpoint.root, chosen === undefined ? entries : [chosen]);
   return { entry: key, map: new TensorMap(stripPrefixes(tensors, META_PREFIXES), ignored) };
 }
 

@@ -16,7 +16,7 @@ export const metaIjepa: Mapping = {
   layout: 'facebookresearch/ijepa .pth.tar (torch zip pickle)',
   ignored: IGNORED,
   map(source, overrides) {
-    const { entry, map } = selectMetaEncoder(source, ENTRIES, IGNORED);
+    const { entry, map } = selectMetaEncoder(source, ENTRIES, IGNORED, overrides.entry);
     const w = metaWidths(map);
     const heads = headsFor('ijepa', w.embedDim, overrides);
     const imgSize = Math.round(Math.sqrt(map.shapeOf('pos_embed')[1]!)) * w.patchSize;

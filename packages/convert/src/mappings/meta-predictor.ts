@@ -2,7 +2,9 @@
 // §4.5): predictor_embed (2.1 g/G: Linear → GELU → Linear), stacked mask tokens, RoPE blocks,
 // predictor_norm, predictor_proj (+ 2.1 predictor_proj_context and modality vectors).
 import { tensorNames, type EncoderHparams, type MaskedPredictorHparams } from '@jepa/gguf';
+import { ConvertError } from '../errors.js';
 import { stripPrefixes, valueAt, flattenTensors } from '../readers/state-dict.js';
+import type { TensorRef } from '../readers/tensor-ref.js';
 import type { Source } from '../source.js';
 import { mapBlock, mapLinear, mapNorm, TIMM_BLOCK } from './blocks.js';
 import { countBlocks } from './hparams.js';
@@ -24,16 +26,30 @@ export function hasMetaPredictor(source: Source): boolean {
   return valueAt(source.checkpoint.root, 'predictor') !== undefined;
 }
 
+/** The `predictor` entry of a Meta pickle as a table with the wrapper prefixes stripped (empty when it holds no tensors). */
+export function metaPredictorTensors(source: Source): ReadonlyMap<string, TensorRef> {
+  const entry = valueAt(source.checkpoint.root, 'predictor');
+  return entry === undefined ? new Map() : stripPrefixes(flattenTensors(entry), META_PREFIXES);
+}
+
 export function mapMetaPredictor(source: Source, enc: EncoderHparams, nHead: number, v21: boolean): MappedPredictor {
-  const map = new TensorMap(stripPrefixes(flattenTensors(valueAt(source.checkpoint.root, 'predictor')!), META_PREFIXES), IGNORED);
+  const map = new TensorMap(metaPredictorTensors(source), IGNORED);
   const embedMlp = map.has('predictor_embed.0.weight');
+  // Refused by name up front: what a masked predictor cannot be read without.
+  for (const name of [
+    embedMlp ? 'predictor_embed.2.weight' : 'predictor_embed.weight',
+    'mask_tokens.0',
+    'predictor_norm.weight',
+    'predictor_proj.weight',
+  ])
+    if (!map.has(name)) throw new ConvertError('CONVERT_MISSING_TENSOR', `the masked predictor (entry 'predictor') has no tensor '${name}'`);
   if (embedMlp) {
     mapLinear(map, 'pred.embed_in', 'predictor_embed.0');
     mapLinear(map, 'pred.embed', 'predictor_embed.2');
   } else {
     mapLinear(map, 'pred.embed', 'predictor_embed');
   }
-  const embedIn = map.shapeOf(embedMlp ? 'predictor_embed.0.weight' : 'predictor_embed.weight')[1]!;
+  const embedIn = map.matrixShape(embedMlp ? 'predictor_embed.0.weight' : 'predictor_embed.weight')[1];
   const nMaskTokens = map.names(/^mask_tokens\.\d+$/).length;
   map.concat(
     'pred.mask_tokens',
@@ -65,7 +81,7 @@ export function mapMetaPredictor(source: Source, enc: EncoderHparams, nHead: num
     nMaskTokens,
     gridSize: enc.gridSize,
     rope: { layout: v21 ? 'interleaved' : 'tiled', theta: 10000, interpolate: false, refGrid: null },
-    outDim: map.shapeOf('predictor_proj.weight')[0]!,
+    outDim: map.matrixShape('predictor_proj.weight')[0],
     embedInDim: embedIn,
     embedMlp,
     projContext,

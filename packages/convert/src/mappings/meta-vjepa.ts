@@ -51,7 +51,7 @@ export const metaVjepa: Mapping = {
   layout: 'facebookresearch/jepa .pth.tar (torch zip pickle)',
   ignored: IGNORED,
   async map(source, overrides) {
-    const { entry, map } = selectMetaEncoder(source, ENTRIES, IGNORED);
+    const { entry, map } = selectMetaEncoder(source, ENTRIES, IGNORED, overrides.entry);
     const w = metaWidths(map);
     const heads = headsFor('vjepa', w.embedDim, overrides);
     const grid = await tableGrid(map, w, overrides);

@@ -28,7 +28,7 @@ export const metaVjepa21: Mapping = {
   layout: 'facebookresearch/vjepa2 app/vjepa_2_1 .pt (torch zip pickle)',
   ignored: IGNORED,
   map(source, overrides) {
-    const { entry, map } = selectMetaEncoder(source, ENTRIES, IGNORED);
+    const { entry, map } = selectMetaEncoder(source, ENTRIES, IGNORED, overrides.entry);
     const w = metaWidths(map);
     const heads = headsFor('vjepa2_1', w.embedDim, overrides);
     const nNorms = map.names(/^norms_block\.\d+\.weight$/).length;

@@ -1,56 +1,72 @@
 // Meta V-JEPA 2 .pt → family vjepa2 (families.md §3.2): the encoder from `target_encoder` (Meta's evals;
 // falling back to `encoder`), Conv3d tokens, tiled 3-D RoPE. The stored pos_embed is unused by the model.
-import { tensorNames } from '@jepa/gguf';
+import { tensorNames, type EncoderHparams } from '@jepa/gguf';
+import type { Source } from '../source.js';
 import { mapEncoderBlocks, mapNorm, mapPatchEmbed, TIMM_BLOCK } from './blocks.js';
 import { encoderHparams } from './hparams.js';
 import { headsFor, metaWidths, selectMetaEncoder } from './meta-encoder.js';
 import { optionalMetaPredictor } from './meta-predictor.js';
 import { modelName } from './naming.js';
 import { vjepaRecipe } from './preprocess-recipe.js';
-import type { Mapping } from './types.js';
+import type { TensorMap } from './tensor-map.js';
+import type { ArchOverrides, Mapping } from './types.js';
 
 const ENTRIES = ['target_encoder', 'encoder'];
-const IGNORED = [/^pos_embed$/];
+export const VJEPA2_ENCODER_IGNORED = [/^pos_embed$/];
 /** vitl/vith/vitg.pt: 256 px, 64-frame clips (vitg-384.pt needs --img-size 384). */
 const RELEASED_IMG = 256;
 const RELEASED_FRAMES = 64;
+
+export interface MappedVjepa2Encoder {
+  entry: string;
+  map: TensorMap;
+  enc: EncoderHparams;
+  imgSize: number;
+  notes: string[];
+}
+
+/** The V-JEPA 2 ViT of a Meta pickle (also the encoder of a V-JEPA 2-AC file), from the first of `entries` or `--entry`. */
+export function mapMetaVjepa2Encoder(source: Source, overrides: ArchOverrides, entries: readonly string[]): MappedVjepa2Encoder {
+  const { entry, map } = selectMetaEncoder(source, entries, VJEPA2_ENCODER_IGNORED, overrides.entry);
+  const w = metaWidths(map);
+  const heads = headsFor('vjepa2', w.embedDim, overrides);
+  mapPatchEmbed(map, tensorNames.encPatchEmbed, 'patch_embed.proj');
+  mapEncoderBlocks(map, w.nLayer, (i) => `blocks.${i}`, TIMM_BLOCK);
+  mapNorm(map, tensorNames.encNorm, 'norm');
+  const imgSize = overrides.imgSize ?? RELEASED_IMG;
+  const enc = encoderHparams({
+    embedDim: w.embedDim,
+    nLayer: w.nLayer,
+    nHead: heads.nHead,
+    ffnDim: w.ffnDim,
+    patchSize: w.patchSize,
+    tubeletSize: w.tubeletSize,
+    imgSize,
+    nFrames: overrides.nFrames ?? RELEASED_FRAMES,
+    inChans: w.inChans,
+    lnEps: Math.fround(1e-6),
+    act: 'gelu',
+    pos: 'rope3d',
+    rope: { layout: 'tiled', theta: 10000, interpolate: false, refGrid: null },
+    nCls: 0,
+    nReg: 0,
+    layerScale: false,
+    attnMode: 'full',
+    imgTubeletSize: null,
+    hierLayers: null,
+  });
+  const notes = heads.note ? [heads.note] : [];
+  if (overrides.imgSize === undefined) notes.push(`trained size assumed ${RELEASED_IMG} px (the .pt does not record it)`);
+  return { entry, map, enc, imgSize, notes };
+}
 
 export const metaVjepa2: Mapping = {
   id: 'meta-vjepa2',
   family: 'vjepa2',
   layout: 'facebookresearch/vjepa2 .pt (torch zip pickle)',
-  ignored: IGNORED,
+  ignored: VJEPA2_ENCODER_IGNORED,
   map(source, overrides) {
-    const { entry, map } = selectMetaEncoder(source, ENTRIES, IGNORED);
-    const w = metaWidths(map);
-    const heads = headsFor('vjepa2', w.embedDim, overrides);
-    mapPatchEmbed(map, tensorNames.encPatchEmbed, 'patch_embed.proj');
-    mapEncoderBlocks(map, w.nLayer, (i) => `blocks.${i}`, TIMM_BLOCK);
-    mapNorm(map, tensorNames.encNorm, 'norm');
-    const imgSize = overrides.imgSize ?? RELEASED_IMG;
-    const enc = encoderHparams({
-      embedDim: w.embedDim,
-      nLayer: w.nLayer,
-      nHead: heads.nHead,
-      ffnDim: w.ffnDim,
-      patchSize: w.patchSize,
-      tubeletSize: w.tubeletSize,
-      imgSize,
-      nFrames: overrides.nFrames ?? RELEASED_FRAMES,
-      inChans: w.inChans,
-      lnEps: Math.fround(1e-6),
-      act: 'gelu',
-      pos: 'rope3d',
-      rope: { layout: 'tiled', theta: 10000, interpolate: false, refGrid: null },
-      nCls: 0,
-      nReg: 0,
-      layerScale: false,
-      attnMode: 'full',
-      imgTubeletSize: null,
-      hierLayers: null,
-    });
-    const notes = heads.note ? [heads.note] : [];
-    if (overrides.imgSize === undefined) notes.push(`trained size assumed ${RELEASED_IMG} px (the .pt does not record it)`);
+    const { entry, map, enc, imgSize, notes } = mapMetaVjepa2Encoder(source, overrides, ENTRIES);
     const predictor = optionalMetaPredictor(source, enc, overrides.predNHead, false, notes);
     return {
       parts: { family: 'vjepa2', name: modelName(source), license: null, enc, pred: predictor?.pred ?? null, pre: vjepaRecipe(imgSize) },

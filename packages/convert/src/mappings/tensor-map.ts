@@ -63,6 +63,14 @@ export class TensorMap {
     return this.ref(name).shape;
   }
 
+  /** The [out, in] shape of a linear weight, refused with the name when absent or not 2-D. */
+  matrixShape(name: string): [number, number] {
+    const shape = this.shapeOf(name);
+    if (shape.length !== 2)
+      throw new ConvertError('CONVERT_SHAPE_MISMATCH', `'${name}' is [${shape.join(', ')}], not the [out, in] matrix of a linear layer`);
+    return [shape[0]!, shape[1]!];
+  }
+
   /** Source names matching `pattern`, in checkpoint order. */
   names(pattern: RegExp): string[] {
     return [...this.source.keys()].filter((n) => pattern.test(n));
@@ -86,6 +94,7 @@ export class TensorMap {
    * the row axis of tables: q; k; v → qkv. All parts must agree on the other axes.
    */
   concat(out: string, srcs: readonly string[], layout: Layout): void {
+    if (srcs.length === 0) throw new Error(`mapping bug: '${out}' stacked from no tensors`);
     const refs = srcs.map((s) => this.ref(s));
     const rest = refs[0]!.shape.slice(1);
     for (const r of refs) {

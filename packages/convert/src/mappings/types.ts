@@ -11,6 +11,10 @@ export interface ArchOverrides {
   nFrames?: number;
   /** Heads of a Meta predictor, which its pickle does not record either. */
   predNHead?: number;
+  /** The Meta pickle entry to take the encoder from (`encoder`, `target_encoder`, `ema_encoder`) instead of the mapping's choice. */
+  entry?: string;
+  /** V-JEPA 2-AC: the predictor uses its camera-extrinsics token (the .pt does not record it; the released model does not). */
+  acExtrinsics?: boolean;
 }
 
 export interface MappedModel {

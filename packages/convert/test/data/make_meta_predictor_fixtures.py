@@ -72,3 +72,42 @@ torch.save({"target_encoder": encoder(False), "encoder": encoder(False), "predic
            os.path.join(HERE, "meta-vjepa2-predictor.pt"))
 torch.save({"ema_encoder": encoder(True), "encoder": encoder(True), "predictor": predictor(True), "epoch": 1},
            os.path.join(HERE, "meta-vjepa2_1-predictor.pt"))
+
+
+# V-JEPA 2-AC (src/hub/backbones.py _make_vjepa2_ac_model): `encoder` (the entry Meta's AC loader
+# reads) and a differently valued `target_encoder`, plus a VisionTransformerPredictorAC.
+A = 7
+
+
+def ac_predictor(drop=(), extra=None):
+    p = {"predictor_embed.weight": rnd(DP, D), "predictor_embed.bias": rnd(DP),
+         "action_encoder.weight": rnd(DP, A), "action_encoder.bias": rnd(DP),
+         "state_encoder.weight": rnd(DP, A), "state_encoder.bias": rnd(DP),
+         "extrinsics_encoder.weight": rnd(DP, A - 1), "extrinsics_encoder.bias": rnd(DP)}
+    block("predictor_blocks.0", DP, FP, p)
+    block("predictor_blocks.1", DP, FP, p)
+    p["predictor_norm.weight"] = 1 + rnd(DP)
+    p["predictor_norm.bias"] = rnd(DP)
+    p["predictor_proj.weight"] = rnd(D, DP)
+    p["predictor_proj.bias"] = rnd(D)
+    for name in drop:
+        del p[name]
+    if extra is not None:
+        p[extra] = rnd(DP)
+    return {f"module.backbone.{k}": v for k, v in p.items()}
+
+
+def ac_file(name, pred):
+    torch.save({"encoder": encoder(False), "target_encoder": encoder(False), "predictor": pred,
+                "opt": {"lr": 0.1}, "epoch": 3}, os.path.join(HERE, name))
+
+
+ac_file("meta-vjepa2-ac.pt", ac_predictor())
+ac_file("meta-vjepa2-ac-no-state.pt", ac_predictor(drop=("state_encoder.weight",)))
+ac_file("meta-vjepa2-ac-extra.pt", ac_predictor(extra="action_gate.weight"))
+# The old crash: a masked-layout predictor (mask tokens) without its predictor_embed.
+masked = predictor(False)
+del masked["module.backbone.predictor_embed.weight"]
+del masked["module.backbone.predictor_embed.bias"]
+torch.save({"target_encoder": encoder(False), "predictor": masked, "epoch": 1},
+           os.path.join(HERE, "meta-vjepa2-predictor-no-embed.pt"))
