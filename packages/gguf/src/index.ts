@@ -52,3 +52,4 @@ export { expectedTensors, tensorNames, type TensorRole, type TensorSpec } from '
 export { validateModel, loadModelSpec, loadModelSpecFromSource } from './validate/validate-model.js';
 export { forgeModel, forgeModelBytes, forgeHparams, type ForgeKnobs, type ForgedModel } from './forge/forge.js';
 export { mulberry32 } from './forge/rng.js';
+export { tinyAcPredictor } from './forge/tiny-hparams.js';

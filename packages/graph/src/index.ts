@@ -39,6 +39,7 @@ export {
 export { Deadline, GraphRunner, kvTypeFor, runGraph, timingsByOp, type BuiltGraph, type NodeTiming } from './graph-runner.js';
 export { attention, GGML_F16, GGML_F32, type AttentionOptions } from './attention.js';
 export { layerNorm, linear, type LinearThen } from './encoder-graph.js';
+export { vitBlock, type VitBlockOptions } from './heads/vit-block.js';
 export { gpuPrecF32, maxGraphBytes } from './runtime-options.js';
 export type { Weights } from './weights.js';
 export {

@@ -26,6 +26,8 @@ export interface RopeTableOptions {
   theta?: number;
   /** V-JEPA 2.1 encoders rescale h and w (not t) onto a reference grid of this size. */
   interpolateRefGrid?: number;
+  /** V-JEPA 2-AC snaps h and w onto its grid size: factors (grid / H, grid / W). */
+  spatialScale?: readonly [number, number];
 }
 
 export interface RopeTables {
@@ -61,7 +63,8 @@ export function ropeTables(options: RopeTableOptions): RopeTables {
   const omega = Array.from({ length: half }, (_, k) => theta ** (-k / half));
   const ref = options.interpolateRefGrid;
   const rescale = (g: number) => (ref !== undefined && g > 1 ? (ref - 1) / (g - 1) : 1);
-  const scale = [1, rescale(grid.h), rescale(grid.w)];
+  const snap = options.spatialScale ?? [1, 1];
+  const scale = [1, rescale(grid.h) * snap[0], rescale(grid.w) * snap[1]];
   for (let r = 0; r < ids.length; r++) {
     const id = ids[r]!;
     if (!Number.isInteger(id) || id < 0 || id >= nGrid) throw new RangeError(`token id ${id} is off the ${grid.t}x${grid.h}x${grid.w} grid`);

@@ -138,3 +138,27 @@ function tinyPredictor(family: Family, enc: EncoderHparams): PredictorHparams | 
     modalityVectors: v21,
   };
 }
+
+/** A tiny V-JEPA 2-AC predictor for a vjepa2 encoder (forge with `edit: (h) => ({ ...h, pred: tinyAcPredictor(h.enc) })`). */
+export function tinyAcPredictor(enc: EncoderHparams, extrinsics = false): PredictorHparams {
+  return {
+    kind: 'ac',
+    embedDim: 64,
+    nLayer: 2,
+    nHead: 2,
+    headDim: 32,
+    ffnDim: 128,
+    lnEps: f32(1e-6),
+    act: 'gelu',
+    actionDim: 7,
+    stateDim: 7,
+    extrinsics,
+    condTokens: extrinsics ? 3 : 2,
+    frameCausal: true,
+    tubeletSize: enc.tubeletSize,
+    nFrames: 8,
+    maxSteps: 8 / enc.tubeletSize,
+    gridSize: enc.gridSize,
+    rope: { layout: 'tiled', theta: 10000, interpolate: false, refGrid: null },
+  };
+}

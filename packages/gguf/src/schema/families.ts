@@ -13,7 +13,7 @@ export const RESAMPLERS = ['bilinear', 'bicubic', 'nearest'] as const;
 export type Resample = (typeof RESAMPLERS)[number];
 export const CROP_ROUNDINGS = ['round', 'floor'] as const;
 export type CropRounding = (typeof CROP_ROUNDINGS)[number];
-export const PRED_KINDS = ['masked', 'action'] as const;
+export const PRED_KINDS = ['masked', 'action', 'ac'] as const;
 export type PredictorKind = (typeof PRED_KINDS)[number];
 export const HEAD_KINDS = ['attentive'] as const;
 export type HeadKind = (typeof HEAD_KINDS)[number];
@@ -29,7 +29,8 @@ export interface FamilyTraits {
   readonly layerScale: boolean;
   /** The one family whose graph has the block-causal mask. */
   readonly blockCausal: boolean;
-  readonly predictor: PredictorKind | null;
+  /** The predictor kinds the family can carry (V-JEPA 2: the masked one, or V-JEPA 2-AC's). */
+  readonly predictors: readonly PredictorKind[];
   readonly predictorRequired: boolean;
   readonly head: boolean;
   /** V-JEPA 2.1: image tokenizer, modality vectors, hierarchy norms instead of enc.norm. */
@@ -43,7 +44,7 @@ const base = {
   registers: false,
   layerScale: false,
   blockCausal: false,
-  predictor: null,
+  predictors: [],
   predictorRequired: false,
   head: false,
   v21: false,
@@ -52,9 +53,9 @@ const base = {
 export const FAMILY_TRAITS: Readonly<Record<Family, FamilyTraits>> = Object.freeze({
   ijepa: { ...base, pos: 'sincos2d' },
   vjepa: { ...base, pos: 'sincos3d', video: true, head: true },
-  vjepa2: { ...base, pos: 'rope3d', ropeLayout: 'tiled', video: true, predictor: 'masked', head: true },
-  vjepa2_1: { ...base, pos: 'rope3d', ropeLayout: 'interleaved', video: true, predictor: 'masked', head: true, v21: true },
+  vjepa2: { ...base, pos: 'rope3d', ropeLayout: 'tiled', video: true, predictors: ['masked', 'ac'], head: true },
+  vjepa2_1: { ...base, pos: 'rope3d', ropeLayout: 'interleaved', video: true, predictors: ['masked'], head: true, v21: true },
   hfvit: { ...base, pos: 'learned', nCls: 1, registers: true, layerScale: true },
-  lewm: { ...base, pos: 'learned', nCls: 1, predictor: 'action', predictorRequired: true },
+  lewm: { ...base, pos: 'learned', nCls: 1, predictors: ['action'], predictorRequired: true },
   levjepa: { ...base, pos: 'rope3d', ropeLayout: 'tiled', video: true, nCls: 1, blockCausal: true },
 });

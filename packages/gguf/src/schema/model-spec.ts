@@ -77,7 +77,32 @@ export interface ActionPredictorHparams {
   readonly projAct: Activation;
 }
 
-export type PredictorHparams = MaskedPredictorHparams | ActionPredictorHparams;
+/** V-JEPA 2-AC: per time step [action, state, (extrinsics), H·W frame tokens], frame-causal, 3-D RoPE. */
+export interface AcPredictorHparams {
+  readonly kind: 'ac';
+  readonly embedDim: number;
+  readonly nLayer: number;
+  readonly nHead: number;
+  readonly headDim: number;
+  readonly ffnDim: number;
+  readonly lnEps: number;
+  readonly act: Activation;
+  readonly actionDim: number;
+  readonly stateDim: number;
+  readonly extrinsics: boolean;
+  /** Conditioning tokens ahead of each step's frame tokens: 2, or 3 with extrinsics. */
+  readonly condTokens: number;
+  readonly frameCausal: boolean;
+  readonly tubeletSize: number;
+  /** Trained clip frames; the predictor takes at most nFrames / tubeletSize steps. */
+  readonly nFrames: number;
+  readonly maxSteps: number;
+  /** Spatial positions are scaled by gridSize / H (and / W) before rotation. */
+  readonly gridSize: number;
+  readonly rope: Rope3dParams;
+}
+
+export type PredictorHparams = MaskedPredictorHparams | ActionPredictorHparams | AcPredictorHparams;
 
 export interface HeadHparams {
   readonly kind: 'attentive';

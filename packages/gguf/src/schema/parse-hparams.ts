@@ -16,6 +16,7 @@ import {
 import { LIMITS, MIN_ROPE_HEAD_DIM, SCHEMA_VERSION } from './limits.js';
 import { MetadataValues } from './metadata-values.js';
 import type {
+  AcPredictorHparams,
   ActionPredictorHparams,
   EncoderHparams,
   HeadHparams,
@@ -182,8 +183,8 @@ function parsePredictor(m: MetadataValues, family: Family, traits: FamilyTraits,
   const kind = traits.predictorRequired ? m.req<string>('jepa.pred.kind', `a ${family} model has a predictor`) : m.opt<string>('jepa.pred.kind');
   if (kind === null) return null;
   invariant(
-    kind === traits.predictor,
-    `jepa.pred.kind = '${kind}' but ${family} ${traits.predictor ? `has a ${traits.predictor} predictor` : 'has no predictor'}`,
+    (traits.predictors as readonly string[]).includes(kind),
+    `jepa.pred.kind = '${kind}' but ${family} ${traits.predictors.length > 0 ? `has a ${traits.predictors.join(' or ')} predictor` : 'has no predictor'}`,
   );
   const why = `jepa.pred.kind = '${kind}'`;
   const embedDim = m.req<number>('jepa.pred.embed_dim', why);
@@ -228,6 +229,7 @@ function parsePredictor(m: MetadataValues, family: Family, traits: FamilyTraits,
     };
     return p;
   }
+  if (kind === 'ac') return parseAcPredictor(m, enc, { embedDim, nLayer, nHead, ffnDim, lnEps, act }, why);
   const headDim = m.req<number>('jepa.pred.head_dim', why);
   const nFrames = m.req<number>('jepa.pred.n_frames', 'a LeWM predictor conditions on a history of frames');
   const actionDim = m.req<number>('jepa.pred.action_dim', 'a LeWM predictor embeds actions');
@@ -254,6 +256,42 @@ function parsePredictor(m: MetadataValues, family: Family, traits: FamilyTraits,
     projAct,
   };
   return p;
+}
+
+type CommonPredictor = Pick<AcPredictorHparams, 'embedDim' | 'nLayer' | 'nHead' | 'ffnDim' | 'lnEps' | 'act'>;
+
+function parseAcPredictor(m: MetadataValues, enc: EncoderHparams, c: CommonPredictor, why: string): AcPredictorHparams {
+  invariant(c.embedDim % c.nHead === 0, `jepa.pred.embed_dim ${c.embedDim} is not divisible by jepa.pred.n_head ${c.nHead}`);
+  const headDim = c.embedDim / c.nHead;
+  checkRopeHeadDim('jepa.pred', headDim);
+  invariant(c.act !== 'silu', `jepa.pred.act = 'silu' (V-JEPA 2-AC's SwiGLU variant) is not supported; the released predictor uses gelu`);
+  const layout = m.req<string>('jepa.pred.rope_freq_layout', why) as RopeLayout;
+  invariant(layout === enc.rope?.layout, `jepa.pred.rope_freq_layout = '${layout}' but the encoder uses '${enc.rope?.layout}'`);
+  const theta = m.req<number>('jepa.pred.rope_theta', why);
+  const actionDim = m.req<number>('jepa.pred.action_dim', 'a V-JEPA 2-AC predictor embeds actions');
+  const stateDim = m.req<number>('jepa.pred.state_dim', 'a V-JEPA 2-AC predictor embeds the robot state');
+  const extrinsics = m.req<boolean>('jepa.pred.extrinsics', why);
+  invariant(!extrinsics || actionDim > 1, `jepa.pred.extrinsics needs jepa.pred.action_dim > 1 (the extrinsics width is action_dim − 1)`);
+  const frameCausal = m.req<boolean>('jepa.pred.frame_causal', why);
+  const tubeletSize = m.req<number>('jepa.pred.tubelet_size', why);
+  const nFrames = m.req<number>('jepa.pred.n_frames', why);
+  invariant(nFrames % tubeletSize === 0, `jepa.pred.n_frames ${nFrames} is not a multiple of jepa.pred.tubelet_size ${tubeletSize}`);
+  const gridSize = m.req<number>('jepa.pred.grid_size', 'a V-JEPA 2-AC predictor snaps spatial positions to a grid size');
+  return {
+    kind: 'ac',
+    ...c,
+    headDim,
+    actionDim,
+    stateDim,
+    extrinsics,
+    condTokens: extrinsics ? 3 : 2,
+    frameCausal,
+    tubeletSize,
+    nFrames,
+    maxSteps: nFrames / tubeletSize,
+    gridSize,
+    rope: { layout, theta, interpolate: false, refGrid: null },
+  };
 }
 
 function parseHead(

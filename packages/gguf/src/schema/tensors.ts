@@ -1,4 +1,4 @@
-import type { ActionPredictorHparams, EncoderHparams, HeadHparams, MaskedPredictorHparams, ModelHparams } from './model-spec.js';
+import type { AcPredictorHparams, ActionPredictorHparams, EncoderHparams, HeadHparams, MaskedPredictorHparams, ModelHparams } from './model-spec.js';
 
 /**
  * The canonical GGUF tensor names and shapes of schema v1 — the one place they are spelled.
@@ -65,6 +65,7 @@ export function expectedTensors(h: Pick<ModelHparams, 'enc' | 'pred' | 'head'>):
   encoderTensors(b, h.enc);
   if (h.pred?.kind === 'masked') maskedPredictorTensors(b, h.enc, h.pred);
   if (h.pred?.kind === 'action') actionPredictorTensors(b, h.enc, h.pred);
+  if (h.pred?.kind === 'ac') acPredictorTensors(b, h.enc, h.pred);
   if (h.head) headTensors(b, h.enc, h.head);
   return b.specs;
 }
@@ -103,6 +104,17 @@ function maskedPredictorTensors(b: TableBuilder, e: EncoderHparams, p: MaskedPre
   b.norm('pred.norm', P);
   b.linear('pred.proj', P, p.outDim);
   if (p.projContext) b.linear('pred.proj_context', P, p.outDim);
+}
+
+function acPredictorTensors(b: TableBuilder, e: EncoderHparams, p: AcPredictorHparams): void {
+  const P = p.embedDim;
+  b.linear('pred.embed', e.embedDim, P);
+  b.linear('pred.ac.action', p.actionDim, P);
+  b.linear('pred.ac.state', p.stateDim, P);
+  if (p.extrinsics) b.linear('pred.ac.extrinsics', p.actionDim - 1, P);
+  for (let i = 0; i < p.nLayer; i++) b.vitBlock(tensorNames.predBlock(i), P, p.ffnDim, false);
+  b.norm('pred.norm', P);
+  b.linear('pred.proj', P, e.embedDim);
 }
 
 function actionPredictorTensors(b: TableBuilder, e: EncoderHparams, p: ActionPredictorHparams): void {

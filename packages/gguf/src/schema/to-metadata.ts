@@ -56,6 +56,16 @@ export function hparamsToMetadata(h: ModelHparams): [string, GgufValue][] {
       put('jepa.pred.out_dim', gv.u32(p.outDim));
       put('jepa.pred.embed_in_dim', gv.u32(p.embedInDim));
       put('jepa.pred.proj_context', gv.bool(p.projContext));
+    } else if (p.kind === 'ac') {
+      put('jepa.pred.rope_freq_layout', gv.str(p.rope.layout));
+      put('jepa.pred.rope_theta', gv.f32(p.rope.theta));
+      put('jepa.pred.action_dim', gv.u32(p.actionDim));
+      put('jepa.pred.state_dim', gv.u32(p.stateDim));
+      put('jepa.pred.extrinsics', gv.bool(p.extrinsics));
+      put('jepa.pred.frame_causal', gv.bool(p.frameCausal));
+      put('jepa.pred.tubelet_size', gv.u32(p.tubeletSize));
+      put('jepa.pred.n_frames', gv.u32(p.nFrames));
+      put('jepa.pred.grid_size', gv.u32(p.gridSize));
     } else {
       put('jepa.pred.head_dim', gv.u32(p.headDim));
       put('jepa.pred.n_frames', gv.u32(p.nFrames));
