@@ -408,7 +408,7 @@ def cem_search(w, hp, context, pose, goal, base_seed, axis, close_gripper, extri
 def save_cem(out_dir, prefix, noise, action, rec):
     common.save_npy(os.path.join(out_dir, f"{prefix}_noise.npy"), noise)
     common.save_f32(os.path.join(out_dir, f"{prefix}_energies.npy"), rec["energies"])
-    np.save(os.path.join(out_dir, f"{prefix}_elites.npy"), rec["elites"].numpy().astype(np.int32))
+    np.save(os.path.join(out_dir, f"{prefix}_elites.npy"), rec["elites"].numpy().astype(np.int64))
     common.save_f32(os.path.join(out_dir, f"{prefix}_mean.npy"), rec["mean"])
     common.save_f32(os.path.join(out_dir, f"{prefix}_std.npy"), rec["std"])
     common.save_f32(os.path.join(out_dir, f"{prefix}_action.npy"), action)

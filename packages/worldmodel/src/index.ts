@@ -8,6 +8,7 @@ export {
   AcWorldModel,
   AC_REPS_EPS,
   normalizeRows,
+  type AcCemIteration,
   type AcPlan,
   type AcPlanOptions,
   type AcPredictOptions,

@@ -65,7 +65,13 @@ export interface AcPlanOptions extends AcCemOptions {
   goal: Float32Array;
   pose: Float32Array;
   extrinsics?: Float32Array;
-  onIteration?: (it: CemIteration) => void;
+  onIteration?: (it: AcCemIteration) => void;
+}
+
+/** One CEM step: its energies and elites, and the distribution after the refit ([rollout, 4]). */
+export interface AcCemIteration extends CemIteration {
+  mean: Float64Array;
+  std: Float64Array;
 }
 
 export interface AcPlan {
@@ -73,7 +79,7 @@ export interface AcPlan {
   actions: Float32Array;
   /** The energy of the planned actions, rolled out once. */
   energy: number;
-  iterations: CemIteration[];
+  iterations: AcCemIteration[];
   /** The final distribution, [rollout, 4] (x, y, z, gripper). */
   mean: Float64Array;
   std: Float64Array;
@@ -194,13 +200,18 @@ export class AcWorldModel implements Disposable {
       return out;
     };
     const ext = o.extrinsics ? { extrinsics: o.extrinsics } : {};
-    const iterations = await runCem(
+    const iterations: AcCemIteration[] = [];
+    await runCem(
       async (candidates, count) => {
         const r = await this.rollout({ context: o.context, pose: o.pose, actions: candidates, candidates: count, ...ext });
         return this.energy(lastFrames(r, count), count, o.goal);
       },
       rules,
-      o.onIteration,
+      (it) => {
+        const record = { ...it, mean: rules.state.mean.slice(), std: rules.state.std.slice() };
+        iterations.push(record);
+        o.onIteration?.(record);
+      },
     );
     const actions = rules.plan();
     const final = await this.rollout({ context: o.context, pose: o.pose, actions, candidates: 1, ...ext });
