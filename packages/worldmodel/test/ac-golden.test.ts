@@ -112,6 +112,36 @@ for (const name of AC_CASES) {
       }
     });
 
+    it('K candidates in one graph equal each run alone, bit for bit', async () => {
+      const wm = await load();
+      const one = steps();
+      const K = 3;
+      const tile = (a: Float32Array, bump: number) =>
+        Float32Array.from({ length: K * a.length }, (_, i) => a[i % a.length]! + bump * Math.floor(i / a.length));
+      const batch: AcSteps = {
+        candidates: K,
+        steps: one.steps,
+        tokens: tile(one.tokens, 0),
+        actions: tile(one.actions, 0.1),
+        states: tile(one.states, -0.05),
+        ...(one.extrinsics ? { extrinsics: tile(one.extrinsics, 0) } : {}),
+      };
+      const together = await wm.predict(batch);
+      const per = together.length / K;
+      for (let k = 0; k < K; k++) {
+        const row = (a: Float32Array) => a.subarray((k * a.length) / K, ((k + 1) * a.length) / K);
+        const alone = await wm.predict({
+          candidates: 1,
+          steps: one.steps,
+          tokens: row(batch.tokens),
+          actions: row(batch.actions),
+          states: row(batch.states),
+          ...(batch.extrinsics ? { extrinsics: row(batch.extrinsics) } : {}),
+        });
+        expect(maxAbs(alone, together.subarray(k * per, (k + 1) * per)), `candidate ${k}`).toBe(0);
+      }
+    });
+
     it('one rollout: frames and poses', async () => {
       const wm = await load();
       const r = await wm.rollout({
