@@ -217,3 +217,35 @@ for (const name of AC_CASES) {
     });
   });
 }
+
+describe('V-JEPA 2-AC under a small JEPA_MAX_GRAPH_MIB', () => {
+  it('splits K candidates into equal padded chunks with the same values', async () => {
+    const fx = acCase('h32');
+    const path = await fx.convert();
+    const K = 23;
+    const T = fx.manifest.hparams.steps;
+    const tile = (a: Float32Array) => Float32Array.from({ length: K * a.length }, (_, i) => a[i % a.length]! + 0.01 * Math.floor(i / a.length));
+    const input: AcSteps = {
+      candidates: K,
+      steps: T,
+      tokens: tile(fx.f32('tokens')),
+      actions: tile(fx.f32('actions')),
+      states: tile(fx.f32('states')),
+    };
+    const whole = await AcWorldModel.load(path, { threads: 2 });
+    const want = await whole.predict(input);
+    whole.dispose();
+    const before = process.env.JEPA_MAX_GRAPH_MIB;
+    process.env.JEPA_MAX_GRAPH_MIB = '1';
+    try {
+      const split = await AcWorldModel.load(path, { threads: 2 });
+      expect(split.candidatesPerGraph(T)).toBeLessThan(K);
+      expect(K % split.candidatesPerGraph(T)).not.toBe(0);
+      expect(maxAbs(await split.predict(input), want)).toBe(0);
+      split.dispose();
+    } finally {
+      if (before === undefined) delete process.env.JEPA_MAX_GRAPH_MIB;
+      else process.env.JEPA_MAX_GRAPH_MIB = before;
+    }
+  });
+});

@@ -129,6 +129,11 @@ export class AcWorldModel implements Disposable {
     return this.grid.h * this.grid.w;
   }
 
+  /** The most candidates of `steps` steps one predictor graph holds under JEPA_MAX_GRAPH_MIB. */
+  candidatesPerGraph(steps: number): number {
+    return this.#chunk(steps);
+  }
+
   /** Frames [B, C, H, W] (preprocessed) -> normalised tokens [B, H·W, D], each frame encoded as a 2-frame clip. */
   async encodeFrames(frames: Float32Array, batch: number): Promise<Float32Array> {
     const e = this.model.spec.enc;
@@ -248,22 +253,36 @@ export class AcWorldModel implements Disposable {
     const last = options.lastStepOnly ?? false;
     const outSteps = last ? 1 : T;
     const out = new Float32Array(K * outSteps * hw * D);
-    const chunk = this.#chunk(T);
+    // equal chunks, the last padded with copies of its final candidate: one graph (and one
+    // allocation) per step count however K splits
+    const chunks = Math.ceil(K / this.#chunk(T));
+    const chunk = Math.ceil(K / chunks);
     const swap = this.#options.control?.swapActionsStates === true;
+    const g = this.#graph(T, chunk, last, options.normalize ?? false);
+    const tables = this.#tables(T);
+    const slab = (data: Float32Array, width: number, start: number, k: number) => {
+      const per = T * width;
+      const rows = data.subarray(start * per, (start + k) * per);
+      if (k === chunk) return rows;
+      const padded = new Float32Array(chunk * per);
+      padded.set(rows);
+      for (let i = k; i < chunk; i++) padded.set(rows.subarray((k - 1) * per, k * per), i * per);
+      return padded;
+    };
+    const outRow = outSteps * hw * D;
+    const result = new Float32Array(chunk * outRow);
     for (let start = 0; start < K; start += chunk) {
       const k = Math.min(chunk, K - start);
-      const g = this.#graph(T, k, last, options.normalize ?? false);
-      const tables = this.#tables(T);
       g.ropeCos.set(tables.cos);
       g.ropeSin.set(tables.sin);
       g.mask?.set(tables.mask);
-      const rows = (data: Float32Array, width: number) => data.subarray(start * T * width, (start + k) * T * width);
-      g.tokens.set(rows(input.tokens, hw * D));
-      g.actions.set(rows(swap ? input.states : input.actions, p.actionDim));
-      g.states.set(rows(swap ? input.actions : input.states, p.stateDim));
-      if (g.extrinsics) g.extrinsics.set(rows(input.extrinsics!, p.actionDim - 1));
+      g.tokens.set(slab(input.tokens, hw * D, start, k));
+      g.actions.set(slab(swap ? input.states : input.actions, p.actionDim, start, k));
+      g.states.set(slab(swap ? input.actions : input.states, p.stateDim, start, k));
+      if (g.extrinsics) g.extrinsics.set(slab(input.extrinsics!, p.actionDim - 1, start, k));
       await g.graph.compute(this.#runner.backend);
-      g.output.get(out.subarray(start * outSteps * hw * D, (start + k) * outSteps * hw * D));
+      g.output.get(result);
+      out.set(result.subarray(0, k * outRow), start * outRow);
     }
     return out;
   }
