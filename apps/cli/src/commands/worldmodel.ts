@@ -1,5 +1,5 @@
 // `jepa worldmodel`: LeWM — images -> state embeddings -> action-conditioned rollout, or a CEM plan
-// toward a goal image.
+// toward a goal image. A V-JEPA 2-AC model (jepa.pred.kind = ac) takes the path in worldmodel-ac.ts.
 import { writeFileSync } from 'node:fs';
 import { InvalidArgumentError, type Command } from 'commander';
 import { encodeNpy, readNpy } from '@jepa/preprocess';
@@ -8,13 +8,15 @@ import { deviceFlag, type RuntimeFlags } from '../load-model.js';
 import { ModelInput } from '@jepa/input';
 import { addInputOptions, inputOptions, type InputFlags } from '../input-options.js';
 import { addRuntimeOptions, positiveInt } from '../runtime-options.js';
-import { aboutFileAsync, checkInputFile, UserError } from '../user-error.js';
+import { aboutFile, aboutFileAsync, checkInputFile, UserError } from '../user-error.js';
 import { checkNpyOutput } from '../output.js';
 import { say } from '../display-text.js';
+import { loadModelSpec } from '@jepa/gguf';
+import { AC_ONLY, addAcOptions, flagName, given, runAcWorldModel, type AcFlags } from './worldmodel-ac.js';
 
-interface WorldModelFlags extends RuntimeFlags, InputFlags {
+interface WorldModelFlags extends RuntimeFlags, InputFlags, AcFlags {
   model: string;
-  image: string[];
+  image?: string[];
   actions?: string;
   actionsNpy?: string;
   randomActions?: number;
@@ -85,31 +87,42 @@ function actionStats(flags: WorldModelFlags): ActionStats | undefined {
 export function worldmodelCommand(program: Command): void {
   const cmd = program
     .command('worldmodel')
-    .description('LeWorldModel: encode frames, roll actions forward, or plan toward a goal image (CEM)')
-    .requiredOption('-m, --model <gguf>', 'a LeWM model')
-    .requiredOption('--image <files...>', 'the history frames, oldest first (the last is the current state)')
+    .description(
+      'LeWorldModel: encode frames, roll actions forward, or plan toward a goal image (CEM); V-JEPA 2-AC: the predictor once, or a CEM plan',
+    )
+    .requiredOption('-m, --model <gguf>', 'a LeWM or V-JEPA 2-AC model')
+    .option('--image <files...>', 'the history frames, oldest first (the last is the current state); 2-AC --plan: the current frame')
     .option('--actions <rows>', "one candidate's actions, steps separated by ';', values by ','")
-    .option('--actions-npy <file>', 'actions as float32 [T, A] or [K, T, A]')
+    .option('--actions-npy <file>', 'actions as float32 [T, A] or [K, T, A] (2-AC: [K, T, 7])')
     .option('--random-actions <k>', 'K random (standard normal, model space) candidates of --horizon steps', positiveInt)
     .option('--horizon <n>', 'steps per candidate (--random-actions, --plan)', positiveInt, 5)
     .option('--plan', 'plan with CEM toward --goal instead of rolling given actions')
     .option('--goal <image>', 'the goal frame (the cost is the squared distance to its embedding)')
-    .option('--samples <n>', 'CEM samples', positiveInt, 300)
+    .option('--samples <n>', 'CEM samples (2-AC default 400)', positiveInt, 300)
     .option('--iterations <n>', 'CEM iterations', positiveInt, 30)
-    .option('--topk <n>', 'CEM elite size', positiveInt, 30)
+    .option('--topk <n>', 'CEM elite size (2-AC default 10)', positiveInt, 30)
     .option('--seed <n>', 'seed of the CEM and --random-actions noise', integer, 0)
     .option('--action-mean <values>', 'dataset action means (raw actions are z-scored with them; plans are returned raw)')
     .option('--action-std <values>', 'dataset action standard deviations')
-    .option('-o, --output <file.npy>', 'write the rollout [K, T+1, D] or the plan [horizon, A]');
+    .option(
+      '-o, --output <file.npy>',
+      'write the rollout [K, T+1, D] or the plan [horizon, A] (2-AC: the predictor output [K, T·H·W, D] or the plan [rollout, 7])',
+    );
+  addAcOptions(cmd);
   addRuntimeOptions(cmd);
   addInputOptions(cmd);
   cmd.action(async (flags: WorldModelFlags) => {
     if (flags.plan && !flags.goal) throw new UserError('--plan needs --goal');
     checkInputFile(flags.model, '-m');
+    checkNpyOutput(flags.output, '-o');
+    const spec = aboutFile(`-m ${flags.model}`, flags.model, () => loadModelSpec(flags.model));
+    if (spec.pred?.kind === 'ac') return runAcWorldModel(cmd, spec, flags);
+    for (const name of AC_ONLY)
+      if (given(cmd, name)) throw new UserError(`${flagName(cmd, name)} is for V-JEPA 2-AC models; ${flags.model} is not one`);
+    if (flags.image === undefined) throw new UserError("required option '--image <files...>' not specified");
     for (const f of flags.image) checkInputFile(f, '--image');
     if (flags.goal !== undefined) checkInputFile(flags.goal, '--goal');
     if (flags.actionsNpy !== undefined) checkInputFile(flags.actionsNpy, '--actions-npy');
-    checkNpyOutput(flags.output, '-o');
     const device = deviceFlag(flags.gpu);
     let wm: WorldModel;
     try {
