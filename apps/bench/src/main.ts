@@ -6,6 +6,7 @@ import { encoderMarkdown, opsMarkdown, runEncoderBench } from './encoder-bench.j
 import { PRESETS } from './presets.js';
 import { registerHeadBenches } from './heads-bench.js';
 import { registerLewmBenches } from './lewm-bench.js';
+import { registerAcBenches } from './ac-bench.js';
 import { PEER_TYPES, peersMarkdown, runPeersBench } from './peers/peers-bench.js';
 import { ortProfileMarkdown, runOrtProfile } from './peers/ort-profile.js';
 import { pipelineMarkdown, runPipelineBench } from './pipeline/pipeline-bench.js';
@@ -310,6 +311,7 @@ program
   );
 
 registerLewmBenches(program);
+registerAcBenches(program);
 
 program.parseAsync().catch((err: unknown) => {
   process.stderr.write(`jepa-bench: ${err instanceof Error ? err.message : String(err)}\n`);
