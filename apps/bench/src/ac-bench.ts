@@ -26,7 +26,7 @@ interface Size {
 const REAL: Size = {
   file: 'vjepa2-ac-vitg-256-f32.gguf',
   name: 'bench V-JEPA 2-AC (ViT-g/16 256², 1024-d predictor, random weights)',
-  enc: { embedDim: 1408, nLayer: 40, nHead: 16, ffnDim: 6144, patchSize: 16, imgSize: 256, nFrames: 64 },
+  enc: { embedDim: 1408, nLayer: 40, nHead: 22, ffnDim: 6144, patchSize: 16, imgSize: 256, nFrames: 64 },
   pred: { embedDim: 1024, nLayer: 24, nHead: 16, ffnDim: 4096 },
 };
 
