@@ -127,8 +127,8 @@ export class EncoderContext implements Disposable {
     const np = grid.t * grid.h * grid.w;
     const n = prefixTokens(this.#model.spec.enc) + np;
     const patchLen = geometry.channels * geometry.tubelet * geometry.patch * geometry.patch;
-    const video = geometry.frames > 1 || this.#model.spec.family === 'levjepa';
-    return { grid, np, n, patchLen, perGraph: video ? 1 : this.#batchFor(n, np * patchLen, batch) };
+    // clips batch like stills (windows of one long video share a shape), within JEPA_MAX_GRAPH_MIB
+    return { grid, np, n, patchLen, perGraph: this.#batchFor(n, np * patchLen, batch) };
   }
 
   async #encode(input: EncoderInput, options: EncodeOptions, timings?: NodeTiming[]): Promise<EncodeOutput> {
