@@ -30,5 +30,8 @@ export { stackNCHW, stackNCTHW } from './batch.js';
 export { sampleIndices } from './video/sample.js';
 export { readVideoFrames, type VideoFrames, type ReadVideoOptions } from './video/read.js';
 export { readFramesNpy } from './video/frames-npy.js';
+export { probeTimeline, type VideoTimeline } from './video/timeline.js';
+export { checkWindowOptions, lastUse, planWindows, type VideoWindow, type WindowOptions } from './video/windows.js';
+export { streamFrames, type StreamedFrame, type StreamEnd, type StreamFramesOptions } from './video/frame-stream.js';
 export { ffmpegBinaries, probeVideo, type VideoStreamInfo } from './video/ffmpeg.js';
 export { readNpy, writeNpy, encodeNpy, npyHeader, parseNpyHeader, type NpyArray, type NpyData, type NpyDtype } from './npy.js';
