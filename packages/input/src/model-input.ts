@@ -13,10 +13,13 @@ import {
   type FrameSet,
   type PreprocessRecipe,
   type RgbImage,
+  type WindowOptions,
 } from '@jepa/preprocess';
 import { decodeImage as decodeImageSharp, decodeImageStored } from './decode/index.js';
 import { Semaphore } from './pipeline/prefetch.js';
 import { RecipeTensors } from './tensor/recipe-tensors.js';
+import { planVideoWindows } from './video/video-windows.js';
+import { VideoWindowSource } from './video/window-source.js';
 
 /** Families whose encoder only takes clips (V-JEPA 2.1 has an image tokenizer, the image families take stills). */
 export function isVideoOnly(spec: ModelSpec): boolean {
@@ -123,6 +126,20 @@ export class ModelInput {
   /** Samples the model's frame count with ffmpeg, then runs the recipe on every frame. */
   async video(path: string): Promise<ItemTensor> {
     return this.clip(await readVideoFrames(path, this.spec.enc.nFrames));
+  }
+
+  /**
+   * A long video as windows (spec windows-v1): planned from its timeline now, decoded once as the
+   * windows are taken. `frames` defaults to the model's trained clip length.
+   */
+  async videoWindows(path: string, options: Partial<WindowOptions>, timeoutSeconds?: number): Promise<VideoWindowSource> {
+    const plan = await planVideoWindows(path, { ...options, frames: options.frames ?? this.spec.enc.nFrames }, timeoutSeconds);
+    const planes = async (rgb: Uint8Array, width: number, height: number) => {
+      const img = { width, height, data: rgb };
+      const t = this.decoder === 'native' ? await this.#tensors.image(img) : preprocessImage(img, this.recipe);
+      return { data: t.data, width: t.shape[2]!, height: t.shape[1]! };
+    };
+    return new VideoWindowSource(path, plan, planes, timeoutSeconds);
   }
 
   async framesNpy(pathOrBytes: string | Uint8Array): Promise<ItemTensor> {

@@ -9,11 +9,16 @@ import { aboutFileAsync, checkInputFile, UserError } from '../user-error.js';
 import { checkNpyOutput } from '../output.js';
 import { printLines, say } from '../display-text.js';
 import { checkClipInput, clipInput, type ClipFlags } from './clip-input.js';
+import { classifyWindows } from './classify-windows.js';
+import { addWindowOptions, windowOptions, type WindowFlags } from '../window-options.js';
+import { inputOptions } from '../input-options.js';
+import { ModelInput } from '@jepa/input';
 
-interface ClassifyFlags extends RuntimeFlags, ClipFlags {
+interface ClassifyFlags extends RuntimeFlags, ClipFlags, WindowFlags {
   model: string;
   topk: number;
   json?: boolean;
+  timeline?: boolean;
   logits?: string;
 }
 
@@ -28,17 +33,23 @@ export function classifyCommand(program: Command): void {
     .option('--input-npy <file>', 'an already preprocessed float32 tensor [B,3,T,H,W] or [B,3,H,W]')
     .option('-k, --topk <k>', 'classes to show', positiveInt, 5)
     .option('--json', 'print JSON instead of a table')
-    .option('--logits <file.npy>', 'also write the raw logits [B, classes]');
+    .option('--logits <file.npy>', 'also write the raw logits [B, classes]')
+    .option('--timeline', 'with window options: one compact line per window, its top-1 class and score');
   addRuntimeOptions(cmd);
   addInputOptions(cmd);
+  addWindowOptions(cmd);
   cmd.action(async (image: string | undefined, flags: ClassifyFlags) => {
     checkInputFile(flags.model, '-m');
     checkClipInput(image, flags);
     checkNpyOutput(flags.logits, '--logits');
+    const windows = windowOptions(flags);
+    if (windows && !flags.video) throw new UserError('--fps/--frames/--window-seconds/--stride/--start/--end sample a --video clip');
+    if (flags.timeline && !windows)
+      throw new UserError('--timeline needs window options (--fps, --frames, --window-seconds, --stride, --start or --end)');
+    if (windows && flags.logits) throw new UserError('--logits writes one clip; with window options use --json for every window');
     const model = await aboutFileAsync(`-m ${flags.model}`, flags.model, () => loadModel(flags.model, flags));
     try {
       if (!model.spec.head) throw new UserError(`${flags.model} has no classifier head`);
-      const { label, input } = await clipInput(model, image, flags);
       const encoder = model.createContext(contextOptions(flags));
       const head = model.createHeadContext({
         ...(flags.threads ? { threads: flags.threads } : {}),
@@ -46,6 +57,22 @@ export function classifyCommand(program: Command): void {
         ...(flags.kvF16 ? { kv: 'f16' as const } : flags.kvF32 ? { kv: 'f32' as const } : {}),
         ...(flags.timeout !== undefined ? { timeoutMs: flags.timeout * 1000 } : {}),
       });
+      if (windows) {
+        try {
+          const maker = new ModelInput(model.spec, inputOptions(flags, say));
+          await classifyWindows(maker, flags.video!, windows, encoder, head, {
+            topk: flags.topk,
+            json: flags.json === true,
+            timeline: flags.timeline === true,
+            batch: Math.min(4, flags.batch ?? 4),
+          });
+        } finally {
+          encoder.dispose();
+          head.dispose();
+        }
+        return;
+      }
+      const { label, input } = await clipInput(model, image, flags);
       const results = await head.classify(await encoder.encode(input), flags.topk);
       encoder.dispose();
       head.dispose();

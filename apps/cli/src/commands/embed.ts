@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { WorldModel } from '@jepa/worldmodel';
-import { ModelInput } from '@jepa/input';
+import { ModelInput, type VideoWindowSource } from '@jepa/input';
+import { loadModelSpec } from '@jepa/gguf';
 import { readNpy } from '@jepa/preprocess';
 import { EmbeddingWriter, embedCorpus, resumableEntries, type CorpusItem, type Pool } from '@jepa/corpus';
 import { expandInputs } from '../inputs.js';
@@ -9,12 +10,14 @@ import { inputOptions, type InputFlags } from '../input-options.js';
 import { checkOutputWritable } from '../output.js';
 import { poolOption, resolvePool } from '../pool-option.js';
 import { Progress } from '../progress.js';
-import { aboutFileAsync, checkInputFile, UserError } from '../user-error.js';
+import { aboutFile, aboutFileAsync, checkInputFile, UserError } from '../user-error.js';
 import { say } from '../display-text.js';
 import { addRuntimeOptions } from '../runtime-options.js';
 import { addInputOptions } from '../input-options.js';
+import { addWindowOptions, windowOptions, type WindowFlags } from '../window-options.js';
+import { windowItems } from './window-items.js';
 
-interface EmbedFlags extends RuntimeFlags, InputFlags {
+interface EmbedFlags extends RuntimeFlags, InputFlags, WindowFlags {
   model: string;
   video?: string[];
   framesNpy?: string[];
@@ -38,6 +41,7 @@ export function embedCommand(program: Command): void {
     .option('--resume', 'continue an interrupted run of the same command: skip the inputs already in the output');
   addRuntimeOptions(cmd);
   addInputOptions(cmd);
+  addWindowOptions(cmd);
   cmd.action(async (images: string[], flags: EmbedFlags) => {
     checkOutputWritable(flags.output);
     if (flags.resume && !flags.output) throw new UserError('--resume needs -o: there is nothing to resume on stdout');
@@ -48,8 +52,23 @@ export function embedCommand(program: Command): void {
     // The items exist before the model, so that --resume can refuse another run's output at once.
     let input: ModelInput | undefined;
     const items: CorpusItem[] = [];
+    const windows = windowOptions(flags);
+    const sources: VideoWindowSource[] = [];
     for (const p of stills) items.push({ label: p, load: () => input!.image(p), still: true });
-    for (const p of flags.video ?? []) items.push({ label: p, load: () => input!.video(p), still: false });
+    if (windows) {
+      if (flags.framesNpy || flags.inputNpy)
+        throw new UserError(
+          '--fps/--frames/--window-seconds/--stride/--start/--end sample --video clips; --frames-npy and --input-npy are already frames',
+        );
+      checkInputFile(flags.model, '-m');
+      const spec = aboutFile(`-m ${flags.model}`, flags.model, () => loadModelSpec(flags.model));
+      const maker = new ModelInput(spec, inputOptions(flags, say));
+      for (const p of flags.video ?? []) {
+        const { items: its, source } = await windowItems(maker, p, windows);
+        items.push(...its);
+        sources.push(source);
+      }
+    } else for (const p of flags.video ?? []) items.push({ label: p, load: () => input!.video(p), still: false });
     for (const p of flags.framesNpy ?? []) items.push({ label: p, load: () => input!.framesNpy(p), still: false });
     if (flags.inputNpy) items.push(...tensorItems(flags.inputNpy));
     if (flags.resume) resumableEntries(flags.output!, items);
@@ -77,7 +96,9 @@ export function embedCommand(program: Command): void {
         progress.tick(records.length);
       }
       writer.finish();
+      for (const s of sources) if (s.warning) say(`warning: ${s.warning}`);
     } finally {
+      for (const s of sources) await s.close();
       writer.close();
       ctx.dispose();
       world?.dispose();

@@ -7,7 +7,12 @@ export interface CorpusItem {
   source?: string;
   /** A still image (batched with others of its shape) rather than a clip (encoded alone). */
   still: boolean;
-  load: () => Promise<ItemTensor>;
+  /** A clip that batches with others of its shape all the same (the windows of one video). */
+  batchable?: boolean;
+  /** Fields the output's record and index line carry beside the input (a window's place in its video). */
+  meta?: Readonly<Record<string, unknown>>;
+  /** The item's tensor, or null when it turns out not to exist (a window past a truncated video's end). */
+  load: () => Promise<ItemTensor | null>;
 }
 
 /** An item's result: its embedding ([D] pooled or [N, D] tokens), or why it failed. */

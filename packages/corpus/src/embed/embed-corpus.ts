@@ -13,6 +13,8 @@ export interface EmbedCorpusOptions {
   pool: Pool;
   /** Stills per encoder call (default 32). */
   batch?: number;
+  /** Windows of a video per encoder call (default 4, at most batch). */
+  clipBatch?: number;
   /** Needed for pool 'lewm'. */
   world?: WorldModel | null;
 }
@@ -24,7 +26,9 @@ export async function* embedCorpus(items: readonly CorpusItem[], options: EmbedC
   // Stills decode a batch and a little ahead while the current batch encodes. With clips among the
   // inputs everything runs 2 ahead (a clip tensor is megabytes): a clip decodes (ffmpeg) while the
   // one before it encodes.
-  const depth = items.some((i) => !i.still) ? 2 : batchSize + 4;
+  // Windows of a video batch (clipBatch at a time) and decode as far ahead.
+  const clipBatch = Math.min(batchSize, options.clipBatch ?? 4);
+  const depth = items.some((i) => !i.still && !i.batchable) ? 2 : items.some((i) => i.batchable) ? clipBatch + 2 : batchSize + 4;
   let pending: Pending[] = [];
   let shape = '';
   let tensors = 0;
@@ -41,12 +45,14 @@ export async function* embedCorpus(items: readonly CorpusItem[], options: EmbedC
       continue;
     }
     const tensor = next.value;
+    if (tensor === null) continue;
     const itemShape = tensor.shape.join();
-    if (tensors > 0 && (itemShape !== shape || !next.item.still)) yield await flush();
+    const alone = !next.item.still && !next.item.batchable;
+    if (tensors > 0 && (itemShape !== shape || alone)) yield await flush();
     pending.push({ item: next.item, tensor });
     shape = itemShape;
     tensors++;
-    if (!next.item.still || tensors >= batchSize) yield await flush();
+    if (alone || tensors >= (next.item.still ? batchSize : clipBatch)) yield await flush();
   }
   if (pending.length > 0) yield await flush();
 }

@@ -67,7 +67,7 @@ export class EmbeddingWriter {
       for (const r of records) {
         if ('error' in r) this.failures.push({ input: r.item.label, error: r.error });
         else {
-          text += `${recordJson(r.item.label, r.values, r.shape)}\n`;
+          text += `${recordJson(r.item.label, r.values, r.shape, r.item.meta)}\n`;
           this.rows++;
         }
       }
@@ -83,13 +83,13 @@ export class EmbeddingWriter {
       const identity = identityOf(r.item.source ?? r.item.label);
       if ('error' in r) {
         failures.push({ input: r.item.label, error: r.error });
-        lines += indexLine(r.item.label, identity, { error: r.error }, end);
+        lines += indexLine(r.item.label, identity, { error: r.error }, end, r.item.meta);
         continue;
       }
       const bytes = this.#encode(r, rows, end);
       chunks.push(bytes);
       end += bytes.length;
-      lines += indexLine(r.item.label, identity, { row: rows }, end);
+      lines += indexLine(r.item.label, identity, { row: rows }, end, r.item.meta);
       rows++;
     }
     this.#guard(() => {
@@ -135,8 +135,8 @@ export class EmbeddingWriter {
   }
 
   #encode(r: { item: CorpusItem; values: Float32Array; shape: number[] }, row: number, end: number): Uint8Array {
-    if (this.format === 'jsonl') return Buffer.from(`${recordJson(r.item.label, r.values, r.shape)}\n`, 'utf8');
-    if (this.format === 'json') return Buffer.from(`${row > 0 ? ',' : ''}${recordJson(r.item.label, r.values, r.shape)}`, 'utf8');
+    if (this.format === 'jsonl') return Buffer.from(`${recordJson(r.item.label, r.values, r.shape, r.item.meta)}\n`, 'utf8');
+    if (this.format === 'json') return Buffer.from(`${row > 0 ? ',' : ''}${recordJson(r.item.label, r.values, r.shape, r.item.meta)}`, 'utf8');
     const values = new Uint8Array(r.values.buffer, r.values.byteOffset, r.values.byteLength);
     if (this.#rowShape === null) {
       this.#rowShape = r.shape.slice();

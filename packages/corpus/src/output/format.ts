@@ -14,8 +14,8 @@ export function outputFormat(path: string | undefined): OutputFormat {
 }
 
 /** One record as JSON text: `{"input", "shape", "embedding"}`, the embedding nested to its shape. */
-export function recordJson(input: string, values: Float32Array, shape: readonly number[]): string {
-  return JSON.stringify({ input, shape, embedding: nested(values, shape) });
+export function recordJson(input: string, values: Float32Array, shape: readonly number[], meta?: Readonly<Record<string, unknown>>): string {
+  return JSON.stringify({ input, ...meta, shape, embedding: nested(values, shape) });
 }
 
 function nested(values: Float32Array, shape: readonly number[]): unknown {

@@ -13,8 +13,14 @@ export interface IndexEntry {
   end: number;
 }
 
-export function indexLine(input: string, identity: ItemIdentity | null, result: { row: number } | { error: string }, end: number): string {
-  return `${JSON.stringify({ input, ...(identity ?? {}), ...result, end })}\n`;
+export function indexLine(
+  input: string,
+  identity: ItemIdentity | null,
+  result: { row: number } | { error: string },
+  end: number,
+  meta?: Readonly<Record<string, unknown>>,
+): string {
+  return `${JSON.stringify({ input, ...meta, ...(identity ?? {}), ...result, end })}\n`;
 }
 
 /** The complete lines of an index and the bytes they span; a torn last line is left out. */

@@ -55,19 +55,24 @@ export async function* windowClips(
   let next = 0;
   const stream = streamFrames(path, timeline, { wanted, ...(timeoutSeconds !== undefined ? { timeoutSeconds } : {}) });
   let end: { warning: string | null } = { warning: null };
-  for (;;) {
-    const r = await stream.next();
-    if (r.done) {
-      end = { warning: r.value.warning };
-      break;
+  try {
+    for (;;) {
+      const r = await stream.next();
+      if (r.done) {
+        end = { warning: r.value.warning };
+        break;
+      }
+      ready.set(r.value.index, await planes(r.value.rgb, timeline.width, timeline.height));
+      while (next < windows.length && windows[next]!.frames.every((f) => ready.has(f))) {
+        const w = windows[next]!;
+        yield { window: w, item: assemble(w.frames.map((f) => ready.get(f)!)) };
+        for (const f of new Set(w.frames)) if (freeAfter.get(f) === next) ready.delete(f);
+        next++;
+      }
     }
-    ready.set(r.value.index, await planes(r.value.rgb, timeline.width, timeline.height));
-    while (next < windows.length && windows[next]!.frames.every((f) => ready.has(f))) {
-      const w = windows[next]!;
-      yield { window: w, item: assemble(w.frames.map((f) => ready.get(f)!)) };
-      for (const f of new Set(w.frames)) if (freeAfter.get(f) === next) ready.delete(f);
-      next++;
-    }
+  } finally {
+    // stopped early (the caller returned): end the decode, which kills ffmpeg
+    await stream.return({ complete: false, warning: null, seekedTo: null });
   }
   if (next < windows.length && end.warning === null)
     end = { warning: `${path}: the decode ended with ${windows.length - next} of ${windows.length} windows incomplete` };
