@@ -94,7 +94,10 @@ async function* decodeFrom(
   const frameBytes = timeline.width * timeline.height * 3;
 
   // showinfo's pts, one per output frame, and the first error line (with how many frames preceded it)
+  // frameIndices[j] is output frame (base + j); the consumed front is dropped as the decode goes on
   const frameIndices: number[] = [];
+  let base = 0;
+  let seen = 0;
   let error: { line: string; afterFrames: number } | null = null;
   let stderrDone = false;
   let wake: (() => void) | null = null;
@@ -108,8 +111,9 @@ async function* decodeFrom(
     if (m) {
       const index = indexOf.get(Number(m[1]));
       frameIndices.push(index ?? -1);
+      seen++;
     } else if (ERROR.test(line) && error === null) {
-      error = { line, afterFrames: frameIndices.length };
+      error = { line, afterFrames: seen };
     }
     notify();
   });
@@ -125,8 +129,12 @@ async function* decodeFrom(
   );
   spawnFailed.catch(() => {});
   const indexAt = async (k: number): Promise<number | undefined> => {
-    while (frameIndices.length <= k && !stderrDone) await new Promise<void>((r) => (wake = r));
-    return frameIndices[k];
+    while (seen <= k && !stderrDone) await new Promise<void>((r) => (wake = r));
+    if (k - base > 4096) {
+      frameIndices.splice(0, k - base);
+      base = k;
+    }
+    return frameIndices[k - base];
   };
   const stop = (warning: string | null, complete: boolean): StreamEnd => ({ complete, warning, seekedTo: ss });
 

@@ -20,24 +20,13 @@ export interface VideoTimeline {
   keyframes: number[];
 }
 
-interface ProbeJson {
+interface StreamJson {
   streams?: { width?: number; height?: number; time_base?: string; start_time?: string }[];
-  packets?: { pts?: number | string; flags?: string }[];
 }
 
-function runProbe(path: string, timeoutSeconds: number): Promise<string> {
+function runProbe(path: string, entries: string, format: string, timeoutSeconds: number): Promise<string> {
   const { ffprobe } = ffmpegBinaries();
-  const args = [
-    '-v',
-    'error',
-    '-select_streams',
-    'v:0',
-    '-show_entries',
-    'stream=width,height,time_base,start_time:packet=pts,flags',
-    '-of',
-    'json',
-    path,
-  ];
+  const args = ['-v', 'error', '-select_streams', 'v:0', '-show_entries', entries, '-of', format, path];
   return new Promise((resolve, reject) => {
     const child = spawn(ffprobe, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
@@ -57,7 +46,7 @@ function runProbe(path: string, timeoutSeconds: number): Promise<string> {
 }
 
 export async function probeTimeline(path: string, timeoutSeconds = 600): Promise<VideoTimeline> {
-  const json = JSON.parse(await runProbe(path, timeoutSeconds)) as ProbeJson;
+  const json = JSON.parse(await runProbe(path, 'stream=width,height,time_base,start_time', 'json', timeoutSeconds)) as StreamJson;
   const stream = json.streams?.[0];
   if (!stream) throw new PreprocessError('video_unreadable', `${path} has no video stream`);
   const { width, height } = stream;
@@ -66,7 +55,14 @@ export async function probeTimeline(path: string, timeoutSeconds = 600): Promise
   const tb = /^(\d+)\/(\d+)$/.exec(stream.time_base ?? '');
   if (!tb || Number(tb[1]) === 0 || Number(tb[2]) === 0) throw new PreprocessError('video_unreadable', `${path}: the video stream has no time base`);
   const timeBase: [number, number] = [Number(tb[1]), Number(tb[2])];
-  const packets = (json.packets ?? []).map((p) => ({ pts: Number(p.pts), key: (p.flags ?? '').includes('K') }));
+  // one "pts,flags" line per packet: a 10-minute file lists 15,000 of them, so no JSON
+  const packets = (await runProbe(path, 'packet=pts,flags', 'csv=p=0', timeoutSeconds))
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => {
+      const [pts, flags] = line.split(',');
+      return { pts: pts === 'N/A' || pts === undefined || pts.trim() === '' ? Number.NaN : Number(pts), key: (flags ?? '').includes('K') };
+    });
   if (packets.length === 0) throw new PreprocessError('video_corrupt', `${path}: no video packets`);
   if (packets.some((p) => !Number.isSafeInteger(p.pts)))
     throw new PreprocessError('video_unreadable', `${path}: a video packet has no presentation timestamp; windows over time need one on every frame`);
