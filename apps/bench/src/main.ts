@@ -7,6 +7,7 @@ import { PRESETS } from './presets.js';
 import { registerHeadBenches } from './heads-bench.js';
 import { registerLewmBenches } from './lewm-bench.js';
 import { registerAcBenches } from './ac-bench.js';
+import { registerWindowsBench } from './windows-bench.js';
 import { PEER_TYPES, peersMarkdown, runPeersBench } from './peers/peers-bench.js';
 import { ortProfileMarkdown, runOrtProfile } from './peers/ort-profile.js';
 import { pipelineMarkdown, runPipelineBench } from './pipeline/pipeline-bench.js';
@@ -312,6 +313,7 @@ program
 
 registerLewmBenches(program);
 registerAcBenches(program);
+registerWindowsBench(program);
 
 program.parseAsync().catch((err: unknown) => {
   process.stderr.write(`jepa-bench: ${err instanceof Error ? err.message : String(err)}\n`);
