@@ -25,9 +25,13 @@ import {
   badField,
   computeOnItems,
   encodeItems,
+  encodePlanned,
   modelFiles,
   parseIds,
+  planItems,
   rejectOnDrop,
+  type PlannedEncoded,
+  type WindowPlace,
 } from '@jepa/server';
 import { planCem, type WorldModel } from '@jepa/worldmodel';
 import { Roots, asRootError } from './roots.js';
@@ -61,6 +65,9 @@ export interface ModelInfo extends ModelCard {
 }
 
 export const DEFAULT_MAX_MEDIA_BYTES = 64 * 2 ** 20;
+
+/** The warnings of a sampled video's answer: there only when the decode ended early. */
+export type Warnings = { warnings?: string[] };
 
 export class Engine {
   readonly registry: ModelRegistry;
@@ -222,6 +229,53 @@ export class Engine {
     });
   }
 
+  /** As /v1/embeddings on one video item with sampling: one pooled vector per window, in order. */
+  async embedWindows(
+    args: { model?: string | undefined; item: ParsedItem; pool?: Pool | undefined; normalize?: boolean | undefined },
+    signal?: AbortSignal,
+  ): Promise<{ model: string; pool: Pool; dims: number; windows: (WindowPlace & { embedding: number[] })[] } & Warnings> {
+    const slot = await this.#slot(args.model);
+    const pool = this.#pool(slot, args.pool);
+    return this.#windows(slot, args.item, signal, async (encoded, warnings) => {
+      const vectors = await this.#pooled(
+        slot,
+        encoded.map((e) => e.out),
+        pool,
+      );
+      if (args.normalize) for (const v of vectors) l2Normalize(v);
+      const dims = vectors[0]?.length ?? (pool === 'lewm' ? slot.world().embedDim : slot.spec.enc.embedDim);
+      const windows = encoded.map((e, i) => ({ ...e.place!, embedding: Array.from(vectors[i]!) }));
+      return { model: slot.id, pool, dims, windows, ...withWarnings(warnings) };
+    });
+  }
+
+  /**
+   * A sampled video's windows (planned first, counted against the queue), encoded through the batcher
+   * as the server's routes encode them; its decode stops and its temp file goes however the call ends.
+   */
+  async #windows<T>(
+    slot: ModelSlot,
+    item: ParsedItem,
+    signal: AbortSignal | undefined,
+    answer: (encoded: PlannedEncoded[], warnings: string[]) => Promise<T>,
+  ): Promise<T> {
+    const loader = this.#loaderNow();
+    let plan: Awaited<ReturnType<typeof planItems>>;
+    try {
+      plan = await planItems(loader, slot, [item], this.#admission.capacity);
+    } catch (err) {
+      throw asRootError(err);
+    }
+    try {
+      return await this.#scoped(plan.count, signal, async (scope) => {
+        const { encoded, warnings } = await encodePlanned({ loader, metrics: this.#metrics }, slot, plan, scope);
+        return answer(encoded, warnings);
+      });
+    } finally {
+      await plan.close();
+    }
+  }
+
   /** Cosine similarity of each item's pooled vector to the query's (float64 sums), and the items ranked by it. */
   async compare(
     args: { model?: string | undefined; query: ParsedItem; items: readonly ParsedItem[]; pool?: Pool | undefined },
@@ -259,6 +313,33 @@ export class Engine {
         top: r.top.map((c) => ({ label: c.label, index: c.index, prob: c.prob, logit: c.logit })),
         ...(args.logits ? { logits: Array.from(r.logits) } : {}),
       };
+    });
+  }
+
+  /** As /v1/classify on one video item with sampling: the top-k labels of each window, in order. */
+  async classifyWindows(
+    args: { model?: string | undefined; item: ParsedItem; topK?: number | undefined; logits?: boolean | undefined },
+    signal?: AbortSignal,
+  ) {
+    const slot = await this.#slot(args.model);
+    const head = slot.head();
+    const classes = slot.spec.head!.nClasses;
+    const k = args.topK ?? Math.min(5, classes);
+    if (k > classes) throw badField('top_k', `at most ${classes} (the head's classes)`);
+    return this.#windows(slot, args.item, signal, async (encoded, warnings) => {
+      const results = await computeOnItems('input', () =>
+        this.#lane.run(async () => {
+          const all = [];
+          for (const e of encoded) all.push((await head.classify(e.out, k))[0]!);
+          return all;
+        }),
+      );
+      const windows = encoded.map((e, i) => ({
+        ...e.place!,
+        top: results[i]!.top.map((c) => ({ label: c.label, index: c.index, prob: c.prob, logit: c.logit })),
+        ...(args.logits ? { logits: Array.from(results[i]!.logits) } : {}),
+      }));
+      return { model: slot.id, windows, ...withWarnings(warnings) };
     });
   }
 
@@ -385,6 +466,10 @@ export class Engine {
     this.registry.dispose();
     await rm(this.#tmp, { recursive: true, force: true });
   }
+}
+
+function withWarnings(warnings: string[]): Warnings {
+  return warnings.length > 0 ? { warnings } : {};
 }
 
 function l2Normalize(values: Float32Array): void {

@@ -3,7 +3,7 @@
 import { createRequire } from 'node:module';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { RootsListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { ApiError, isInputError } from '@jepa/server';
+import { ApiError, MAX_WINDOW_FRAMES, type ParsedItem, badField, isInputError, parseSampling } from '@jepa/server';
 import { z } from 'zod';
 import type { Engine } from './engine.js';
 import { MEDIA_KINDS, mediaItem, type MediaArg } from './media.js';
@@ -27,6 +27,43 @@ const pool = z
   .optional()
   .describe('mean of the patch tokens, the CLS token, or the LeWorldModel state; default cls where the model has one, else mean');
 const ids = z.union([z.array(z.number().int().min(0)), z.string()]).describe('token ids: an array, or text like "0:16,20" (ids 0..15 and 20)');
+
+// loose: an unknown key reaches parseSampling and comes back as a tool error naming it
+const sampling = z
+  .looseObject({
+    fps: z.number().optional().describe('sample the video at this many frames per second of presentation time (default: every frame)'),
+    frames: z.number().optional().describe(`frames per window, 1 to ${MAX_WINDOW_FRAMES} (default: the model's trained clip length)`),
+    window_seconds: z
+      .number()
+      .optional()
+      .describe('windows spanning this many seconds, the frames spread over each (default: windows of `frames` samples)'),
+    stride: z.number().optional().describe('between window starts: samples, or seconds with window_seconds (default: the window length, no overlap)'),
+    start: z.number().optional().describe('from this presentation time, in seconds'),
+    end: z.number().optional().describe('up to (not including) this presentation time, in seconds'),
+  })
+  .optional()
+  .describe(
+    'cut a long video into windows (one answer per window, with its place in the video) instead of sampling it as one clip; a truncated file answers its complete windows and a warning',
+  );
+
+const windowOut = {
+  window: z.number().int(),
+  start_s: z.number().describe('presentation time of the first frame'),
+  end_s: z.number().describe('presentation time of the last frame'),
+  frames: z.array(z.number().int()).describe('the decoded frames it took, in order'),
+};
+const warningsOut = z.array(z.string()).optional().describe('one line when the decode ended before every window was complete');
+
+/** A video argument with `sampling`: the server's item, a video whatever its name, with the sampling checked. */
+function sampledItem(item: ParsedItem, value: unknown): ParsedItem {
+  const s = parseSampling(value, 'sampling');
+  if (item.kind === 'path') {
+    if (item.as !== null && item.as !== 'video') throw badField('video.kind', `"${item.as}" takes no sampling; sampling cuts a video into windows`);
+    return { ...item, as: 'video', sampling: s };
+  }
+  if (item.kind !== 'video') throw badField('sampling', `a "${item.kind}" takes no sampling; sampling cuts a video into windows`);
+  return { ...item, sampling: s };
+}
 
 const embeddingOut = {
   model: z.string(),
@@ -155,18 +192,26 @@ export function createMcpServer(engine: Engine, options: McpServerOptions = {}):
     {
       title: 'Embed a video',
       description:
-        "The pooled embedding of a video clip (ffmpeg samples the model's frames), or of .npy frames / a preprocessed tensor. Returns {model, pool, dims, embedding}.",
-      inputSchema: { model, video: media, pool, normalize: z.boolean().optional().describe('L2-normalise the vector (default false)') },
-      outputSchema: embeddingOut,
+        "The pooled embedding of a video clip (ffmpeg samples the model's frames), or of .npy frames / a preprocessed tensor. Returns {model, pool, dims, embedding}. With sampling, a long video's windows: {model, pool, dims, windows: [{window, start_s, end_s, frames, embedding}], warnings?}.",
+      inputSchema: { model, video: media, pool, normalize: z.boolean().optional().describe('L2-normalise the vector (default false)'), sampling },
+      outputSchema: {
+        ...embeddingOut,
+        embedding: embeddingOut.embedding.optional().describe('without sampling'),
+        windows: z
+          .array(z.object({ ...windowOut, embedding: z.array(z.number()) }))
+          .optional()
+          .describe('with sampling: one per window, in order'),
+        warnings: warningsOut,
+      },
       annotations: readOnly,
     },
     async (a, extra) =>
-      run(() =>
-        engine.embed(
-          { model: a.model, item: mediaItem('video', a.video as MediaArg, max, 'video', 'video'), pool: a.pool, normalize: a.normalize },
-          extra.signal,
-        ),
-      ),
+      run(() => {
+        const item = mediaItem('video', a.video as MediaArg, max, 'video', 'video');
+        const args = { model: a.model, pool: a.pool, normalize: a.normalize };
+        if (a.sampling === undefined) return engine.embed({ ...args, item }, extra.signal);
+        return engine.embedWindows({ ...args, item: sampledItem(item, a.sampling) }, extra.signal);
+      }),
   );
 
   server.registerTool(
@@ -203,23 +248,33 @@ export function createMcpServer(engine: Engine, options: McpServerOptions = {}):
     {
       title: 'Classify a clip',
       description:
-        "Top-k labels of a clip from the model's attentive classifier head; a still image is repeated to the model's frames, as jepa classify does. Returns {model, top: [{label, index, prob, logit}]}.",
+        "Top-k labels of a clip from the model's attentive classifier head; a still image is repeated to the model's frames, as jepa classify does. Returns {model, top: [{label, index, prob, logit}]}. With sampling, a long video's windows: {model, windows: [{window, start_s, end_s, frames, top}], warnings?}.",
       inputSchema: {
         model,
         video: media,
         top_k: z.number().int().min(1).optional().describe('labels to return (default 5)'),
         logits: z.boolean().optional().describe('also return every raw logit'),
+        sampling,
       },
-      outputSchema: { model: z.string(), top: z.array(scoreOut), logits: z.array(z.number()).optional() },
+      outputSchema: {
+        model: z.string(),
+        top: z.array(scoreOut).optional().describe('without sampling'),
+        logits: z.array(z.number()).optional(),
+        windows: z
+          .array(z.object({ ...windowOut, top: z.array(scoreOut), logits: z.array(z.number()).optional() }))
+          .optional()
+          .describe('with sampling: one per window, in order'),
+        warnings: warningsOut,
+      },
       annotations: readOnly,
     },
     async (a, extra) =>
-      run(() =>
-        engine.classify(
-          { model: a.model, item: mediaItem('video', a.video as MediaArg, max, 'video', null), topK: a.top_k, logits: a.logits },
-          extra.signal,
-        ),
-      ),
+      run(() => {
+        const item = mediaItem('video', a.video as MediaArg, max, 'video', null);
+        const args = { model: a.model, topK: a.top_k, logits: a.logits };
+        if (a.sampling === undefined) return engine.classify({ ...args, item }, extra.signal);
+        return engine.classifyWindows({ ...args, item: sampledItem(item, a.sampling) }, extra.signal);
+      }),
   );
 
   server.registerTool(

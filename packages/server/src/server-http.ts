@@ -18,13 +18,17 @@ import { Dropped, computeOnItems, rejectOnDrop } from './server-queue.js';
 import {
   RequestScope,
   encodeItems,
+  encodePlanned,
   type EncodedItem,
   parseActions,
   parseIds,
   parseItem,
   parseItems,
+  planItems,
   type ItemLoader,
   type ParsedItem,
+  type PlannedItems,
+  refuseSampling,
 } from './server-task.js';
 
 export type Phase = 'loading' | 'ready' | 'failed' | 'draining';
@@ -164,18 +168,28 @@ export function buildApp(state: ServerState): FastifyInstance {
     const normalize = optionalBool(body, 'normalize', false);
     const format = optionalChoice(body, 'encoding_format', FORMATS, 'float')!;
     const items = parseItems(body.input, 'input', state.maxQueue);
-    return scoped(reply, items.length, async (scope) => {
-      const outs = (await encodeItems(state, slot, items, scope)).map((e) => e.out);
-      const vectors = await pooled(state.lane, slot, outs, pool);
-      if (normalize) for (const v of vectors) l2NormalizeRows(v.values, v.shape[v.shape.length - 1]!);
-      state.metrics.items.inc({ route: '/v1/embeddings' }, items.length);
-      return {
-        object: 'list',
-        data: vectors.map((v, index) => ({ object: 'embedding', index, embedding: encodeValues(v.values, v.shape, format), shape: v.shape })),
-        model: slot.id,
-        usage: usage(outs),
-      };
-    });
+    return planned(await planItems(state.loader, slot, items, state.maxQueue), (plan) =>
+      scoped(reply, plan.count, async (scope) => {
+        const { encoded, warnings } = await encodePlanned(state, slot, plan, scope);
+        const outs = encoded.map((e) => e.out);
+        const vectors = await pooled(state.lane, slot, outs, pool);
+        if (normalize) for (const v of vectors) l2NormalizeRows(v.values, v.shape[v.shape.length - 1]!);
+        state.metrics.items.inc({ route: '/v1/embeddings' }, encoded.length);
+        return {
+          object: 'list',
+          data: vectors.map((v, i) => ({
+            object: 'embedding',
+            index: encoded[i]!.index,
+            ...encoded[i]!.place,
+            embedding: encodeValues(v.values, v.shape, format),
+            shape: v.shape,
+          })),
+          model: slot.id,
+          usage: usage(outs),
+          ...(warnings.length > 0 ? { warnings } : {}),
+        };
+      }),
+    );
   });
 
   // the PCA map of each item's patch features (packages/graph/src/pca.ts has the rule), as PNGs
@@ -184,6 +198,7 @@ export function buildApp(state: ServerState): FastifyInstance {
     const body = objectBody(req.body, ['model', 'input']);
     const slot = state.registry.get(body.model);
     const items = parseItems(body.input, 'input', state.maxQueue);
+    refuseSampling(items);
     return scoped(reply, items.length, async (scope) => {
       const encoded = await encodeItems(state, slot, items, scope);
       const encodedAt = performance.now();
@@ -220,28 +235,33 @@ export function buildApp(state: ServerState): FastifyInstance {
     const k = optionalInt(body, 'top_k', Math.min(5, classes), 1, classes);
     const withLogits = optionalBool(body, 'logits', false);
     const items = parseItems(body.input, 'input', state.maxQueue);
-    return scoped(reply, items.length, async (scope) => {
-      const outs = (await encodeItems(state, slot, items, scope)).map((e) => e.out);
-      const results = await computeOnItems('input', () =>
-        state.lane.run(async () => {
-          const all = [];
-          for (const out of outs) all.push((await head.classify(out, k))[0]!);
-          return all;
-        }),
-      );
-      state.metrics.items.inc({ route: '/v1/classify' }, items.length);
-      return {
-        object: 'list',
-        data: results.map((r, index) => ({
-          object: 'classification',
-          index,
-          top: r.top.map((c) => ({ label: c.label, index: c.index, prob: c.prob, logit: c.logit })),
-          ...(withLogits ? { logits: Array.from(r.logits) } : {}),
-        })),
-        model: slot.id,
-        usage: usage(outs),
-      };
-    });
+    return planned(await planItems(state.loader, slot, items, state.maxQueue), (plan) =>
+      scoped(reply, plan.count, async (scope) => {
+        const { encoded, warnings } = await encodePlanned(state, slot, plan, scope);
+        const outs = encoded.map((e) => e.out);
+        const results = await computeOnItems('input', () =>
+          state.lane.run(async () => {
+            const all = [];
+            for (const out of outs) all.push((await head.classify(out, k))[0]!);
+            return all;
+          }),
+        );
+        state.metrics.items.inc({ route: '/v1/classify' }, encoded.length);
+        return {
+          object: 'list',
+          data: results.map((r, i) => ({
+            object: 'classification',
+            index: encoded[i]!.index,
+            ...encoded[i]!.place,
+            top: r.top.map((c) => ({ label: c.label, index: c.index, prob: c.prob, logit: c.logit })),
+            ...(withLogits ? { logits: Array.from(r.logits) } : {}),
+          })),
+          model: slot.id,
+          usage: usage(outs),
+          ...(warnings.length > 0 ? { warnings } : {}),
+        };
+      }),
+    );
   });
 
   app.post('/v1/predict', async (req, reply) => {
@@ -249,6 +269,7 @@ export function buildApp(state: ServerState): FastifyInstance {
     const slot = state.registry.get(body.model);
     const predictor = slot.predictor();
     const items = parseItems(body.input, 'input', 1);
+    refuseSampling(items);
     const contextIds = parseIds(body.context, 'context');
     const targetIds = parseIds(body.target, 'target');
     const maskIndex = body.mask_index === undefined ? undefined : optionalInt(body, 'mask_index', 0, -(2 ** 31), 2 ** 31 - 1);
@@ -312,6 +333,7 @@ export function buildApp(state: ServerState): FastifyInstance {
       seqs = stats ? { ...raw, data: normalizeActions(raw.data, stats) } : raw;
     }
     const items = goal ? [...frames, goal] : frames;
+    refuseSampling(items);
     return scoped(reply, items.length, async (scope) => {
       const { initial, target, outs } = await worldInputs(state, slot, wm, frames.length, items, goal !== null, scope);
       const H = frames.length;
@@ -347,6 +369,7 @@ export function buildApp(state: ServerState): FastifyInstance {
     const topk = optionalInt(body, 'top_k', Math.min(30, samples), 2, samples);
     const seed = optionalInt(body, 'seed', 0, -(2 ** 31), 2 ** 31 - 1);
     const items = [...frames, goal];
+    refuseSampling(items);
     return scoped(reply, items.length, async (scope) => {
       const { initial, target, outs } = await worldInputs(state, slot, wm, H, items, true, scope);
       // wm.plan, with every iteration's batched rollout on the lane and a dropped request stopping between them
@@ -435,6 +458,15 @@ async function runScoped<T>(state: ServerState, reply: FastifyReply, items: numb
     reply.raw.off('close', onClose);
     state.active.delete(scope);
     scope.ticket.releaseAll();
+  }
+}
+
+/** A request's work on its planned items; their decodes stop and their temp files go once it ends, however it ends. */
+async function planned<T>(plan: PlannedItems, work: (plan: PlannedItems) => Promise<T>): Promise<T> {
+  try {
+    return await work(plan);
+  } finally {
+    await plan.close();
   }
 }
 

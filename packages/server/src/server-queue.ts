@@ -2,7 +2,8 @@
 // accepted until each is done, and refuses (429) past --max-queue. One compute lane runs every
 // graph of every model in turn (one stream of work is what the CPU threads can serve). Each model's
 // batcher groups still images of one shape from concurrent requests into one encoder graph, up to
-// --max-batch items or --max-wait-ms after the oldest arrived; clips run one per graph.
+// --max-batch items or --max-wait-ms after the oldest arrived; clips run one per graph, except the
+// windows of a sampled video, which batch by shape as stills do.
 import { EncodeOutput, type EncoderContext } from '@jepa/graph';
 import type { ItemTensor } from '@jepa/input';
 import { ApiError, inputFailure } from './errors.js';

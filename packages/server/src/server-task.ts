@@ -6,10 +6,10 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import type { ModelSpec } from '@jepa/gguf';
 import type { EncodeOutput } from '@jepa/graph';
-import { Semaphore, isVideoOnly, type ItemTensor } from '@jepa/input';
-import { readNpy, readVideoFrames, type NpyArray } from '@jepa/preprocess';
+import { Semaphore, isVideoOnly, type ItemTensor, type VideoWindowSource } from '@jepa/input';
+import { readNpy, readVideoFrames, type NpyArray, type VideoWindow, type WindowOptions } from '@jepa/preprocess';
 import { decodeBase64 } from './encoding.js';
-import { badField, inputFailure } from './errors.js';
+import { badField, inputFailure, isInputError } from './errors.js';
 import { fieldName } from './json.js';
 import type { ServerMetrics } from './metrics.js';
 import type { PathPolicy } from './paths.js';
@@ -19,7 +19,16 @@ import { Dropped, dropReason, type DropReason, type Ticket } from './server-queu
 export type ItemKind = 'image' | 'video' | 'frames' | 'tensor';
 const KINDS: readonly ItemKind[] = ['image', 'video', 'frames', 'tensor'];
 
-export type ParsedItem = { field: string; kind: ItemKind; bytes: Buffer } | { field: string; kind: 'path'; path: string; as: ItemKind | null };
+/** A long video's windows (spec windows-v1): the item's `sampling`, its field, and the options it gives. */
+export interface Sampling {
+  field: string;
+  options: Partial<WindowOptions>;
+}
+
+export type ParsedItem = ({ field: string; kind: ItemKind; bytes: Buffer } | { field: string; kind: 'path'; path: string; as: ItemKind | null }) & {
+  /** A video item to be cut into windows; absent, the video is one clip sampled over the whole file. */
+  sampling?: Sampling;
+};
 
 export interface LoadedItem {
   tensor: ItemTensor;
@@ -29,15 +38,64 @@ export interface LoadedItem {
 
 const VIDEO_EXTENSIONS = new Set(['.mp4', '.m4v', '.mov', '.mkv', '.webm', '.avi', '.mpg', '.mpeg', '.ts', '.flv', '.wmv', '.3gp', '.ogv']);
 
-/** One item: {image}, {video}, {frames}, {tensor} (base64), or {path, kind?}. */
+/** The most frames one window may take: a window's clip is decoded and preprocessed whole. */
+export const MAX_WINDOW_FRAMES = 128;
+
+const SAMPLING_KEYS: Readonly<Record<string, keyof WindowOptions>> = {
+  fps: 'fps',
+  frames: 'frames',
+  window_seconds: 'windowSeconds',
+  stride: 'stride',
+  start: 'start',
+  end: 'end',
+};
+
+/**
+ * `sampling`: {fps?, frames?, window_seconds?, stride?, start?, end?}, numbers (start and end in
+ * seconds of presentation time), checked field by field; the planner checks the rest against the video.
+ */
+export function parseSampling(value: unknown, field: string): Sampling {
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw badField(field, `must be an object with any of ${Object.keys(SAMPLING_KEYS).join(', ')}`);
+  const options: Partial<WindowOptions> = {};
+  for (const [key, v] of Object.entries(value)) {
+    const name = SAMPLING_KEYS[key];
+    if (name === undefined || !Object.hasOwn(SAMPLING_KEYS, key))
+      throw badField(`${field}.${fieldName(key)}`, `unknown field (sampling takes ${Object.keys(SAMPLING_KEYS).join(', ')})`, 'unknown_field');
+    if (v === undefined || v === null) continue;
+    if (typeof v !== 'number' || !Number.isFinite(v)) throw badField(`${field}.${key}`, 'must be a finite number');
+    options[name] = v;
+  }
+  const o = options;
+  const at = (key: string) => `${field}.${key}`;
+  if (o.fps !== undefined && !(o.fps > 0)) throw badField(at('fps'), `must be > 0 (frames per second), got ${o.fps}`);
+  if (o.frames !== undefined && !(Number.isSafeInteger(o.frames) && o.frames >= 1 && o.frames <= MAX_WINDOW_FRAMES))
+    throw badField(at('frames'), `must be a whole number from 1 to ${MAX_WINDOW_FRAMES}, got ${o.frames}`);
+  if (o.windowSeconds !== undefined && !(o.windowSeconds > 0)) throw badField(at('window_seconds'), `must be > 0 seconds, got ${o.windowSeconds}`);
+  if (o.stride !== undefined) {
+    if (o.windowSeconds !== undefined && !(o.stride > 0))
+      throw badField(at('stride'), `must be > 0 seconds (with window_seconds it is in seconds), got ${o.stride}`);
+    if (o.windowSeconds === undefined && !(Number.isSafeInteger(o.stride) && o.stride >= 1))
+      throw badField(at('stride'), `must be a whole number of samples >= 1 (seconds only with window_seconds), got ${o.stride}`);
+  }
+  for (const key of ['start', 'end'] as const)
+    if (o[key] !== undefined && o[key] < 0) throw badField(at(key), `must be a time >= 0 seconds, got ${o[key]}`);
+  if (o.start !== undefined && o.end !== undefined && !(o.end > o.start)) throw badField(at('end'), `(${o.end}) must be after start (${o.start})`);
+  return { field, options };
+}
+
+/** One item: {image}, {video}, {frames}, {tensor} (base64), or {path, kind?}; a video may carry `sampling`. */
 export function parseItem(value: unknown, field: string): ParsedItem {
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     throw badField(field, 'an item is an object with one of "image", "video", "frames", "tensor" or "path"', 'invalid_item');
   const keys = Object.keys(value);
   const v = value as Record<string, unknown>;
+  const sampled = v.sampling !== undefined && v.sampling !== null;
+  const sampling = sampled ? { sampling: parseSampling(v.sampling, `${field}.sampling`) } : {};
   if ('path' in v) {
-    const extra = keys.filter((k) => k !== 'path' && k !== 'kind');
-    if (extra.length > 0) throw badField(`${field}.${fieldName(extra[0]!)}`, 'unknown field (a path item takes "path" and "kind")', 'unknown_field');
+    const extra = keys.filter((k) => k !== 'path' && k !== 'kind' && k !== 'sampling');
+    if (extra.length > 0)
+      throw badField(`${field}.${fieldName(extra[0]!)}`, 'unknown field (a path item takes "path", "kind" and "sampling")', 'unknown_field');
     let as: ItemKind | null = null;
     if (v.kind !== undefined) {
       if (typeof v.kind !== 'string' || !(KINDS as readonly string[]).includes(v.kind))
@@ -45,11 +103,14 @@ export function parseItem(value: unknown, field: string): ParsedItem {
       as = v.kind as ItemKind;
     }
     if (typeof v.path !== 'string') throw badField(`${field}.path`, 'must be a string');
-    return { field: `${field}.path`, kind: 'path', path: v.path, as };
+    // a path with sampling is a video whatever its extension
+    if (sampled && as !== null && as !== 'video') throw badField(`${field}.kind`, `"${as}" takes no sampling; sampling cuts a video into windows`);
+    return { field: `${field}.path`, kind: 'path', path: v.path, as: sampled ? 'video' : as, ...sampling };
   }
-  const given = keys.filter((k) => (KINDS as readonly string[]).includes(k));
-  if (given.length !== 1 || keys.length !== 1) {
-    const unknown = keys.find((k) => !(KINDS as readonly string[]).includes(k));
+  const rest = keys.filter((k) => k !== 'sampling');
+  const given = rest.filter((k) => (KINDS as readonly string[]).includes(k));
+  if (given.length !== 1 || rest.length !== 1) {
+    const unknown = rest.find((k) => !(KINDS as readonly string[]).includes(k));
     if (unknown !== undefined)
       throw badField(
         `${field}.${fieldName(unknown)}`,
@@ -59,7 +120,15 @@ export function parseItem(value: unknown, field: string): ParsedItem {
     throw badField(field, 'give exactly one of "image", "video", "frames", "tensor" or "path"', 'invalid_item');
   }
   const kind = given[0] as ItemKind;
-  return { field: `${field}.${kind}`, kind, bytes: decodeBase64(`${field}.${kind}`, v[kind]) };
+  if (sampled && kind !== 'video')
+    throw badField(`${field}.sampling`, `a "${kind}" item takes no sampling; sampling cuts a video into windows`, 'unknown_field');
+  return { field: `${field}.${kind}`, kind, bytes: decodeBase64(`${field}.${kind}`, v[kind]), ...sampling };
+}
+
+/** Refuses the sampled items of a request to a route that takes clips whole. */
+export function refuseSampling(items: readonly ParsedItem[]): void {
+  for (const item of items)
+    if (item.sampling) throw badField(item.sampling.field, 'sampling is for /v1/embeddings and /v1/classify', 'unsupported_field');
 }
 
 /** `input`: one item or an array of 1..maxItems items. */
@@ -150,6 +219,35 @@ export class ItemLoader {
     return tensorItem(field, slot.spec, npy);
   }
 
+  /**
+   * A sampled video's windows, planned (ffprobe) before any frame is decoded. A base64 video goes to a
+   * private temp file that the caller removes (VideoWindows.close) once its windows are taken.
+   */
+  async windows(slot: ModelSlot, item: ParsedItem & { sampling: Sampling }): Promise<VideoWindows> {
+    let path: string;
+    let shownAs: string;
+    let temp: string | null = null;
+    if (item.kind === 'path') {
+      path = await this.paths.check(item.field, item.path);
+      shownAs = item.path;
+    } else {
+      temp = join(this.tmpDir, `${randomUUID()}.video`);
+      await writeFile(temp, item.bytes, { flag: 'wx', mode: 0o600 });
+      path = temp;
+      shownAs = 'the video';
+    }
+    try {
+      const source = await this.#ffmpeg.run(() => slot.input.videoWindows(path, item.sampling.options, this.videoTimeoutSeconds));
+      return new VideoWindows(item, source, temp, (line) => (path === shownAs ? line : line.split(path).join(shownAs)));
+    } catch (err) {
+      if (temp !== null) await rm(temp, { force: true });
+      if (err instanceof Error && path !== shownAs) err.message = err.message.split(path).join(shownAs);
+      // the windows asked for do not fit the video (an empty range, ...): the sampling's fault
+      if (isInputError(err) && err.code === 'invalid_argument') throw badField(item.sampling.field, err.message, 'invalid_sampling');
+      throw inputFailure(item.field, err);
+    }
+  }
+
   #still(spec: ModelSpec, tensor: ItemTensor): LoadedItem {
     return { tensor, still: !isVideoOnly(spec) && tensor.shape.length === 3 };
   }
@@ -198,38 +296,202 @@ export interface EncodedItem {
   data: Float32Array;
 }
 
+/** The windows of one sampled video: its decode, and its temp file when it came as base64. */
+export class VideoWindows {
+  #closed = false;
+
+  constructor(
+    readonly item: ParsedItem,
+    readonly source: VideoWindowSource,
+    readonly temp: string | null,
+    readonly show: (line: string) => string,
+  ) {}
+
+  get windows(): readonly VideoWindow[] {
+    return this.source.windows;
+  }
+
+  /** Window k's clip (taken in order), or null when the video ended before it. */
+  async take(k: number): Promise<ItemTensor | null> {
+    if (this.#closed) throw new Dropped('failed');
+    try {
+      return await this.source.take(k);
+    } catch (err) {
+      if (err instanceof Error) err.message = this.show(err.message);
+      throw err;
+    }
+  }
+
+  get warning(): string | null {
+    const w = this.source.warning;
+    return w === null ? null : this.show(w);
+  }
+
+  /** Stops the decode and removes the temp file. Idempotent. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    try {
+      await this.source.close();
+    } finally {
+      if (this.temp !== null) await rm(this.temp, { force: true });
+    }
+  }
+}
+
+/** One unit of work: an item whole, or one window of a sampled item. */
+export interface PlannedUnit {
+  /** The item's place in the request. */
+  index: number;
+  item: ParsedItem;
+  window: { video: VideoWindows; k: number; at: VideoWindow } | null;
+}
+
+/**
+ * A request's items with the sampled videos expanded into their windows, in order. `count` is what
+ * the request holds in the queue; `close` (after the request, however it ends) stops the decodes and
+ * removes the temp files.
+ */
+export class PlannedItems {
+  readonly units: PlannedUnit[] = [];
+  readonly videos: VideoWindows[] = [];
+
+  get count(): number {
+    return this.units.length;
+  }
+
+  /** The one-line warnings of the truncated videos, in item order. */
+  warnings(): string[] {
+    return this.videos.map((v) => v.warning).filter((w): w is string => w !== null);
+  }
+
+  async close(): Promise<void> {
+    await Promise.allSettled(this.videos.map((v) => v.close()));
+  }
+}
+
+/**
+ * Plans the sampled items' windows (ffprobe, no decode yet) and refuses a request whose items and
+ * windows together are more than `maxItems` (--max-queue). Without sampled items it is the items as given.
+ */
+export async function planItems(loader: ItemLoader, slot: ModelSlot, items: readonly ParsedItem[], maxItems: number): Promise<PlannedItems> {
+  const planned = new PlannedItems();
+  try {
+    for (const [index, item] of items.entries()) {
+      if (!item.sampling) {
+        planned.units.push({ index, item, window: null });
+        continue;
+      }
+      const video = await loader.windows(slot, item as ParsedItem & { sampling: Sampling });
+      planned.videos.push(video);
+      for (const [k, at] of video.windows.entries()) planned.units.push({ index, item, window: { video, k, at } });
+      if (planned.count + (items.length - index - 1) > maxItems)
+        throw badField(
+          item.sampling.field,
+          `${video.windows.length} windows make the request ${planned.count + items.length - index - 1} items; at most ${maxItems} per request (--max-queue)`,
+          'too_many_items',
+        );
+    }
+    return planned;
+  } catch (err) {
+    await planned.close();
+    throw err;
+  }
+}
+
+/** A window's place in its video, as the responses give it. */
+export interface WindowPlace {
+  window: number;
+  start_s: number;
+  end_s: number;
+  frames: number[];
+}
+
+export interface PlannedEncoded extends EncodedItem {
+  /** The item's place in the request. */
+  index: number;
+  /** Where the window lies, for a window of a sampled video. */
+  place: WindowPlace | null;
+}
+
+/** Windows of one video loaded ahead of the encoder at most (their clips wait in memory). */
+function lookahead(slot: ModelSlot): number {
+  return Math.min(32, Math.max(2, 2 * slot.options.maxBatch));
+}
+
+/**
+ * Every unit of a planned request through its model's batcher, in order: items whole, and each
+ * sampled video's windows from its one decode (a few ahead of the encoder; windows of one video share
+ * a shape, so they may share graphs). A window the truncated video never completed is left out, and
+ * `warnings` says so.
+ */
+export async function encodePlanned(
+  ctx: { loader: ItemLoader; metrics: ServerMetrics },
+  slot: ModelSlot,
+  planned: PlannedItems,
+  scope: RequestScope,
+): Promise<{ encoded: PlannedEncoded[]; warnings: string[] }> {
+  const gates = new Map(planned.videos.map((v) => [v, new Semaphore(lookahead(slot))]));
+  const all = await Promise.all(
+    planned.units.map(async (unit): Promise<PlannedEncoded | null> => {
+      const w = unit.window;
+      if (w === null) {
+        const e = await encodeUnit(ctx, slot, unit.item.field, scope, () => ctx.loader.load(slot, unit.item));
+        return e && { ...e, index: unit.index, place: null };
+      }
+      const e = await gates.get(w.video)!.run(() =>
+        encodeUnit(ctx, slot, unit.item.field, scope, async () => {
+          const tensor = await w.video.take(w.k);
+          return tensor && { tensor, still: true };
+        }),
+      );
+      return e && { ...e, index: unit.index, place: { window: w.at.window, start_s: w.at.startS, end_s: w.at.endS, frames: [...w.at.frames] } };
+    }),
+  );
+  return { encoded: all.filter((e): e is PlannedEncoded => e !== null), warnings: planned.warnings() };
+}
+
 /**
  * Every item of a request through its model's batcher, in order. The first failure drops the
  * request's other queued items and is what the request answers with.
  */
 export async function encodeItems(
-  { loader, metrics }: { loader: ItemLoader; metrics: ServerMetrics },
+  ctx: { loader: ItemLoader; metrics: ServerMetrics },
   slot: ModelSlot,
   items: readonly ParsedItem[],
   scope: RequestScope,
 ): Promise<EncodedItem[]> {
-  return Promise.all(
-    items.map(async (item) => {
-      try {
-        if (scope.dropped) throw new Dropped(scope.dropped);
-        const arrived = slot.batcher.announce();
-        let loaded: LoadedItem;
-        try {
-          loaded = await loader.load(slot, item);
-        } finally {
-          arrived();
-        }
-        return { out: await slot.batcher.encode(loaded.tensor, loaded.still, scope.signal), shape: loaded.tensor.shape, data: loaded.tensor.data };
-      } catch (err) {
-        if (err instanceof Dropped) metrics.droppedItems.inc({ reason: err.reason });
-        const failure = err instanceof Dropped ? err : inputFailure(item.field, err);
-        scope.drop('failed');
-        throw failure;
-      } finally {
-        scope.ticket.release(1);
-      }
-    }),
-  );
+  refuseSampling(items);
+  return Promise.all(items.map(async (item) => (await encodeUnit(ctx, slot, item.field, scope, () => ctx.loader.load(slot, item)))!));
+}
+
+/** One unit: loaded (null: a window the video never completed), then encoded; it gives its queue place back either way. */
+async function encodeUnit(
+  { metrics }: { metrics: ServerMetrics },
+  slot: ModelSlot,
+  field: string,
+  scope: RequestScope,
+  load: () => Promise<LoadedItem | null>,
+): Promise<EncodedItem | null> {
+  try {
+    if (scope.dropped) throw new Dropped(scope.dropped);
+    const arrived = slot.batcher.announce();
+    let loaded: LoadedItem | null;
+    try {
+      loaded = await load();
+    } finally {
+      arrived();
+    }
+    if (loaded === null) return null;
+    return { out: await slot.batcher.encode(loaded.tensor, loaded.still, scope.signal), shape: loaded.tensor.shape, data: loaded.tensor.data };
+  } catch (err) {
+    if (err instanceof Dropped) metrics.droppedItems.inc({ reason: err.reason });
+    const failure = err instanceof Dropped ? err : inputFailure(field, err);
+    scope.drop('failed');
+    throw failure;
+  } finally {
+    scope.ticket.release(1);
+  }
 }
 
 const MAX_IDS = 1 << 16;
