@@ -44,7 +44,7 @@ export async function classifyWindows(
       const shape = clips[0]!.clip.shape;
       const size = clips[0]!.clip.data.length;
       const data = new Float32Array(clips.length * size);
-      clips.forEach((c, i) => data.set(c.clip.data, i * size));
+      for (const [i, c] of clips.entries()) data.set(c.clip.data, i * size);
       const results = await head.classify(await encoder.encode({ data, shape: [clips.length, ...shape] }), o.topk);
       results.forEach((r, i) => {
         const w = clips[i]!.window;
