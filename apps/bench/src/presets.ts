@@ -107,6 +107,8 @@ export function presetModel(name: string, dtype: string, dir: string): string {
         nReg: 0,
         layerScale: false,
       },
+      // the recipe of the preset's size (shortest edge ·256/224, centre crop), so files and clips go through it
+      pre: { ...h.pre, resize: { mode: 'short' as const, size: Math.round((p.size * 256) / 224) }, crop: p.size },
     }),
   });
   renameSync(`${path}.partial`, path); // an interrupted forge leaves no file that looks finished
