@@ -295,16 +295,22 @@ export class Engine {
     });
   }
 
+  /** The model's head and the number of classes to return (top_k checked against the head). */
+  async #classifier(model: string | undefined, topK: number | undefined) {
+    const slot = await this.#slot(model);
+    const head = slot.head();
+    const classes = slot.spec.head!.nClasses;
+    const k = topK ?? Math.min(5, classes);
+    if (k > classes) throw badField('top_k', `at most ${classes} (the head's classes)`);
+    return { slot, head, k };
+  }
+
   /** As /v1/classify on one item. */
   async classify(
     args: { model?: string | undefined; item: ParsedItem; topK?: number | undefined; logits?: boolean | undefined },
     signal?: AbortSignal,
   ) {
-    const slot = await this.#slot(args.model);
-    const head = slot.head();
-    const classes = slot.spec.head!.nClasses;
-    const k = args.topK ?? Math.min(5, classes);
-    if (k > classes) throw badField('top_k', `at most ${classes} (the head's classes)`);
+    const { slot, head, k } = await this.#classifier(args.model, args.topK);
     return this.#scoped(1, signal, async (scope) => {
       const [{ out }] = (await this.#encode(slot, [args.item], scope)) as [EncodedItem];
       const r = (await computeOnItems('input', () => this.#lane.run(() => head.classify(out, k))))[0]!;
@@ -321,11 +327,7 @@ export class Engine {
     args: { model?: string | undefined; item: ParsedItem; topK?: number | undefined; logits?: boolean | undefined },
     signal?: AbortSignal,
   ) {
-    const slot = await this.#slot(args.model);
-    const head = slot.head();
-    const classes = slot.spec.head!.nClasses;
-    const k = args.topK ?? Math.min(5, classes);
-    if (k > classes) throw badField('top_k', `at most ${classes} (the head's classes)`);
+    const { slot, head, k } = await this.#classifier(args.model, args.topK);
     return this.#windows(slot, args.item, signal, async (encoded, warnings) => {
       const results = await computeOnItems('input', () =>
         this.#lane.run(async () => {
