@@ -178,21 +178,26 @@ describe('memory over the length of a video', () => {
       return path;
     };
     const peak = (video: string) => {
-      const report = join(tmp, `rss-${Date.now()}.txt`);
+      const report = join(tmp, `rss-${process.hrtime.bigint()}.txt`);
       const hook = join(tmp, 'rss-hook.cjs');
       writeFileSync(
         hook,
         `process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(report)}, String(process.resourceUsage().maxRSS)));\n`,
       );
-      const r = jepa(['embed', '-m', demo, '--video', video, '--fps', '4', '--frames', '8', '-o', join(tmp, `rss-${Date.now()}.npy`)], {
+      const r = jepa(['embed', '-m', demo, '--video', video, '--fps', '4', '--frames', '8', '-o', join(tmp, `rss-${process.hrtime.bigint()}.npy`)], {
         NODE_OPTIONS: `--require ${hook}`,
       });
       expect(r.code, r.err).toBe(0);
       return Number(readFileSync(report, 'utf8')) / 1024;
     };
-    const short = peak(make(60));
-    const long = peak(make(600));
-    console.log(`peak RSS: 1-minute ${short.toFixed(0)} MiB, 10-minute ${long.toFixed(0)} MiB (${((100 * long) / short - 100).toFixed(1)} %)`);
+    // a peak is a garbage collector's high-water mark: the lower of two runs of each
+    const shortVideo = make(60);
+    const longVideo = make(600);
+    const short = Math.min(peak(shortVideo), peak(shortVideo));
+    const long = Math.min(peak(longVideo), peak(longVideo));
+    console.log(
+      `peak RSS (lower of 2 runs): 1-minute ${short.toFixed(0)} MiB, 10-minute ${long.toFixed(0)} MiB (${((100 * long) / short - 100).toFixed(1)} %)`,
+    );
     expect(long).toBeLessThanOrEqual(short * 1.1);
   }, 300_000);
 });

@@ -134,10 +134,17 @@ export class ModelInput {
    */
   async videoWindows(path: string, options: Partial<WindowOptions>, timeoutSeconds?: number): Promise<VideoWindowSource> {
     const plan = await planVideoWindows(path, { ...options, frames: options.frames ?? this.spec.enc.nFrames }, timeoutSeconds);
-    const planes = async (rgb: Uint8Array, width: number, height: number) => {
+    const planes = async (rgb: Uint8Array, width: number, height: number, reuse?: Float32Array) => {
       const img = { width, height, data: rgb };
-      const t = this.decoder === 'native' ? await this.#tensors.image(img) : preprocessImage(img, this.recipe);
-      return { data: t.data, width: t.shape[2]!, height: t.shape[1]! };
+      if (this.decoder === 'js') {
+        const t = preprocessImage(img, this.recipe);
+        return { data: t.data, width: t.shape[2]!, height: t.shape[1]! };
+      }
+      const size = this.#tensors.outputSize(width, height);
+      const n = 3 * size.width * size.height;
+      const data = reuse?.length === n ? reuse : new Float32Array(n);
+      await this.#tensors.writePlanes(img, data, size.width * size.height, 0);
+      return { data, ...size };
     };
     return new VideoWindowSource(path, plan, planes, timeoutSeconds);
   }

@@ -35,8 +35,13 @@ export async function planVideoWindows(path: string, options: WindowOptions, tim
   return { timeline, windows: planWindows(timeline.times, options) };
 }
 
-/** Turns one decoded frame (HWC rgb24) into its [3, H, W] planes. */
-export type FramePlanes = (rgb: Uint8Array, width: number, height: number) => Promise<{ data: Float32Array; width: number; height: number }>;
+/** Turns one decoded frame (HWC rgb24) into its [3, H, W] planes, written into `reuse` when it is given (a freed frame's). */
+export type FramePlanes = (
+  rgb: Uint8Array,
+  width: number,
+  height: number,
+  reuse?: Float32Array,
+) => Promise<{ data: Float32Array; width: number; height: number }>;
 
 /**
  * The windows of `plan` in order, then the decode's end: `warning` is one line when the decode stopped
@@ -52,6 +57,7 @@ export async function* windowClips(
   const wanted = new Set(windows.flatMap((w) => w.frames));
   const freeAfter = lastUse(windows);
   const ready = new Map<number, { data: Float32Array; width: number; height: number }>();
+  const spare: Float32Array[] = [];
   let next = 0;
   const stream = streamFrames(path, timeline, { wanted, ...(timeoutSeconds !== undefined ? { timeoutSeconds } : {}) });
   let end: { warning: string | null } = { warning: null };
@@ -62,11 +68,16 @@ export async function* windowClips(
         end = { warning: r.value.warning };
         break;
       }
-      ready.set(r.value.index, await planes(r.value.rgb, timeline.width, timeline.height));
+      ready.set(r.value.index, await planes(r.value.rgb, timeline.width, timeline.height, spare.pop()));
       while (next < windows.length && windows[next]!.frames.every((f) => ready.has(f))) {
         const w = windows[next]!;
         yield { window: w, item: assemble(w.frames.map((f) => ready.get(f)!)) };
-        for (const f of new Set(w.frames)) if (freeAfter.get(f) === next) ready.delete(f);
+        for (const f of new Set(w.frames))
+          if (freeAfter.get(f) === next) {
+            // the clip holds copies: the frame's planes serve the next decoded frame
+            spare.push(ready.get(f)!.data);
+            ready.delete(f);
+          }
         next++;
       }
     }

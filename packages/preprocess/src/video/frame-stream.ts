@@ -140,13 +140,19 @@ async function* decodeFrom(
 
   let produced = 0;
   let reached = false;
-  let pending: Buffer = Buffer.alloc(0);
+  // one frame's bytes gathered in place: a long decode of unwanted frames allocates nothing per frame
+  const frame = new Uint8Array(frameBytes);
+  let filled = 0;
   try {
     for await (const chunk of child.stdout as AsyncIterable<Buffer>) {
-      pending = pending.length ? Buffer.concat([pending, chunk]) : chunk;
-      while (pending.length >= frameBytes) {
-        const raw = pending.subarray(0, frameBytes);
-        pending = pending.subarray(frameBytes);
+      let at = 0;
+      while (at < chunk.length) {
+        const take = Math.min(frameBytes - filled, chunk.length - at);
+        frame.set(chunk.subarray(at, at + take), filled);
+        filled += take;
+        at += take;
+        if (filled < frameBytes) break;
+        filled = 0;
         const k = produced++;
         const index = await indexAt(k);
         const err = error as { line: string; afterFrames: number } | null;
@@ -158,7 +164,7 @@ async function* decodeFrom(
           if (index > wanted[0]!) throw new Overshoot();
           if (index >= wanted[0]!) reached = true;
         }
-        if (want.has(index)) yield { index, rgb: new Uint8Array(raw) };
+        if (want.has(index)) yield { index, rgb: frame.slice() };
         if (index >= last) return stop(null, true);
       }
     }
@@ -168,8 +174,8 @@ async function* decodeFrom(
     if (signal === 'SIGKILL') throw new PreprocessError('video_timeout', `ffmpeg did not finish decoding ${path} within ${timeoutSeconds} s`);
     const why = err
       ? toolComplaint(err.line.replace(ERROR, ''), path)
-      : pending.length
-        ? `a partial frame (${pending.length} of ${frameBytes} bytes)`
+      : filled
+        ? `a partial frame (${filled} of ${frameBytes} bytes)`
         : `exit status ${code}`;
     if (!reached) throw new PreprocessError('video_corrupt', `${path}: the decode ended before frame ${wanted[0]} (${why})`);
     return stop(`${path}: the decode ended after ${produced} frames, before frame ${last} (${why})`, false);
