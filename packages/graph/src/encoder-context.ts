@@ -82,6 +82,7 @@ let maskNoticeShown = false;
 let cudaKvNoticeShown = false;
 
 export class EncoderContext implements Disposable {
+  #patches: Float32Array | undefined;
   readonly #model: Model;
   readonly #runner: GraphRunner<EncoderGraph>;
   readonly #options: EncoderContextOptions;
@@ -147,7 +148,7 @@ export class EncoderContext implements Disposable {
     }
     if (deadline) deadline.total = chunks.reduce((a, c) => a + c.g.graph.nodeCount, 0);
     for (const { start, b, g } of chunks) {
-      const patches = new Float32Array(b * np * patchLen);
+      const patches = this.#patchBuffer(b * np * patchLen);
       for (let i = 0; i < b; i++) {
         const pixels = input.data.subarray((start + i) * itemSize, (start + i + 1) * itemSize);
         patchify(pixels, geometry, patches.subarray(i * np * patchLen, (i + 1) * np * patchLen));
@@ -213,6 +214,12 @@ export class EncoderContext implements Disposable {
   }
 
   /** Items per graph: the requested maximum, shrunk until the estimated activations fit the budget. */
+  /** The host buffer patchify writes into, kept between calls of one size (encodes run one at a time). */
+  #patchBuffer(length: number): Float32Array {
+    if (this.#patches?.length !== length) this.#patches = new Float32Array(length);
+    return this.#patches;
+  }
+
   #batchFor(tokens: number, inputFloats: number, batch: number): number {
     let b = Math.min(batch, this.#options.maxBatch ?? maxBatch());
     while (b > 1 && this.#estimateBytes(b, tokens, inputFloats) > maxGraphBytes()) b = Math.floor(b / 2);

@@ -9,7 +9,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { ListRootsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { forgeModel } from '@jepa/gguf';
 import { encodeNpy, pngChunk, rgbPngHeader } from '@jepa/preprocess';
-import { expect } from 'vitest';
+import { createServer, type JepaServer } from '@jepa/server';
+import { afterAll, beforeAll, expect } from 'vitest';
 
 export const root = resolve(__dirname, '../../..');
 export const cli = join(root, 'apps/cli/dist/main.js');
@@ -118,5 +119,32 @@ export async function mcpChild(args: string[], opts: { roots?: () => string[] } 
       return text;
     },
     close: () => client.close(),
+  };
+}
+
+/** `jepa mcp` over stdio beside an in-process jepa serve on the same models and roots, for one test file. */
+export function mcpBesideServer(allowed: string, models: string) {
+  let mcp: McpChild | undefined;
+  let http: JepaServer | undefined;
+  beforeAll(async () => {
+    [mcp, http] = await Promise.all([
+      mcpChild(['--models-dir', models, '--root', allowed]),
+      createServer({ modelsDir: models, allowPaths: [allowed], port: 0, threads: THREADS }),
+    ]);
+    await http.ready;
+  });
+  afterAll(async () => {
+    await mcp?.close();
+    await http?.close();
+  });
+  return {
+    mcp: (): McpChild => mcp!,
+    // biome-ignore lint/suspicious/noExplicitAny: the server's JSON, read by path
+    async post(route: string, body: unknown): Promise<any> {
+      const r = await fetch(`${http!.url}${route}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const json = await r.json();
+      expect(r.status, JSON.stringify(json)).toBe(200);
+      return json;
+    },
   };
 }

@@ -3,9 +3,8 @@
 // sampling is a tool error naming the field, not a crash.
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createServer, type JepaServer } from '@jepa/server';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { layout, mcpChild, root, THREADS, type McpChild } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { layout, mcpBesideServer, root } from './helpers.js';
 
 const { allowed, models } = layout('windows');
 const video = join(allowed, 'cfr25.mp4');
@@ -15,28 +14,7 @@ const bytes = readFileSync(video);
 writeFileSync(truncated, bytes.subarray(0, Math.floor(bytes.length * 0.6)));
 const sampling = { fps: 5, frames: 4 };
 
-let mcp: McpChild;
-let http: JepaServer;
-
-beforeAll(async () => {
-  [mcp, http] = await Promise.all([
-    mcpChild(['--models-dir', models, '--root', allowed]),
-    createServer({ modelsDir: models, allowPaths: [allowed], port: 0, threads: THREADS }),
-  ]);
-  await http.ready;
-});
-afterAll(async () => {
-  await mcp?.close();
-  await http?.close();
-});
-
-// biome-ignore lint/suspicious/noExplicitAny: the server's JSON, read by path
-async function post(route: string, body: unknown): Promise<any> {
-  const r = await fetch(`${http.url}${route}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  const json = await r.json();
-  expect(r.status, JSON.stringify(json)).toBe(200);
-  return json;
-}
+const { mcp, post } = mcpBesideServer(allowed, models);
 
 interface Window {
   window: number;
@@ -52,7 +30,7 @@ describe('embed_video with sampling', () => {
     const h = await post('/v1/embeddings', { model: 'demo', input: [{ path: video, sampling }] });
     expect(h.data).toHaveLength(7);
     for (const arg of [video, { data: bytes.toString('base64') }]) {
-      const r = await mcp.ok<{ pool: string; dims: number; windows: (Window & { embedding: number[] })[]; warnings?: string[] }>('embed_video', {
+      const r = await mcp().ok<{ pool: string; dims: number; windows: (Window & { embedding: number[] })[]; warnings?: string[] }>('embed_video', {
         model: 'demo',
         video: arg,
         sampling,
@@ -66,31 +44,31 @@ describe('embed_video with sampling', () => {
   });
 
   it('without sampling the answer is unchanged', async () => {
-    const r = await mcp.ok<Record<string, unknown>>('embed_video', { model: 'demo', video });
+    const r = await mcp().ok<Record<string, unknown>>('embed_video', { model: 'demo', video });
     expect(Object.keys(r).sort()).toEqual(['dims', 'embedding', 'model', 'pool']);
   });
 
   it('a truncated file: its complete windows and one warning', async () => {
-    const r = await mcp.ok<{ windows: Window[]; warnings: string[] }>('embed_video', { model: 'demo', video: truncated, sampling });
+    const r = await mcp().ok<{ windows: Window[]; warnings: string[] }>('embed_video', { model: 'demo', video: truncated, sampling });
     expect(r.windows.length).toBeGreaterThan(0);
     expect(r.windows.length).toBeLessThan(7);
     expect(r.warnings).toHaveLength(1);
   });
 
   it('bad sampling is a tool error naming the field', async () => {
-    expect(await mcp.refused('embed_video', { model: 'demo', video, sampling: { fps: 0 } })).toMatch(/^sampling\.fps: /);
-    expect(await mcp.refused('embed_video', { model: 'demo', video, sampling: { fsp: 5 } })).toMatch(/^sampling\.fsp: unknown field/);
-    expect(await mcp.refused('embed_video', { model: 'demo', video, sampling: { start: 100 } })).toMatch(/^sampling: .*no frame/);
-    expect(await mcp.refused('embed_video', { model: 'demo', video: { path: video, kind: 'frames' }, sampling })).toMatch(/^video\.kind: /);
+    expect(await mcp().refused('embed_video', { model: 'demo', video, sampling: { fps: 0 } })).toMatch(/^sampling\.fps: /);
+    expect(await mcp().refused('embed_video', { model: 'demo', video, sampling: { fsp: 5 } })).toMatch(/^sampling\.fsp: unknown field/);
+    expect(await mcp().refused('embed_video', { model: 'demo', video, sampling: { start: 100 } })).toMatch(/^sampling: .*no frame/);
+    expect(await mcp().refused('embed_video', { model: 'demo', video: { path: video, kind: 'frames' }, sampling })).toMatch(/^video\.kind: /);
     // the server is still answering
-    expect((await mcp.ok<{ windows: Window[] }>('embed_video', { model: 'demo', video, sampling })).windows).toHaveLength(7);
+    expect((await mcp().ok<{ windows: Window[] }>('embed_video', { model: 'demo', video, sampling })).windows).toHaveLength(7);
   });
 });
 
 describe('classify_video with sampling', () => {
   it('returns one classification per window, as /v1/classify does', async () => {
     const h = await post('/v1/classify', { model: 'vjepa2_pooler', input: [{ path: video, sampling }], top_k: 3 });
-    const r = await mcp.ok<{ windows: (Window & { top: unknown[] })[] }>('classify_video', { model: 'vjepa2_pooler', video, sampling, top_k: 3 });
+    const r = await mcp().ok<{ windows: (Window & { top: unknown[] })[] }>('classify_video', { model: 'vjepa2_pooler', video, sampling, top_k: 3 });
     expect(r.windows).toHaveLength(7);
     expect(r.windows.map(place)).toEqual(h.data.map(place));
     expect(r.windows.map((w) => w.top)).toEqual(h.data.map((d: { top: unknown[] }) => d.top));

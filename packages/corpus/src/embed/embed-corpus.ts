@@ -30,13 +30,14 @@ export async function* embedCorpus(items: readonly CorpusItem[], options: EmbedC
   const clipBatch = Math.min(batchSize, options.clipBatch ?? 4);
   const depth = items.some((i) => !i.still && !i.batchable) ? 2 : items.some((i) => i.batchable) ? clipBatch + 2 : batchSize + 4;
   let pending: Pending[] = [];
+  const buffer = new BatchBuffer();
   let shape = '';
   let tensors = 0;
   const flush = async (): Promise<CorpusRecord[]> => {
     const group = pending;
     pending = [];
     tensors = 0;
-    return encodeGroup(group, options);
+    return encodeGroup(group, options, buffer);
   };
   for await (const next of prefetchInOrder(items, (item) => item.load(), depth)) {
     if (!next.ok) {
@@ -57,18 +58,28 @@ export async function* embedCorpus(items: readonly CorpusItem[], options: EmbedC
   if (pending.length > 0) yield await flush();
 }
 
+/** A run's batches encode one after another and the encoder copies its input: one buffer serves every batch of a size. */
+class BatchBuffer {
+  #data: Float32Array | undefined;
+  of(length: number): Float32Array {
+    if (this.#data?.length !== length) this.#data = new Float32Array(length);
+    return this.#data;
+  }
+}
+
 function describe(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-async function encodeGroup(group: Pending[], { ctx, pool, world }: EmbedCorpusOptions): Promise<CorpusRecord[]> {
+async function encodeGroup(group: Pending[], { ctx, pool, world }: EmbedCorpusOptions, buffer: BatchBuffer): Promise<CorpusRecord[]> {
   const encoded = group.filter((g): g is { item: CorpusItem; tensor: ItemTensor } => !('error' in g));
   const results = new Map<CorpusItem, { values: Float32Array; shape: number[] }>();
   if (encoded.length > 0) {
     const itemShape = encoded[0]!.tensor.shape;
     const size = encoded[0]!.tensor.data.length;
-    const data = new Float32Array(encoded.length * size);
-    for (const [i, g] of encoded.entries()) data.set(g.tensor.data, i * size);
+    // one item's tensor as it is; a batch in a buffer kept for the next batch of the same size
+    const data = encoded.length === 1 ? encoded[0]!.tensor.data : buffer.of(encoded.length * size);
+    if (encoded.length > 1) for (const [i, g] of encoded.entries()) data.set(g.tensor.data, i * size);
     const input = { data, shape: [encoded.length, ...itemShape] };
     if (pool === 'lewm') {
       if (!world) throw new Error('embedCorpus: pool lewm needs a world model');
