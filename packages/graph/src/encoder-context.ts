@@ -26,6 +26,11 @@ export interface EncoderContextOptions {
    * the call rejects with GraphError TIMEOUT, returning nothing; the context stays usable. Default none.
    */
   timeoutMs?: number;
+  /**
+   * `final` (default): the encoder's output tokens. `hierarchy` (V-JEPA 2.1): each token is the
+   * n_hier hierarchy norms' outputs concatenated, n_hier·D wide — what the g/G predictors read.
+   */
+  output?: 'final' | 'hierarchy';
 }
 
 /** Options of one encode() call. */
@@ -88,9 +93,17 @@ export class EncoderContext implements Disposable {
   readonly #options: EncoderContextOptions;
 
   constructor(model: Model, options: EncoderContextOptions) {
+    if (options.output === 'hierarchy' && model.spec.enc.hierLayers === null)
+      throw new GraphError(`${model.spec.name} has no hierarchy norms: its encoder has only the final output`, 'UNSUPPORTED');
     this.#model = model;
     this.#options = options;
     this.#runner = new GraphRunner(model, options.threads);
+  }
+
+  /** Width of an output token: D, or n_hier·D in hierarchy mode. */
+  get dim(): number {
+    const e = this.#model.spec.enc;
+    return this.#options.output === 'hierarchy' ? e.hierLayers!.length * e.embedDim : e.embedDim;
   }
 
   get kvType(): number {
@@ -140,7 +153,8 @@ export class EncoderContext implements Disposable {
     const { grid, np, n, patchLen, perGraph } = this.#plan(batch, geometry);
     const prefix = prefixTokens(e);
     const itemSize = geometry.channels * geometry.frames * geometry.height * geometry.width;
-    const out = new Float32Array(batch * n * e.embedDim);
+    const dim = this.dim;
+    const out = new Float32Array(batch * n * dim);
     const chunks: { start: number; b: number; g: EncoderGraph }[] = [];
     for (let start = 0; start < batch; start += perGraph) {
       const b = Math.min(perGraph, batch - start);
@@ -169,9 +183,9 @@ export class EncoderContext implements Disposable {
       }
       if (g.mask) g.mask.set(blockCausalMaskF16({ prefix, slots: grid.t, tokensPerSlot: grid.h * grid.w }));
       await runGraph(g.graph, backend, deadline, timings);
-      g.output.get(out.subarray(start * n * e.embedDim, (start + b) * n * e.embedDim));
+      g.output.get(out.subarray(start * n * dim, (start + b) * n * dim));
     }
-    return new EncodeOutput(out, batch, n, e.embedDim, prefix, e.nCls);
+    return new EncodeOutput(out, batch, n, dim, prefix, e.nCls);
   }
 
   readonly #positions = new Map<string, Float32Array>();
@@ -229,7 +243,8 @@ export class EncoderContext implements Disposable {
   /** inputFloats: one item's patchified input, held twice (the host's copy and the graph's tensor). */
   #estimateBytes(batch: number, tokens: number, inputFloats: number): number {
     const e = this.#model.spec.enc;
-    const activations = 4 * batch * tokens * (8 * e.embedDim + 2 * e.ffnDim);
+    const levels = this.#options.output === 'hierarchy' ? 2 * this.dim : 0;
+    const activations = 4 * batch * tokens * (8 * e.embedDim + 2 * e.ffnDim + levels);
     const scores = this.#options.noFlash ? 2 * 4 * tokens * tokens * e.nHead * batch : 0;
     const input = 2 * 4 * batch * inputFloats;
     return activations + scores + input;
@@ -271,6 +286,7 @@ export class EncoderContext implements Disposable {
         kvType: this.kvType,
         blockCausal,
         precF32: gpu && gpuPrecF32(),
+        hierarchy: this.#options.output === 'hierarchy',
       },
     );
   }

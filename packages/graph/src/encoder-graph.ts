@@ -1,7 +1,8 @@
 // The one encoder graph every family runs, chosen by metadata alone:
 //   tokens = patch_embed(patches) [+ pos table] [+ modality vector], prefixed by CLS / registers;
 //   L pre-LN blocks: x += proj(attn(ln1(x)))·ls1 ; x += fc2(act(fc1(ln2(x))))·ls2 (RoPE on q, k);
-//   x = final norm (V-JEPA 2.1: the last hierarchy norm).
+//   x = final norm (V-JEPA 2.1: the last hierarchy norm; in hierarchy mode every hierarchy norm of the
+//   block it follows, concatenated along channels: what the 2.1 g/G predictors read).
 import { createContext, type Context, type Graph, type Tensor } from '@jepa/native';
 import { tensorNames, type Activation, type EncoderHparams } from '@jepa/gguf';
 import { attention, GGML_F16, GGML_F32 } from './attention.js';
@@ -24,6 +25,8 @@ export interface EncoderGraphOptions {
   blockCausal: boolean;
   /** F32 accumulation on every mul_mat (the GPU default; a no-op on the CPU). */
   precF32: boolean;
+  /** V-JEPA 2.1: output [n_hier·D, tokens, batch], hier_norm.k(x after block hier_layers[k]) for each k. */
+  hierarchy?: boolean;
 }
 
 export interface EncoderGraph {
@@ -36,7 +39,7 @@ export interface EncoderGraph {
   ropeCos: Tensor | null;
   ropeSin: Tensor | null;
   mask: Tensor | null;
-  /** [D, tokens, batch]. */
+  /** [D, tokens, batch] ([n_hier·D, tokens, batch] in hierarchy mode). */
   output: Tensor;
   tokens: number;
   prefix: number;
@@ -169,6 +172,9 @@ export function buildEncoderGraph(e: EncoderHparams, w: Weights, shape: EncoderG
     mask.setInput();
   }
 
+  const hierLayers = o.hierarchy ? e.hierLayers : null;
+  if (o.hierarchy && hierLayers === null) throw new GraphError('this encoder has no hierarchy norms (jepa.enc.hier_layers)', 'UNSUPPORTED');
+  const levels: Tensor[] = [];
   const attnOptions = { scale: 1 / Math.sqrt(hd), mask, flash: o.flash, kvType: o.kvType, precF32: o.precF32, cpu: w.onCpu };
   for (let l = 0; l < e.nLayer; l++) {
     const blk = tensorNames.encBlock(l);
@@ -187,9 +193,11 @@ export function buildEncoderGraph(e: EncoderHparams, w: Weights, shape: EncoderG
     const m = layerNorm(ctx, x, w, `${blk}.ln2`, e.lnEps);
     const hidden = linear(ctx, m, w, `${blk}.ffn.fc1`, o.precF32, { act: e.act });
     x = linear(ctx, hidden, w, `${blk}.ffn.fc2`, o.precF32, { scale: e.layerScale ? w.get(`${blk}.ls2`) : null, residual: x });
+    const level = hierLayers ? hierLayers.indexOf(l) : -1;
+    if (level >= 0) levels.push(layerNorm(ctx, x, w, tensorNames.encHierNorm(level), e.lnEps));
   }
   const finalNorm = e.hierLayers !== null ? tensorNames.encHierNorm(e.hierLayers.length - 1) : tensorNames.encNorm;
-  const output = layerNorm(ctx, x, w, finalNorm, e.lnEps);
+  const output = hierLayers ? levels.reduce((a, b) => ctx.concat(a, b, 0)) : layerNorm(ctx, x, w, finalNorm, e.lnEps);
   output.name = 'tokens';
   output.setOutput();
   return { ctx, graph: ctx.buildGraph([output]), patches, posTable, ropeCos, ropeSin, mask, output, tokens: n, prefix };

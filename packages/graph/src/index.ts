@@ -36,6 +36,7 @@ export {
   type PredictOutput,
   type PredictorContextOptions,
 } from './predictor/masked-predictor-context.js';
+export { predictorEncoderOutput } from './predictor/predictor-input.js';
 export { Deadline, GraphRunner, kvTypeFor, runGraph, timingsByOp, type BuiltGraph, type NodeTiming } from './graph-runner.js';
 export { attention, GGML_F16, GGML_F32, type AttentionOptions } from './attention.js';
 export { layerNorm, linear, type LinearThen } from './encoder-graph.js';
