@@ -23,6 +23,7 @@ import fam_lewm  # noqa: E402
 import fam_vjepa  # noqa: E402
 import fam_vjepa2  # noqa: E402
 import fam_vjepa2_1  # noqa: E402
+import fam_vjepa2_1_hier  # noqa: E402
 import vectors  # noqa: E402
 
 # fixture folder -> generator; the folder name starts with the family name.
@@ -36,6 +37,7 @@ GENERATORS = {
     "vjepa": fam_vjepa.generate,
     "vjepa2": fam_vjepa2.generate,
     "vjepa2_1": fam_vjepa2_1.generate,
+    "vjepa2_1_hier": fam_vjepa2_1_hier.generate,
     "levjepa": fam_levjepa.generate,
     "lewm": fam_lewm.generate,
     "rope": vectors.generate_rope,

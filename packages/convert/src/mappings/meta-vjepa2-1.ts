@@ -2,6 +2,7 @@
 // modality vectors, interleaved RoPE with interpolation, hierarchy norms instead of a final norm.
 import { tensorNames } from '@jepa/gguf';
 import { mapEncoderBlocks, mapNorm, mapPatchEmbed, TIMM_BLOCK } from './blocks.js';
+import { ConvertError } from '../errors.js';
 import { encoderHparams } from './hparams.js';
 import { headsFor, metaWidths, selectMetaEncoder } from './meta-encoder.js';
 import { optionalMetaPredictor } from './meta-predictor.js';
@@ -78,6 +79,12 @@ export const metaVjepa21: Mapping = {
       hierLayers,
     });
     const predictor = optionalMetaPredictor(source, enc, overrides.predNHead, true, notes);
+    const levels = predictor ? predictor.pred.embedInDim / w.embedDim : 1;
+    if (levels !== 1 && levels !== hierLayers.length)
+      throw new ConvertError(
+        'CONVERT_BAD_CONFIG',
+        `the predictor reads ${predictor!.pred.embedInDim}-wide tokens (${levels} levels of ${w.embedDim}), but ${table ? `the encoder has ${hierLayers.length} hierarchy norms` : `Meta's encoder defines no hierarchy layers for depth ${w.nLayer} (12, 24, 40, 48 only)`}`,
+      );
     return {
       parts: { family: 'vjepa2_1', name: modelName(source), license: null, enc, pred: predictor?.pred ?? null, pre: vjepaRecipe(imgSize) },
       map,
