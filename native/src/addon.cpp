@@ -3,6 +3,7 @@
 
 #include "cpu/gelu_erf.h"
 #include "cpu_backend.h"
+#include "cpu/cpu_level.h"
 #include "cpu/flash_attn.h"
 #include "cpu/panel.h"
 #include "malloc_policy.h"
@@ -75,6 +76,7 @@ static Napi::Value buildInfo(const Napi::CallbackInfo& info) {
 #else
   out.Set("portable", false);
 #endif
+  out.Set("cpuLevel", cpuLevelName(cpuLevel()));
   out.Set("geluErfCpu", jepa::geluErfCpuKernel());
   const char* panel = jepa::panelBestKernel(GGML_TYPE_Q8_0);
   out.Set("panelKernel", panel ? Napi::Value(Napi::String::New(env, panel)) : env.Null());
@@ -101,6 +103,8 @@ static Napi::Object init(Napi::Env env, Napi::Object exports) {
   auto* data = new AddonData();
   env.SetInstanceData(data);
   ggml_log_set(silenceLog, nullptr);
+  const std::string badLevel = initCpuLevel();
+  if (!badLevel.empty()) throw Napi::Error::New(env, "jepa native addon: " + badLevel);
   const std::string noCpu = loadCpuBackends();
   if (!noCpu.empty()) throw Napi::Error::New(env, "jepa native addon: " + noCpu);
   Napi::Function tensor = Tensor::define(env);

@@ -9,6 +9,8 @@
 #include <string>
 #include <sys/stat.h>
 
+#include "cpu/cpu_level.h"
+
 namespace jepa {
 
 namespace {
@@ -51,6 +53,13 @@ int findLoadedVariant(dl_phdr_info* info, size_t, void* out) {
   *static_cast<std::string*>(out) = dot == std::string::npos ? variant : variant.substr(0, dot);
   return 1;
 }
+
+// JEPA_CPU=avx2 without JEPA_CPU_VARIANT: ggml's own ops at that level too, as on an AVX2 laptop.
+const char* levelVariant() {
+  const char* level = std::getenv("JEPA_CPU");
+  if (!level || std::strcmp(level, "avx2") != 0) return nullptr;
+  return cpuHasAvxVnni() ? "alderlake" : "haswell";
+}
 #endif
 
 }  // namespace
@@ -59,12 +68,17 @@ std::string loadCpuBackends() {
 #ifdef GGML_BACKEND_DL
   const std::string dir = ownDirectory();
   const char* forced = std::getenv("JEPA_CPU_VARIANT");
+  std::string by = "JEPA_CPU_VARIANT=";
+  if (!forced || !*forced) {
+    forced = levelVariant();
+    by = "JEPA_CPU=avx2 (ggml's variant ";
+  }
   if (forced && *forced) {
     const std::string path = dir + "/libggml-cpu-" + forced + ".so";
+    const std::string who = by + forced + (by[by.size() - 1] == '=' ? "" : ")");
     struct stat st{};
-    if (stat(path.c_str(), &st) != 0) return "JEPA_CPU_VARIANT=" + std::string(forced) + ": no " + path + " (there are: " + variantsIn(dir) + ")";
-    if (!ggml_backend_load(path.c_str()))
-      return "JEPA_CPU_VARIANT=" + std::string(forced) + ": this CPU cannot run that variant (" + path + ")";
+    if (stat(path.c_str(), &st) != 0) return who + ": no " + path + " (there are: " + variantsIn(dir) + ")";
+    if (!ggml_backend_load(path.c_str())) return who + ": this CPU cannot run that variant (" + path + ")";
     // the forced variant is the only CPU backend: loading the best one as well would register a second
     return "";
   }

@@ -13,7 +13,8 @@ namespace jepa {
 
 // Loads the backends beside the addon (portable build; a no-op when ggml is linked in). JEPA_CPU_VARIANT
 // names one variant to load instead of the best this CPU runs. Returns "" or the reason no CPU backend
-// is available.
+// is available. JEPA_CPU=avx2 (cpu/cpu_level.h) without JEPA_CPU_VARIANT loads the best AVX2 variant
+// (alderlake with AVX-VNNI, else haswell), so ggml's own ops run at that level too.
 std::string loadCpuBackends();
 
 // "native" (-march=native), "generic" (a static build without it), or the loaded variant ("haswell",

@@ -60,7 +60,32 @@ describe.runIf(buildInfo().portable)('the portable addon on an AVX2 CPU (qemu -c
     expect(unknown.stderr).toMatch(/JEPA_CPU_VARIANT=no-such-cpu: no .*libggml-cpu-no-such-cpu\.so \(there are: .*haswell/);
   });
 
-  it('jepa devices names the haswell variant and no AVX-512 kernels', { timeout: 300_000 }, () => {
+  it.runIf(buildInfo().cpuLevel === 'avx512')(
+    "JEPA_CPU=avx2 runs the own kernels and ggml's at the AVX2 level here; an unknown or unrunnable level is refused",
+    () => {
+      const run = (env: NodeJS.ProcessEnv, args = ['devices', '--json']) =>
+        spawnSync(process.execPath, [main, ...args], { encoding: 'utf8', env: { ...process.env, ...env } });
+      const lowered = run({ JEPA_CPU: 'avx2' });
+      expect(lowered.status, lowered.stderr).toBe(0);
+      const { build } = JSON.parse(lowered.stdout) as { build: ReturnType<typeof buildInfo> };
+      expect(build.cpuLevel).toBe('avx2');
+      expect(build.cpuVariant).toBe(build.cpu.avx_vnni ? 'alderlake' : 'haswell');
+      expect(build.cpu.avx512).toBeUndefined();
+      expect([build.panelKernelF32, build.flashAttnCpu, build.geluErfCpu]).toEqual(['avx2', 'avx2', 'libmvec-avx2']);
+      expect(build.panelKernel).toBe(build.cpu.avx_vnni ? 'avx-vnni' : null);
+      expect(run({ JEPA_CPU: 'avx2' }, ['devices']).stdout).toMatch(/CPU kernels at avx2 \(JEPA_CPU\): .*f32 \/ f16 matmul avx2 panels/);
+      // an explicit ggml variant still wins
+      const both = JSON.parse(run({ JEPA_CPU: 'avx2', JEPA_CPU_VARIANT: 'haswell' }).stdout) as { build: ReturnType<typeof buildInfo> };
+      expect([both.build.cpuLevel, both.build.cpuVariant]).toEqual(['avx2', 'haswell']);
+      const top = JSON.parse(run({ JEPA_CPU: 'avx512' }).stdout) as { build: ReturnType<typeof buildInfo> };
+      expect([top.build.cpuLevel, top.build.panelKernelF32]).toEqual(['avx512', 'avx512']);
+      const unknown = run({ JEPA_CPU: 'sse4' });
+      expect(unknown.status).toBe(2);
+      expect(unknown.stderr).toMatch(/JEPA_CPU=sse4: not a level \(avx2, avx512\)/);
+    },
+  );
+
+  it('jepa devices names the haswell variant and the AVX2 level of the own kernels', { timeout: 300_000 }, () => {
     const r = underQemu(process.execPath, [main, 'devices', '--json']);
     expect(r.code, r.err).toBe(0);
     const { build } = JSON.parse(r.out) as { build: ReturnType<typeof buildInfo> };
@@ -68,8 +93,14 @@ describe.runIf(buildInfo().portable)('the portable addon on an AVX2 CPU (qemu -c
     expect(build.cpuVariant).toBe('haswell');
     expect(build.cpu.avx2).toBe(true);
     expect(build.cpu.avx512).toBeUndefined();
-    expect(build.panelKernel).toBeNull();
-    expect(build.flashAttnCpu).toBeNull();
+    expect(build.cpuLevel).toBe('avx2');
+    expect(build.panelKernel).toBeNull(); // Haswell has no AVX-VNNI: 8-bit matrices on ggml's kernels
+    expect(build.panelKernelF32).toBe('avx2');
+    expect(build.flashAttnCpu).toBe('avx2');
+    expect(build.geluErfCpu).toBe('libmvec-avx2');
+    const above = underQemu(process.execPath, [main, 'devices'], { JEPA_CPU: 'avx512' });
+    expect(above.code).toBe(2);
+    expect(above.err).toMatch(/JEPA_CPU=avx512: this CPU runs avx2 at most/);
   });
 
   it('jepa embed runs there and agrees with this machine to float rounding', { timeout: 300_000 }, () => {

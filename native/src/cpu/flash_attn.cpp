@@ -1,4 +1,6 @@
 #include "flash_attn.h"
+#include "flash_attn_parts.h"
+#include "cpu_level.h"
 
 #include <algorithm>
 #include <cmath>
@@ -19,21 +21,10 @@ namespace jepa {
 namespace {
 
 using cpu::kTileRows;
-
-constexpr int64_t kQueries = 16 * cpu::kTileGroups;  // queries per block: the scores' row width
-constexpr int64_t kKeyBlock = 1024;                  // keys per fma chain of P·V
-
-// Key ranges [first, second) of a query block that some query sees; the rest are masked for all.
-using KeyRuns = std::vector<std::pair<int64_t, int64_t>>;
-
-struct Scratch {
-  std::vector<float> keys;     // [NK/8][D][8]: the head's keys, 8 per tile, as the broadcast operand
-  std::vector<float> queries;  // [3][D][16]: a block's queries, 16 per group, zero-padded
-  std::vector<float> probs;    // [NK][48]: scores, then probabilities, of every key for the block's queries
-  std::vector<float> values;   // [NK][DV]: the head's values, contiguous (in a fused qkv tensor rows are far apart)
-  std::vector<float> rounded;  // [8][D]: a tile of keys rounded through f16
-  KeyRuns runs;
-};
+using flash::kKeyBlock;
+using flash::kQueries;
+using flash::KeyRuns;
+using flash::Scratch;
 
 // Whether keys [j0, j1) are -inf for every one of `rows` queries (mask: the block's first query).
 __attribute__((target("avx512f,avx512bw"))) bool allMasked(const ggml_fp16_t* mask, int64_t stride, int64_t j0, int64_t j1, int64_t rows) {
@@ -198,7 +189,29 @@ void attendTask(ggml_tensor* dst, int64_t item, int64_t head, int64_t q0, int64_
   }
 }
 
+}  // namespace
+
+namespace flash {
+const TaskFn kAvx512Task = attendTask;
+}
+#else
+namespace flash {
+const TaskFn kAvx512Task = nullptr;
+}
+#endif
+
+namespace {
+
+flash::TaskFn chosenTask() {
+  switch (cpuLevel()) {
+    case CpuLevel::Avx512: return flash::kAvx512Task;
+    case CpuLevel::Avx2: return flash::kAvx2Task;
+    default: return nullptr;
+  }
+}
+
 void flashOp(ggml_tensor* dst, int ith, int nth, void* userdata) {
+  static const flash::TaskFn attend = chosenTask();
   // the scale travels as its bits in the low half of the pointer, the K/V policy in bit 32
   const auto word = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(userdata));
   const auto bits = static_cast<uint32_t>(word);
@@ -208,19 +221,19 @@ void flashOp(ggml_tensor* dst, int ith, int nth, void* userdata) {
   const ggml_tensor* q = dst->src[0];
   const int64_t nq = q->ne[1], heads = q->ne[2], items = q->ne[3];
   // A task packs its head's keys, so split heads into chunks of queries only to give every thread work.
-  const int64_t chunks = std::min((nq + kQueries - 1) / kQueries, (2 * nth + heads * items - 1) / (heads * items));
-  thread_local Scratch sc;
+  const int64_t chunks = std::min((nq + flash::kQueries - 1) / flash::kQueries, (2 * nth + heads * items - 1) / (heads * items));
+  thread_local flash::Scratch sc;
   for (int64_t task = ith; task < items * heads * chunks; task += nth) {
     const int64_t c = task % chunks, head = (task / chunks) % heads, item = task / (chunks * heads);
-    attendTask(dst, item, head, nq * c / chunks, nq * (c + 1) / chunks, scale, kvF16, sc);
+    attend(dst, item, head, nq * c / chunks, nq * (c + 1) / chunks, scale, kvF16, sc);
   }
 }
 
 }  // namespace
 
 const char* flashAttnCpuKernel() {
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") ? "avx512" : nullptr;
+  const CpuLevel level = cpuLevel();
+  return chosenTask() ? cpuLevelName(level) : nullptr;
 }
 
 ggml_tensor* flashAttnCpu(ggml_context* ctx, ggml_tensor* q, ggml_tensor* k, ggml_tensor* v, ggml_tensor* mask, float scale, bool kvF16) {
@@ -231,10 +244,5 @@ ggml_tensor* flashAttnCpu(ggml_context* ctx, ggml_tensor* q, ggml_tensor* k, ggm
                                     reinterpret_cast<void*>(static_cast<uintptr_t>(bits | (kvF16 ? uint64_t{1} << 32 : 0))));
   return ggml_set_name(out, "FLASH_ATTN_CPU");  // what Graph.ops() reports
 }
-
-#else
-const char* flashAttnCpuKernel() { return nullptr; }
-ggml_tensor* flashAttnCpu(ggml_context*, ggml_tensor*, ggml_tensor*, ggml_tensor*, ggml_tensor*, float, bool) { return nullptr; }
-#endif
 
 }  // namespace jepa

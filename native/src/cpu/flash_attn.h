@@ -1,4 +1,4 @@
-// Flash attention for the CPU backend on AVX-512 (with glibc's SIMD expf): for each head, blocks
+// Flash attention for the CPU backend on AVX-512 or AVX2 + FMA (with glibc's SIMD expf): for each head, blocks
 // of 48 queries get their scores against every key as fma chains over the head dimension, an exact
 // softmax over the whole row (max, exp, sum) and P·V as fma chains over the keys; key tiles that the
 // mask hides from the whole block are skipped. Scores are laid out key by query, so the softmax runs
@@ -12,7 +12,8 @@
 
 namespace jepa {
 
-// The kernel this build and CPU run ("avx512"), or nullptr when there is none.
+// The kernel at this CPU level and build ("avx512", "avx2": the same blocks in 8-lane vectors), or
+// nullptr when there is none.
 const char* flashAttnCpuKernel();
 
 // The node; DV a multiple of 16. kvF16: K and V are rounded through f16 as they are packed (the F16

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdint>
 
+#include "cpu_level.h"
+
 #if defined(JEPA_HAVE_MVEC)
 #include <immintrin.h>
 
@@ -53,9 +55,8 @@ struct Choice {
 
 Choice choose() {
 #if defined(JEPA_HAVE_MVEC)
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f")) return {geluErfAvx512, "libmvec-avx512"};
-  if (__builtin_cpu_supports("avx2")) return {geluErfAvx2, "libmvec-avx2"};
+  if (cpuLevel() == CpuLevel::Avx512) return {geluErfAvx512, "libmvec-avx512"};
+  if (cpuLevel() == CpuLevel::Avx2) return {geluErfAvx2, "libmvec-avx2"};
 #endif
   return {geluErfScalar, "scalar"};
 }

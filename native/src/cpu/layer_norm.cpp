@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "cpu_level.h"
+
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
 #define JEPA_LN_AVX512 1
@@ -54,14 +56,51 @@ __attribute__((target("avx512f,avx512dq"))) void rowAvx512(const float* x, const
   }
   for (int64_t i = full; i < n; ++i) y[i] = (x[i] - mean) * rstd * w[i] + b[i];
 }
+
+__attribute__((target("avx2"))) double sum4(__m256d v) {
+  const __m128d h = _mm_add_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd(v, 1));
+  return _mm_cvtsd_f64(_mm_add_sd(h, _mm_unpackhi_pd(h, h)));
+}
+
+// 8 lanes per step, each lane's partial sums in double (4 + 4).
+__attribute__((target("avx2,fma"))) void rowAvx2(const float* x, const float* w, const float* b, float* y, int64_t n, float eps) {
+  const int64_t full = n - n % 8;
+  __m256d lo = _mm256_setzero_pd(), hi = _mm256_setzero_pd();
+  for (int64_t i = 0; i < full; i += 8) {
+    const __m256 v = _mm256_loadu_ps(x + i);
+    lo = _mm256_add_pd(lo, _mm256_cvtps_pd(_mm256_castps256_ps128(v)));
+    hi = _mm256_add_pd(hi, _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)));
+  }
+  double sum = sum4(_mm256_add_pd(lo, hi));
+  for (int64_t i = full; i < n; ++i) sum += x[i];
+  const float mean = static_cast<float>(sum / static_cast<double>(n));
+  const __m256 vmean = _mm256_set1_ps(mean);
+  lo = _mm256_setzero_pd();
+  hi = _mm256_setzero_pd();
+  for (int64_t i = 0; i < full; i += 8) {
+    const __m256 d = _mm256_sub_ps(_mm256_loadu_ps(x + i), vmean);
+    const __m256d dl = _mm256_cvtps_pd(_mm256_castps256_ps128(d)), dh = _mm256_cvtps_pd(_mm256_extractf128_ps(d, 1));
+    lo = _mm256_fmadd_pd(dl, dl, lo);
+    hi = _mm256_fmadd_pd(dh, dh, hi);
+  }
+  double sq = sum4(_mm256_add_pd(lo, hi));
+  for (int64_t i = full; i < n; ++i) sq += static_cast<double>(x[i] - mean) * (x[i] - mean);
+  const float rstd = 1.0f / std::sqrt(static_cast<float>(sq / static_cast<double>(n)) + eps);
+  const __m256 vr = _mm256_set1_ps(rstd);
+  for (int64_t i = 0; i < full; i += 8) {
+    const __m256 d = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(x + i), vmean), vr);
+    _mm256_storeu_ps(y + i, _mm256_add_ps(_mm256_mul_ps(d, _mm256_loadu_ps(w + i)), _mm256_loadu_ps(b + i)));
+  }
+  for (int64_t i = full; i < n; ++i) y[i] = (x[i] - mean) * rstd * w[i] + b[i];
+}
 #endif
 
 using RowFn = void (*)(const float*, const float*, const float*, float*, int64_t, float);
 
 RowFn chooseRow() {
 #if JEPA_LN_AVX512
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq")) return rowAvx512;
+  if (cpuLevel() == CpuLevel::Avx512) return rowAvx512;
+  if (cpuLevel() == CpuLevel::Avx2) return rowAvx2;
 #endif
   return rowScalar;
 }

@@ -162,14 +162,17 @@ void finish(const Epilogue& e, const ggml_tensor* dst, int64_t t0, int64_t t1, i
 }  // namespace panel
 
 const char* panelBestKernel(ggml_type type) {
-  if (type == GGML_TYPE_F32 || type == GGML_TYPE_F16) return panel::f32::supported() ? panel::f32::kKernelName : nullptr;
+  if (type == GGML_TYPE_F32 || type == GGML_TYPE_F16) return panel::f32::kernelName();
   for (const Kernel* k : kKernels)
     if (k->supported()) return k->name;
   return nullptr;
 }
 
 bool panelKernelAvailable(ggml_type type, const char* name) {
-  if (type == GGML_TYPE_F32 || type == GGML_TYPE_F16) return std::strcmp(name, panel::f32::kKernelName) == 0 && panel::f32::supported();
+  if (type == GGML_TYPE_F32 || type == GGML_TYPE_F16) {
+    const char* own = panel::f32::kernelName();
+    return own && std::strcmp(name, own) == 0;
+  }
   return findKernel(name) != nullptr;
 }
 

@@ -1,6 +1,7 @@
 // The panel kernels on AVX-512 VNNI: 16 rows per zmm, 8 tokens per tile.
 #include <cstring>
 
+#include "cpu_level.h"
 #include "panel_layout.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -77,7 +78,7 @@ JEPA_TARGET void tile(const uint8_t* panel, int64_t nb, const uint8_t* scratch, 
 
 bool supported() {
   __builtin_cpu_init();
-  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vnni");
+  return cpuLevel() == CpuLevel::Avx512 && __builtin_cpu_supports("avx512vnni");
 }
 
 }  // namespace

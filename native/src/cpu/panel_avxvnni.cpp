@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "cpu_level.h"
 #include "panel_layout.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -100,10 +101,7 @@ JEPA_TARGET void tile(const uint8_t* panel, int64_t nb, const uint8_t* scratch, 
   }
 }
 
-bool supported() {
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("avxvnni");
-}
+bool supported() { return cpuLevel() >= CpuLevel::Avx2 && cpuHasAvxVnni(); }
 
 }  // namespace
 

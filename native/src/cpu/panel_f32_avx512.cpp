@@ -4,9 +4,9 @@
 #include "panel_f32.h"
 
 #include <algorithm>
-#include <thread>
 #include <vector>
 
+#include "pack_threads.h"
 #include "panel_layout.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -15,31 +15,15 @@
 #endif
 
 namespace jepa::panel::f32 {
+#if JEPA_F32_KERNEL
 namespace {
 
 constexpr int kTokens = 8;       // tokens per tile (cpu::kTileRows)
 constexpr int64_t kMaxStep = 1024;  // k per block at most: a tile's block of activations is 32 KiB
 constexpr int64_t kChunk = 256;     // tokens whose block of activations is repacked at once (1 MiB)
 
-}  // namespace
-
-#if JEPA_F32_KERNEL
-// Each panel is two 8-row transposes into its 16-wide steps; panels split over plain threads (a
-// ViT-H file holds 2.4 GB of them). Not OpenMP: a team started from the loading thread stays
-// alive beside the compute thread's and slowed later graphs by a quarter (LeWM rollout, q8_0).
-namespace {
-template <typename Fn>
-void onThreads(int64_t panels, int64_t k, const Fn& packPanels) {
-  const int64_t workers = std::min<int64_t>({static_cast<int64_t>(std::max(1u, std::thread::hardware_concurrency())), 8, panels * k / (1 << 16) + 1});
-  std::vector<std::thread> threads;
-  for (int64_t w = 1; w < workers; ++w) threads.emplace_back(packPanels, panels * w / workers, panels * (w + 1) / workers);
-  packPanels(0, panels / workers);
-  for (std::thread& t : threads) t.join();
-}
-}  // namespace
-
-void pack(const float* src, int64_t rows, int64_t k, float* dst) {
-  onThreads(rows / kRows, k, [=](int64_t p0, int64_t p1) {
+void packPanels(const float* src, int64_t rows, int64_t k, float* dst) {
+  onPackThreads(rows / kRows, k, [=](int64_t p0, int64_t p1) {
     for (int64_t p = p0; p < p1; ++p)
       for (int64_t half = 0; half < 2; ++half) {
         const float* at[8];
@@ -48,18 +32,6 @@ void pack(const float* src, int64_t rows, int64_t k, float* dst) {
       }
   });
 }
-
-// The same layout in f16 bits: 16 rows × 64 steps at a time, so the writes stay within 2 KiB.
-void packHalf(const uint16_t* src, int64_t rows, int64_t k, uint16_t* dst) {
-  onThreads(rows / kRows, k, [=](int64_t p0, int64_t p1) {
-    for (int64_t p = p0; p < p1; ++p)
-      for (int64_t j0 = 0; j0 < k; j0 += 64)
-        for (int64_t r = 0; r < kRows; ++r)
-          for (int64_t j = j0; j < std::min(k, j0 + 64); ++j) dst[(p * k + j) * kRows + r] = src[(p * kRows + r) * k + j];
-  });
-}
-
-namespace {
 
 // Tokens [m0, m1) against panels [p0, p1) of W weights: every output is one fma chain per k block.
 template <typename W>
@@ -95,43 +67,9 @@ void run(const float* x, int64_t k, int64_t m0, int64_t m1, const W* packed, int
 
 }  // namespace
 
-bool supported() {
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("avx512f");
-}
-
-namespace {
-template <typename W>
-void opOf(ggml_tensor* dst, int ith, int nth, void* userdata) {
-  const ggml_tensor* packed = dst->src[0];
-  const ggml_tensor* x = dst->src[1];
-  const int64_t k = x->ne[0];
-  const int64_t rows = dst->ne[0];
-  const Share share = shareOf(ggml_nrows(x), rows / kRows, ith, nth);
-  if (share.empty()) return;
-  run(static_cast<const float*>(x->data), k, share.tok0, share.tok1, static_cast<const W*>(packed->data), share.pan0, share.pan1,
-      static_cast<float*>(dst->data), rows);
-  finish(*static_cast<const Epilogue*>(userdata), dst, share.tok0, share.tok1, share.pan0 * kRows, share.pan1 * kRows);
-}
-}  // namespace
-
-void op(ggml_tensor* dst, int ith, int nth, void* userdata) { opOf<float>(dst, ith, nth, userdata); }
-void opHalf(ggml_tensor* dst, int ith, int nth, void* userdata) { opOf<uint16_t>(dst, ith, nth, userdata); }
-
+const Level kAvx512{"avx512", packPanels, run<float>, run<uint16_t>};
 #else
-bool supported() { return false; }
-void pack(const float* src, int64_t rows, int64_t k, float* dst) {
-  for (int64_t p = 0; p < rows / kRows; ++p)
-    for (int64_t r = 0; r < kRows; ++r)
-      for (int64_t j = 0; j < k; ++j) dst[(p * k + j) * kRows + r] = src[(p * kRows + r) * k + j];
-}
-void packHalf(const uint16_t* src, int64_t rows, int64_t k, uint16_t* dst) {
-  for (int64_t p = 0; p < rows / kRows; ++p)
-    for (int64_t r = 0; r < kRows; ++r)
-      for (int64_t j = 0; j < k; ++j) dst[(p * k + j) * kRows + r] = src[(p * kRows + r) * k + j];
-}
-void op(ggml_tensor*, int, int, void*) {}
-void opHalf(ggml_tensor*, int, int, void*) {}
+const Level kAvx512{"avx512", nullptr, nullptr, nullptr};
 #endif
 
 }  // namespace jepa::panel::f32

@@ -2,6 +2,8 @@
 
 #include <cstdint>
 
+#include "cpu_level.h"
+
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
 #define JEPA_ROPE_AVX512 1
@@ -31,14 +33,27 @@ __attribute__((target("avx512f"))) void rowAvx512(const float* x, const float* c
   }
   rowScalar(x + i, c + i, s + i, y + i, n - i);
 }
+
+// Without fma contraction the products round before the sum, as in rowScalar.
+__attribute__((target("avx2"), optimize("fp-contract=off"))) void rowAvx2(const float* x, const float* c, const float* s, float* y, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 v = _mm256_loadu_ps(x + i);
+    const __m256 swapped = _mm256_permute_ps(v, 0xB1);
+    const __m256 a = _mm256_mul_ps(v, _mm256_loadu_ps(c + i));
+    const __m256 b = _mm256_mul_ps(swapped, _mm256_loadu_ps(s + i));
+    _mm256_storeu_ps(y + i, _mm256_add_ps(a, b));
+  }
+  rowScalar(x + i, c + i, s + i, y + i, n - i);
+}
 #endif
 
 using RowFn = void (*)(const float*, const float*, const float*, float*, int64_t);
 
 RowFn chooseRow() {
 #if JEPA_ROPE_AVX512
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f")) return rowAvx512;
+  if (cpuLevel() == CpuLevel::Avx512) return rowAvx512;
+  if (cpuLevel() == CpuLevel::Avx2) return rowAvx2;
 #endif
   return rowScalar;
 }

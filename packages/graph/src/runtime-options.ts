@@ -26,9 +26,9 @@ export function kvOverride(): 'f16' | 'f32' | undefined {
 export const gpuPrecF32 = () => process.env.JEPA_GPU_PREC !== 'f16';
 
 /**
- * JEPA_PANEL: unset = q8_0, q4_0 and q4_K matrices on the CPU use the fastest VNNI panel kernel the
- * CPU has and f32 / f16 matmul weights the AVX-512 one; `0` = ggml's own kernels; a quantized
- * kernel's name (`avx512-vnni`, `avx-vnni`) = that kernel, with f32 / f16 weights on ggml's.
+ * JEPA_PANEL: unset = q8_0, q4_0 and q4_K matrices on the CPU use the fastest VNNI panel kernel at
+ * the CPU level (JEPA_CPU) and f32 / f16 matmul weights that level's f32 one; `0` = ggml's own kernels;
+ * a quantized kernel's name (`avx512-vnni`, `avx-vnni`) = that kernel, with f32 / f16 weights on ggml's.
  */
 export function panelSetting(): { enabled: boolean; kernel: string | undefined } {
   const raw = process.env.JEPA_PANEL;

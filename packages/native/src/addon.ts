@@ -12,7 +12,10 @@ function loadFirst(require: NodeRequire, paths: string[]): Addon {
       if (failures.length > 0) process.stderr.write(`jepa: using ${path} (${failures.join('; ')})\n`);
       return mod;
     } catch (err) {
-      failures.push(`${path} did not load: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
+      const message = err instanceof Error ? err.message.split('\n')[0]! : String(err);
+      // a refused JEPA_CPU / JEPA_CPU_VARIANT is the user's setting, which another binary would ignore
+      if (/^jepa native addon: JEPA_CPU/.test(message)) throw new NativeError(message, 'BAD_OPTION');
+      failures.push(`${path} did not load: ${message}`);
     }
   }
   throw new NativeError(failures.join('; '), 'NOT_BUILT');

@@ -242,11 +242,13 @@ export interface BuildInfo {
   cpu: Record<string, boolean>;
   /** The erff behind Context.geluErfCpu: 'libmvec-avx512', 'libmvec-avx2' or 'scalar'. */
   geluErfCpu: string;
+  /** The level this engine's own CPU kernels run at: 'avx512', 'avx2' or 'scalar' (JEPA_CPU=avx2 forces a lower one). */
+  cpuLevel: 'avx512' | 'avx2' | 'scalar';
   /** The fastest kernel of Context.panelMulMat this CPU runs ('avx512-vnni', 'avx-vnni'), or null. */
   panelKernel: string | null;
-  /** The kernel of Context.flashAttnCpu on this CPU and build ('avx512'), or null. */
+  /** The kernel of Context.flashAttnCpu at this CPU level and build ('avx512', 'avx2'), or null. */
   flashAttnCpu: string | null;
-  /** The kernel of Context.panelMulMat for f32 and f16 weights on this CPU ('avx512'), or null. */
+  /** The kernel of Context.panelMulMat for f32 and f16 weights at this CPU level ('avx512', 'avx2'), or null. */
   panelKernelF32: string | null;
   typeCount: number;
 }

@@ -1,4 +1,4 @@
-// The f32 panel kernel (AVX-512) against a float64 product and ggml's own mul_mat, and for
+// The f32 panel kernel of this CPU level (AVX-512, or AVX2 + FMA under JEPA_CPU=avx2) against a float64 product and ggml's own mul_mat, and for
 // independence from how tokens are tiled, chunked and split between threads.
 import { describe, expect, it } from 'vitest';
 import { buildInfo, createContext, openBackend, panelBytes, panelPack, type Backend, type Tensor } from '../src/index.js';
@@ -50,7 +50,7 @@ async function multiply(panel: Tensor, w: Tensor, rows: number, k: number, x: Fl
   return { mine: mine!, ggml: ggml! };
 }
 
-describe.skipIf(!buildInfo().panelKernelF32)('f32 panel kernel (AVX-512)', () => {
+describe.skipIf(!buildInfo().panelKernelF32)(`f32 panel kernel (${buildInfo().panelKernelF32})`, () => {
   // rows 16: one panel; 80: a 3-panel and a 2-panel group; k 2100: three blocks of 700 (a 16-value
   // tail in each transpose); 300 tokens: two chunks of repacked activations.
   for (const [rows, k, tokens] of [
@@ -155,6 +155,8 @@ describe.skipIf(!buildInfo().panelKernelF32)('f32 panel kernel (AVX-512)', () =>
     expect(() => ctx.panelMulMat(panel, ctx.newTensor(F32, [96, 3]), 48, F32, 'avx512-vnni')).toThrowError(
       expect.objectContaining({ code: 'UNSUPPORTED', message: expect.stringContaining('f32') }),
     );
-    expect(ctx.panelMulMat(panel, ctx.newTensor(F32, [96, 3]), 48, F32, 'avx512').ne).toEqual([48, 3, 1, 1]);
+    expect(ctx.panelMulMat(panel, ctx.newTensor(F32, [96, 3]), 48, F32, buildInfo().panelKernelF32!).ne).toEqual([48, 3, 1, 1]);
+    const other = buildInfo().panelKernelF32 === 'avx512' ? 'avx2' : 'avx512';
+    expect(() => ctx.panelMulMat(panel, ctx.newTensor(F32, [96, 3]), 48, F32, other)).toThrowError(expect.objectContaining({ code: 'UNSUPPORTED' }));
   });
 });

@@ -1,0 +1,23 @@
+// The instruction-set level this engine's own CPU kernels run at: the best this CPU has, or a lower
+// one that JEPA_CPU forces (`avx2`, `avx512`), so that every variant can be measured and tested on
+// one machine. Every kernel chooser asks this, never cpuid directly.
+#pragma once
+
+#include <string>
+
+namespace jepa {
+
+enum class CpuLevel { Scalar = 0, Avx2 = 1, Avx512 = 2 };
+
+// Reads JEPA_CPU (once, at addon load). Returns "" or why it is refused: an unknown name, or a level
+// this CPU cannot run.
+std::string initCpuLevel();
+
+// AVX-512: F, BW, DQ, VL. AVX2: AVX2, FMA, F16C. Scalar: neither.
+CpuLevel cpuLevel();
+const char* cpuLevelName(CpuLevel level);
+
+// Whether the CPU has AVX-VNNI (the 256-bit VEX form), which the AVX2 level's 8-bit panels need.
+bool cpuHasAvxVnni();
+
+}  // namespace jepa
