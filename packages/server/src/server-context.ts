@@ -3,7 +3,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import type { ModelSpec } from '@jepa/gguf';
-import { Model, type EncoderContext, type HeadContext, type MaskedPredictorContext } from '@jepa/graph';
+import { Model, predictorEncoderOutput, type EncoderContext, type HeadContext, type MaskedPredictorContext } from '@jepa/graph';
 import { ModelInput } from '@jepa/input';
 import { WorldModel } from '@jepa/worldmodel';
 import { badField, notFound } from './errors.js';
@@ -40,6 +40,7 @@ export class ModelSlot {
   readonly input: ModelInput;
   #head: HeadContext | undefined;
   #predictor: MaskedPredictorContext | undefined;
+  #hierarchy: { encoder: EncoderContext; batcher: Batcher } | undefined;
   #world: WorldModel | undefined;
 
   constructor(
@@ -66,14 +67,18 @@ export class ModelSlot {
   predictor(): MaskedPredictorContext {
     const p = this.spec.pred;
     if (p?.kind !== 'masked') throw badField('model', `${this.id} has no masked predictor`, 'unsupported_model');
-    if (p.embedInDim !== this.spec.enc.embedDim)
-      throw badField(
-        'model',
-        `this predictor takes the ${p.embedInDim / this.spec.enc.embedDim} concatenated hierarchy outputs of the encoder, which the engine does not produce`,
-        'unsupported_model',
-      );
     this.#predictor ??= this.model.createPredictorContext();
     return this.#predictor;
+  }
+
+  /** The batcher whose encoder gives what the predictor reads: the shared one, or a hierarchy-mode one (V-JEPA 2.1 g/G). */
+  predictorBatcher(): Batcher {
+    if (predictorEncoderOutput(this.spec) === 'final') return this.batcher;
+    if (!this.#hierarchy) {
+      const encoder = this.model.createContext({ maxBatch: this.options.maxBatch, output: 'hierarchy' });
+      this.#hierarchy = { encoder, batcher: this.options.batcher(encoder) };
+    }
+    return this.#hierarchy.batcher;
   }
 
   world(): WorldModel {
@@ -109,6 +114,7 @@ export class ModelSlot {
   dispose(): void {
     this.#head?.dispose();
     this.#predictor?.dispose();
+    this.#hierarchy?.encoder.dispose();
     this.#world?.dispose();
     this.encoder.dispose();
     this.model.dispose();

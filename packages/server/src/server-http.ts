@@ -275,7 +275,7 @@ export function buildApp(state: ServerState): FastifyInstance {
     const maskIndex = body.mask_index === undefined ? undefined : optionalInt(body, 'mask_index', 0, -(2 ** 31), 2 ** 31 - 1);
     const format = optionalChoice(body, 'encoding_format', FORMATS, 'float')!;
     return scoped(reply, 1, async (scope) => {
-      const [{ out, shape }] = (await encodeItems(state, slot, items, scope)) as [EncodedItem];
+      const [{ out, shape }] = (await encodeItems(state, slot, items, scope, slot.predictorBatcher())) as [EncodedItem];
       const oneFrame = shape.length === 3 || shape[1] === 1;
       const result = await computeOnItems('input', () =>
         state.lane.run(() =>

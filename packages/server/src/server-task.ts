@@ -14,7 +14,7 @@ import { fieldName } from './json.js';
 import type { ServerMetrics } from './metrics.js';
 import type { PathPolicy } from './paths.js';
 import type { ModelSlot } from './server-context.js';
-import { Dropped, dropReason, type DropReason, type Ticket } from './server-queue.js';
+import { Dropped, dropReason, type Batcher, type DropReason, type Ticket } from './server-queue.js';
 
 export type ItemKind = 'image' | 'video' | 'frames' | 'tensor';
 const KINDS: readonly ItemKind[] = ['image', 'video', 'frames', 'tensor'];
@@ -453,16 +453,18 @@ export async function encodePlanned(
 
 /**
  * Every item of a request through its model's batcher, in order. The first failure drops the
- * request's other queued items and is what the request answers with.
+ * request's other queued items and is what the request answers with. `batcher`: another of the
+ * model's encoders (the predictor's hierarchy-mode one) instead of the shared one.
  */
 export async function encodeItems(
   ctx: { loader: ItemLoader; metrics: ServerMetrics },
   slot: ModelSlot,
   items: readonly ParsedItem[],
   scope: RequestScope,
+  batcher: Batcher = slot.batcher,
 ): Promise<EncodedItem[]> {
   refuseSampling(items);
-  return Promise.all(items.map(async (item) => (await encodeUnit(ctx, slot, item.field, scope, () => ctx.loader.load(slot, item)))!));
+  return Promise.all(items.map(async (item) => (await encodeUnit(ctx, slot, item.field, scope, () => ctx.loader.load(slot, item), batcher))!));
 }
 
 /** One unit: loaded (null: a window the video never completed), then encoded; it gives its queue place back either way. */
@@ -472,10 +474,11 @@ async function encodeUnit(
   field: string,
   scope: RequestScope,
   load: () => Promise<LoadedItem | null>,
+  batcher: Batcher = slot.batcher,
 ): Promise<EncodedItem | null> {
   try {
     if (scope.dropped) throw new Dropped(scope.dropped);
-    const arrived = slot.batcher.announce();
+    const arrived = batcher.announce();
     let loaded: LoadedItem | null;
     try {
       loaded = await load();
@@ -483,7 +486,7 @@ async function encodeUnit(
       arrived();
     }
     if (loaded === null) return null;
-    return { out: await slot.batcher.encode(loaded.tensor, loaded.still, scope.signal), shape: loaded.tensor.shape, data: loaded.tensor.data };
+    return { out: await batcher.encode(loaded.tensor, loaded.still, scope.signal), shape: loaded.tensor.shape, data: loaded.tensor.data };
   } catch (err) {
     if (err instanceof Dropped) metrics.droppedItems.inc({ reason: err.reason });
     const failure = err instanceof Dropped ? err : inputFailure(field, err);

@@ -2,7 +2,7 @@
 // predicted target tokens out.
 import { writeFileSync } from 'node:fs';
 import { InvalidArgumentError, type Command } from 'commander';
-import { predictorTokens } from '@jepa/graph';
+import { predictorEncoderOutput, predictorTokens } from '@jepa/graph';
 import { encodeNpy } from '@jepa/preprocess';
 import { contextOptions, loadModel, type RuntimeFlags } from '../load-model.js';
 import { addInputOptions } from '../input-options.js';
@@ -73,13 +73,11 @@ export function predictCommand(program: Command): void {
     try {
       const p = model.spec.pred;
       if (p?.kind !== 'masked') throw new UserError(`${flags.model} has no masked predictor`);
-      if (p.embedInDim !== model.spec.enc.embedDim)
-        throw new UserError(
-          `this predictor takes the ${p.embedInDim / model.spec.enc.embedDim} concatenated hierarchy outputs of the encoder, which the engine does not produce`,
-        );
+      // V-JEPA 2.1 g/G predictors read the encoder's hierarchy levels concatenated, not its output
+      const output = predictorEncoderOutput(model.spec);
       const { input } = await clipInput(model, image, flags);
       if (input.shape[0] !== 1) throw new UserError('predict takes one clip');
-      const encoder = model.createContext(contextOptions(flags));
+      const encoder = model.createContext({ ...contextOptions(flags), output });
       const tokens = await encoder.encode(input);
       encoder.dispose();
       const predictor = model.createPredictorContext({
