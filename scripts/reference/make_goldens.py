@@ -20,6 +20,7 @@ import fam_ijepa  # noqa: E402
 import fam_lejepa  # noqa: E402
 import fam_levjepa  # noqa: E402
 import fam_lewm  # noqa: E402
+import fam_pretrain_pred  # noqa: E402
 import fam_vjepa  # noqa: E402
 import fam_vjepa2  # noqa: E402
 import fam_vjepa2_1  # noqa: E402
@@ -35,6 +36,8 @@ GENERATORS = {
     "hfvit_lejepa": fam_lejepa.generate,
     "ijepa": fam_ijepa.generate,
     "vjepa": fam_vjepa.generate,
+    "ijepa_pred": lambda: fam_pretrain_pred.generate("ijepa_pred"),
+    "vjepa_pred": lambda: fam_pretrain_pred.generate("vjepa_pred"),
     "vjepa2": fam_vjepa2.generate,
     "vjepa2_1": fam_vjepa2_1.generate,
     "vjepa2_1_hier": fam_vjepa2_1_hier.generate,

@@ -44,6 +44,8 @@ export function mapHfVjepa2Predictor(map: TensorMap, c: ConfigReader, enc: Encod
     act: enc.act,
     nMaskTokens,
     gridSize: enc.gridSize,
+    pos: 'rope3d',
+    posRows: 0,
     rope: { layout: 'tiled', theta: 10000, interpolate: false, refGrid: null },
     outDim: map.shapeOf('predictor.proj.weight')[0]!,
     embedInDim: w[1]!,

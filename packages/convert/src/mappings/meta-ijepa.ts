@@ -1,9 +1,11 @@
-// Meta I-JEPA .pth.tar → family ijepa (families.md §1.3): the `encoder` entry (the one HF converted),
-// Conv2d tokens and the stored 2-D sincos table.
+// Meta I-JEPA .pth.tar → family ijepa (families.md §1.3): the `encoder` entry (the one HF converted,
+// and the context encoder the predictor was trained on), Conv2d tokens and the stored 2-D sincos
+// table; the `predictor` entry when the file has one.
 import { tensorNames } from '@jepa/gguf';
 import { mapEncoderBlocks, mapNorm, mapPatchEmbed, TIMM_BLOCK } from './blocks.js';
 import { encoderHparams } from './hparams.js';
 import { headsFor, metaWidths, selectMetaEncoder } from './meta-encoder.js';
+import { optionalMetaTablePredictor } from './meta-table-predictor.js';
 import { modelName } from './naming.js';
 import type { Mapping } from './types.js';
 
@@ -56,6 +58,14 @@ export const metaIjepa: Mapping = {
       cropRounding: 'floor' as const,
     };
     const notes = heads.note ? [heads.note] : [];
-    return { parts: { family: 'ijepa', name: modelName(source), license: null, enc, pre }, map, sourceEntry: entry, notes };
+    const predictor = optionalMetaTablePredictor(source, enc, overrides.predNHead);
+    if (predictor && entry !== 'encoder') notes.push(`the predictor was trained on the 'encoder' entry's context features, not '${entry}'`);
+    return {
+      parts: { family: 'ijepa', name: modelName(source), license: null, enc, pred: predictor?.pred ?? null, pre },
+      map,
+      extraMaps: predictor ? [predictor.map] : [],
+      sourceEntry: entry,
+      notes,
+    };
   },
 };

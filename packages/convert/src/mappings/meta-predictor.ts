@@ -80,6 +80,8 @@ export function mapMetaPredictor(source: Source, enc: EncoderHparams, nHead: num
     act: 'gelu',
     nMaskTokens,
     gridSize: enc.gridSize,
+    pos: 'rope3d',
+    posRows: 0,
     rope: { layout: v21 ? 'interleaved' : 'tiled', theta: 10000, interpolate: false, refGrid: null },
     outDim: map.matrixShape('predictor_proj.weight')[0],
     embedInDim: embedIn,

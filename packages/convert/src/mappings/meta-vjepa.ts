@@ -1,10 +1,12 @@
 // Meta V-JEPA (v1) .pth.tar → family vjepa (families.md §2): Conv3d tokens + the stored 3-D sincos
-// table, from `target_encoder` (the eval loaders' choice, falling back to `encoder`).
+// table, from `target_encoder` (the eval loaders' choice, falling back to `encoder`); the `predictor`
+// entry when the file has one (trained on `encoder` context features: --entry encoder for predict).
 import { tensorNames } from '@jepa/gguf';
 import { ConvertError } from '../errors.js';
 import { mapEncoderBlocks, mapNorm, mapPatchEmbed, TIMM_BLOCK } from './blocks.js';
 import { encoderHparams } from './hparams.js';
 import { headsFor, metaWidths, selectMetaEncoder, type MetaWidths } from './meta-encoder.js';
+import { optionalMetaTablePredictor } from './meta-table-predictor.js';
 import { matchSincos3dGrid } from './sincos3d.js';
 import type { TensorMap } from './tensor-map.js';
 import { modelName } from './naming.js';
@@ -81,9 +83,15 @@ export const metaVjepa: Mapping = {
       hierLayers: null,
     });
     const notes = heads.note ? [heads.note] : [];
+    const predictor = optionalMetaTablePredictor(source, enc, overrides.predNHead);
+    if (predictor && entry !== 'encoder')
+      notes.push(
+        `the predictor was trained on the 'encoder' entry's context features; this file's encoder is '${entry}' (--entry encoder for jepa predict)`,
+      );
     return {
-      parts: { family: 'vjepa', name: modelName(source), license: null, enc, pre: vjepaRecipe(grid.imgSize) },
+      parts: { family: 'vjepa', name: modelName(source), license: null, enc, pred: predictor?.pred ?? null, pre: vjepaRecipe(grid.imgSize) },
       map,
+      extraMaps: predictor ? [predictor.map] : [],
       sourceEntry: entry,
       notes,
     };

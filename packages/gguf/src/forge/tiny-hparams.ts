@@ -130,6 +130,8 @@ function tinyPredictor(family: Family, enc: EncoderHparams): PredictorHparams | 
     act: 'gelu',
     nMaskTokens: v21 ? 2 : 3,
     gridSize: enc.gridSize,
+    pos: 'rope3d',
+    posRows: 0,
     rope: { layout: v21 ? 'interleaved' : 'tiled', theta: 10000, interpolate: false, refGrid: null },
     outDim: v21 ? 2 * enc.embedDim : enc.embedDim,
     embedInDim: v21 ? 2 * enc.embedDim : enc.embedDim,

@@ -15,6 +15,9 @@ export const CROP_ROUNDINGS = ['round', 'floor'] as const;
 export type CropRounding = (typeof CROP_ROUNDINGS)[number];
 export const PRED_KINDS = ['masked', 'action', 'ac'] as const;
 export type PredictorKind = (typeof PRED_KINDS)[number];
+/** Masked predictor positions: 3-D RoPE in the blocks (V-JEPA 2 / 2.1), or rows of a stored sincos table pred.pos_embed added to the tokens (I-JEPA, V-JEPA v1). */
+export const PRED_POSITIONS = ['rope3d', 'table'] as const;
+export type PredictorPosition = (typeof PRED_POSITIONS)[number];
 export const HEAD_KINDS = ['attentive'] as const;
 export type HeadKind = (typeof HEAD_KINDS)[number];
 
@@ -51,8 +54,8 @@ const base = {
 } as const;
 
 export const FAMILY_TRAITS: Readonly<Record<Family, FamilyTraits>> = Object.freeze({
-  ijepa: { ...base, pos: 'sincos2d' },
-  vjepa: { ...base, pos: 'sincos3d', video: true, head: true },
+  ijepa: { ...base, pos: 'sincos2d', predictors: ['masked'] },
+  vjepa: { ...base, pos: 'sincos3d', video: true, predictors: ['masked'], head: true },
   vjepa2: { ...base, pos: 'rope3d', ropeLayout: 'tiled', video: true, predictors: ['masked', 'ac'], head: true },
   vjepa2_1: { ...base, pos: 'rope3d', ropeLayout: 'interleaved', video: true, predictors: ['masked'], head: true, v21: true },
   hfvit: { ...base, pos: 'learned', nCls: 1, registers: true, layerScale: true },

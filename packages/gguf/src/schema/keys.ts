@@ -1,5 +1,16 @@
 import { z } from 'zod';
-import { ACTIVATIONS, ATTN_MODES, CROP_ROUNDINGS, FAMILIES, HEAD_KINDS, POSITIONS, PRED_KINDS, RESAMPLERS, ROPE_LAYOUTS } from './families.js';
+import {
+  ACTIVATIONS,
+  ATTN_MODES,
+  CROP_ROUNDINGS,
+  FAMILIES,
+  HEAD_KINDS,
+  POSITIONS,
+  PRED_KINDS,
+  PRED_POSITIONS,
+  RESAMPLERS,
+  ROPE_LAYOUTS,
+} from './families.js';
 import { LIMITS } from './limits.js';
 
 /** The GGUF value type a key must be stored as; anything else is refused (JEPA_KEY_TYPE), never converted. */
@@ -51,7 +62,7 @@ export const KEYS: readonly KeyDef[] = Object.freeze([
   k('jepa.enc.n_hier_norm', 'u32', int(LIMITS.hierNorms), 'vjepa2_1: hierarchy norms (4)'),
   k('jepa.enc.hier_layers', 'u32[]', z.array(int([0, LIMITS.nLayer[1] - 1])), 'vjepa2_1: block index of each hierarchy norm'),
 
-  k('jepa.pred.kind', 'string', z.enum(PRED_KINDS), 'predictor present: masked (vjepa2, vjepa2_1), action (lewm) or ac (vjepa2: V-JEPA 2-AC)'),
+  k('jepa.pred.kind', 'string', z.enum(PRED_KINDS), 'masked (vjepa2, vjepa2_1, ijepa, vjepa), action (lewm) or ac (vjepa2: V-JEPA 2-AC)'),
   k('jepa.pred.embed_dim', 'u32', int(LIMITS.embedDim), 'predictor width'),
   k('jepa.pred.n_layer', 'u32', int(LIMITS.nLayer), 'predictor blocks'),
   k('jepa.pred.n_head', 'u32', int(LIMITS.nHead), 'predictor attention heads'),
@@ -64,6 +75,12 @@ export const KEYS: readonly KeyDef[] = Object.freeze([
     'u32',
     int(LIMITS.size),
     'masked: side of the fixed position grid the token ids decode on; ac: the size spatial positions snap to (h·grid/H)',
+  ),
+  k(
+    'jepa.pred.pos',
+    'string',
+    z.enum(PRED_POSITIONS),
+    'masked: rope3d (default when absent; vjepa2, vjepa2_1) or table (ijepa, vjepa: rows of pred.pos_embed added to context and mask tokens)',
   ),
   k('jepa.pred.rope_freq_layout', 'string', z.enum(ROPE_LAYOUTS), 'masked, ac: rope3d layout of the predictor'),
   k('jepa.pred.rope_theta', 'f32', z.number().gt(0), 'masked, ac: rope3d frequency base'),

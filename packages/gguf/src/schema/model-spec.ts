@@ -1,5 +1,5 @@
 import type { GgufHeader, GgufTensorInfo } from '../gguf/header.js';
-import type { Activation, AttnMode, CropRounding, Family, PositionScheme, Resample, RopeLayout } from './families.js';
+import type { Activation, AttnMode, CropRounding, Family, PositionScheme, PredictorPosition, Resample, RopeLayout } from './families.js';
 
 export interface Rope3dParams {
   readonly layout: RopeLayout;
@@ -49,7 +49,11 @@ export interface MaskedPredictorHparams {
   readonly act: Activation;
   readonly nMaskTokens: number;
   readonly gridSize: number;
-  readonly rope: Rope3dParams;
+  readonly pos: PredictorPosition;
+  /** pos rope3d: the rotation of the blocks; null for table positions. */
+  readonly rope: Rope3dParams | null;
+  /** pos table: rows of pred.pos_embed (trained frames / tubelet · grid_size²), the ids a token may take; 0 for rope3d. */
+  readonly posRows: number;
   readonly outDim: number;
   readonly embedInDim: number;
   /** embed_in_dim ≠ enc embed_dim: the embed is Linear(in→D), act, Linear(D→pred D). */

@@ -10,6 +10,7 @@ import {
   type Family,
   type FamilyTraits,
   type PositionScheme,
+  type PredictorPosition,
   type Resample,
   type RopeLayout,
 } from './families.js';
@@ -196,14 +197,21 @@ function parsePredictor(m: MetadataValues, family: Family, traits: FamilyTraits,
   if (kind === 'masked') {
     const nMaskTokens = m.req<number>('jepa.pred.n_mask_tokens', why);
     const gridSize = m.req<number>('jepa.pred.grid_size', 'a masked predictor decodes token ids on a position grid');
-    const layout = m.req<string>('jepa.pred.rope_freq_layout', why) as RopeLayout;
-    invariant(layout === traits.ropeLayout, `jepa.pred.rope_freq_layout = '${layout}' but ${family} uses the '${traits.ropeLayout}' layout`);
-    const theta = m.req<number>('jepa.pred.rope_theta', why);
+    const pos = (m.opt<string>('jepa.pred.pos') ?? 'rope3d') as PredictorPosition;
+    const rope = pos === 'rope3d' ? maskedPredictorRope(m, family, traits, why) : null;
+    invariant(
+      pos === 'rope3d' || traits.ropeLayout === null,
+      `jepa.pred.pos = 'table' but ${family} predictors rotate with 3-D RoPE (jepa.pred.pos = 'rope3d')`,
+    );
+    invariant(
+      pos === 'rope3d' || gridSize === enc.gridSize,
+      `jepa.pred.grid_size ${gridSize} must equal the encoder grid ${enc.gridSize}: the table positions are the encoder's token ids`,
+    );
     const outDim = m.req<number>('jepa.pred.out_dim', why);
     const embedInDim = m.req<number>('jepa.pred.embed_in_dim', why);
     const projContext = m.req<boolean>('jepa.pred.proj_context', why);
     invariant(embedDim % nHead === 0, `jepa.pred.embed_dim ${embedDim} is not divisible by jepa.pred.n_head ${nHead}`);
-    checkRopeHeadDim('jepa.pred', embedDim / nHead);
+    if (pos === 'rope3d') checkRopeHeadDim('jepa.pred', embedDim / nHead);
     const embedMlp = embedInDim !== enc.embedDim;
     invariant(
       !embedMlp || (enc.hierLayers !== null && embedInDim === enc.hierLayers.length * enc.embedDim),
@@ -220,7 +228,9 @@ function parsePredictor(m: MetadataValues, family: Family, traits: FamilyTraits,
       act,
       nMaskTokens,
       gridSize,
-      rope: { layout, theta, interpolate: false, refGrid: null },
+      pos,
+      rope,
+      posRows: pos === 'table' ? enc.gridFrames * gridSize * gridSize : 0,
       outDim,
       embedInDim,
       embedMlp,
@@ -256,6 +266,17 @@ function parsePredictor(m: MetadataValues, family: Family, traits: FamilyTraits,
     projAct,
   };
   return p;
+}
+
+function maskedPredictorRope(m: MetadataValues, family: Family, traits: FamilyTraits, why: string): Rope3dParams {
+  invariant(
+    traits.ropeLayout !== null,
+    `jepa.pred.pos = 'rope3d' but ${family} has fixed sincos positions: its predictor adds table rows (jepa.pred.pos = 'table')`,
+  );
+  const layout = m.req<string>('jepa.pred.rope_freq_layout', why) as RopeLayout;
+  invariant(layout === traits.ropeLayout, `jepa.pred.rope_freq_layout = '${layout}' but ${family} uses the '${traits.ropeLayout}' layout`);
+  const theta = m.req<number>('jepa.pred.rope_theta', why);
+  return { layout, theta, interpolate: false, refGrid: null };
 }
 
 type CommonPredictor = Pick<AcPredictorHparams, 'embedDim' | 'nLayer' | 'nHead' | 'ffnDim' | 'lnEps' | 'act'>;

@@ -96,6 +96,7 @@ function maskedPredictorTensors(b: TableBuilder, e: EncoderHparams, p: MaskedPre
     b.linear('pred.embed', p.embedInDim, P);
   }
   b.vec('pred.mask_tokens', P, p.nMaskTokens);
+  if (p.pos === 'table') b.vec('pred.pos_embed', P, p.posRows);
   if (p.modalityVectors) {
     b.vec('pred.img_mod_embed', P);
     b.vec('pred.video_mod_embed', P);

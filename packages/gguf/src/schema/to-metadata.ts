@@ -51,8 +51,12 @@ export function hparamsToMetadata(h: ModelHparams): [string, GgufValue][] {
     if (p.kind === 'masked') {
       put('jepa.pred.n_mask_tokens', gv.u32(p.nMaskTokens));
       put('jepa.pred.grid_size', gv.u32(p.gridSize));
-      put('jepa.pred.rope_freq_layout', gv.str(p.rope.layout));
-      put('jepa.pred.rope_theta', gv.f32(p.rope.theta));
+      if (p.rope) {
+        put('jepa.pred.rope_freq_layout', gv.str(p.rope.layout));
+        put('jepa.pred.rope_theta', gv.f32(p.rope.theta));
+      } else {
+        put('jepa.pred.pos', gv.str(p.pos));
+      }
       put('jepa.pred.out_dim', gv.u32(p.outDim));
       put('jepa.pred.embed_in_dim', gv.u32(p.embedInDim));
       put('jepa.pred.proj_context', gv.bool(p.projContext));

@@ -1,4 +1,5 @@
-// Runs a V-JEPA 2 / 2.1 masked predictor: context tokens at given ids, predictions at target ids.
+// Runs a masked predictor (V-JEPA 2 / 2.1 RoPE, I-JEPA / V-JEPA v1 position table): context tokens
+// at given ids, predictions at target ids.
 import type { MaskedPredictorHparams, RopeLayout } from '@jepa/gguf';
 import { GraphError } from '../errors.js';
 import type { EncodeOutput } from '../encoder-context.js';
@@ -88,6 +89,13 @@ export class MaskedPredictorContext implements Disposable {
     const nTokens = tokens.length / dim;
     if (!Number.isInteger(nTokens) || nTokens < 1 || nTokens % plane !== 0)
       throw new GraphError(`${tokens.length / dim} tokens are not whole ${p.gridSize}x${p.gridSize} frames of the predictor grid`, 'BAD_INPUT');
+    // The reference indexes its fixed table by token id and never resizes it: fewer frames read its
+    // leading rows (t-major), more than it holds have no position.
+    if (p.pos === 'table' && nTokens > p.posRows)
+      throw new GraphError(
+        `${nTokens} tokens are more than the ${p.posRows} positions of the predictor's table (${p.posRows / plane}x${p.gridSize}x${p.gridSize}); its reference does not interpolate it`,
+        'OFF_GRID',
+      );
     const slots = nTokens / plane;
     const ctxIds = Array.from(input.contextIds);
     const tgtIds = Array.from(input.targetIds);
@@ -135,24 +143,31 @@ export class MaskedPredictorContext implements Disposable {
     const context = new Float32Array(nc * dim);
     for (const [r, id] of ctxIds.entries()) context.set(tokens.subarray(id * dim, (id + 1) * dim), r * dim);
     const ids = [...ctxIds, ...tgtIds];
-    // a stable sort by id: the reference's argsort order for distinct ids, context first on ties
-    const order = Array.from({ length: ids.length }, (_, i) => i).sort((a, b) => ids[a]! - ids[b]! || a - b);
-    const sortedPos = new Int32Array(ids.length);
-    for (const [pos, src] of order.entries()) sortedPos[src] = pos;
-    const tables = ropeTables({
-      headDim: p.headDim,
-      layout: this.#options.ropeLayout ?? p.rope.layout,
-      grid: { t: slots, h: p.gridSize, w: p.gridSize },
-      ids: order.map((i) => ids[i]!),
-      theta: p.rope.theta,
-    });
     g.context.set(context);
     g.maskRows.set(new Int32Array(nt).fill(maskRow));
-    g.order.set(Int32Array.from(order));
-    g.targetRows.set(sortedPos.subarray(nc));
-    g.contextRows?.set(sortedPos.subarray(0, nc));
-    g.ropeCos.set(tables.cos);
-    g.ropeSin.set(signedSin(tables));
+    if (p.rope) {
+      // a stable sort by id: the reference's argsort order for distinct ids, context first on ties
+      const order = Array.from({ length: ids.length }, (_, i) => i).sort((a, b) => ids[a]! - ids[b]! || a - b);
+      const sortedPos = new Int32Array(ids.length);
+      for (const [pos, src] of order.entries()) sortedPos[src] = pos;
+      const tables = ropeTables({
+        headDim: p.headDim,
+        layout: this.#options.ropeLayout ?? p.rope.layout,
+        grid: { t: slots, h: p.gridSize, w: p.gridSize },
+        ids: order.map((i) => ids[i]!),
+        theta: p.rope.theta,
+      });
+      g.order?.set(Int32Array.from(order));
+      g.targetRows.set(sortedPos.subarray(nc));
+      g.contextRows?.set(sortedPos.subarray(0, nc));
+      g.ropeCos?.set(tables.cos);
+      g.ropeSin?.set(signedSin(tables));
+    } else {
+      g.contextPos?.set(Int32Array.from(ctxIds));
+      g.targetPos?.set(Int32Array.from(tgtIds));
+      g.targetRows.set(Int32Array.from(tgtIds, (_, r) => nc + r));
+      g.contextRows?.set(Int32Array.from(ctxIds, (_, r) => r));
+    }
     if (deadline) deadline.total = g.graph.nodeCount;
     await runGraph(g.graph, backend, deadline);
     return {

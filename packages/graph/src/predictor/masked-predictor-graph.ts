@@ -3,6 +3,8 @@
 //   (2.1) + modality vector on every token; reorder by token id; L pre-LN RoPE blocks with positions
 //   decoded from the ids; norm; pick the target rows back out -> proj (and the context rows ->
 //   proj_context). Sorting and picking are get_rows with host-computed orders.
+// The I-JEPA / V-JEPA v1 predictor (pos 'table'): each context row and each mask token gets its id's
+//   row of pred.pos_embed; no sorting (the reference concatenates context then targets) and no RoPE.
 import { createContext, typeByName, type Context, type Graph, type Tensor } from '@jepa/native';
 import { tensorNames, type MaskedPredictorHparams } from '@jepa/gguf';
 import { GGML_F32 } from '../attention.js';
@@ -31,13 +33,16 @@ export interface MaskedPredictorGraph {
   context: Tensor;
   /** I32 [nTarget]: the mask-token row each target takes. */
   maskRows: Tensor;
-  /** I32 [nContext + nTarget]: concat index of each sorted position. */
-  order: Tensor;
+  /** I32 [nContext + nTarget]: concat index of each sorted position (rope3d only). */
+  order: Tensor | null;
+  /** I32 [nContext] and [nTarget]: the pred.pos_embed row of each context / target token (table only). */
+  contextPos: Tensor | null;
+  targetPos: Tensor | null;
   /** I32 [nTarget] (and [nContext]): sorted position of each target (context) row. */
   targetRows: Tensor;
   contextRows: Tensor | null;
-  ropeCos: Tensor;
-  ropeSin: Tensor;
+  ropeCos: Tensor | null;
+  ropeSin: Tensor | null;
   /** [outDim, nTarget] (and [outDim, nContext]). */
   targets: Tensor;
   contextOut: Tensor | null;
@@ -62,19 +67,26 @@ export function buildMaskedPredictorGraph(
   };
   const context = input(GGML_F32, [p.embedInDim, nContext], 'pred_context');
   const maskRows = input(i32, [nTarget], 'pred_mask_rows');
-  const order = input(i32, [n], 'pred_order');
+  const table = p.pos === 'table';
+  const order = table ? null : input(i32, [n], 'pred_order');
+  const contextPos = table ? input(i32, [nContext], 'pred_context_pos') : null;
+  const targetPos = table ? input(i32, [nTarget], 'pred_target_pos') : null;
   const targetRows = input(i32, [nTarget], 'pred_target_rows');
   const contextRows = shape.withContext ? input(i32, [nContext], 'pred_context_rows') : null;
-  const ropeCos = input(GGML_F32, [p.headDim, 1, n], 'pred_rope_cos');
-  const ropeSin = input(GGML_F32, [p.headDim, 1, n], 'pred_rope_sin');
+  const ropeCos = table ? null : input(GGML_F32, [p.headDim, 1, n], 'pred_rope_cos');
+  const ropeSin = table ? null : input(GGML_F32, [p.headDim, 1, n], 'pred_rope_sin');
 
   let c: Tensor = context;
   if (p.embedMlp) c = linear(ctx, c, w, 'pred.embed_in', o.precF32, { act: p.act });
   c = linear(ctx, c, w, 'pred.embed', o.precF32); // [Dp, nContext]
-  const masks = ctx.getRows(w.get('pred.mask_tokens'), maskRows); // [Dp, nTarget]
+  let masks = ctx.getRows(w.get('pred.mask_tokens'), maskRows); // [Dp, nTarget]
+  if (contextPos && targetPos) {
+    c = ctx.add(c, ctx.getRows(w.get('pred.pos_embed'), contextPos));
+    masks = ctx.add(masks, ctx.getRows(w.get('pred.pos_embed'), targetPos));
+  }
   let x = ctx.concat(c, masks, 1);
   if (p.modalityVectors) x = ctx.add(x, w.get(shape.modality === 'image' ? 'pred.img_mod_embed' : 'pred.video_mod_embed'));
-  x = ctx.reshape(ctx.getRows(x, order), [Dp, n, 1]);
+  x = ctx.reshape(order ? ctx.getRows(x, order) : x, [Dp, n, 1]);
 
   for (let i = 0; i < p.nLayer; i++) {
     x = vitBlock(ctx, x, w, tensorNames.predBlock(i), {
@@ -82,7 +94,7 @@ export function buildMaskedPredictorGraph(
       nHead: p.nHead,
       lnEps: p.lnEps,
       act: p.act,
-      rope: { cos: ropeCos, sin: ropeSin },
+      rope: ropeCos && ropeSin ? { cos: ropeCos, sin: ropeSin } : null,
       attn: { mask: null, flash: o.flash, kvType: o.kvType, precF32: o.precF32 },
       precF32: o.precF32,
     });
@@ -99,5 +111,19 @@ export function buildMaskedPredictorGraph(
     contextOut.setOutput();
     outputs.push(contextOut);
   }
-  return { ctx, graph: ctx.buildGraph(outputs), context, maskRows, order, targetRows, contextRows, ropeCos, ropeSin, targets, contextOut };
+  return {
+    ctx,
+    graph: ctx.buildGraph(outputs),
+    context,
+    maskRows,
+    order,
+    contextPos,
+    targetPos,
+    targetRows,
+    contextRows,
+    ropeCos,
+    ropeSin,
+    targets,
+    contextOut,
+  };
 }

@@ -1,0 +1,65 @@
+// The `predictor` entry of a Meta I-JEPA / V-JEPA (v1) .pth.tar → the schema's masked predictor with
+// table positions (families.md §1.3, §2.2): predictor_embed, the mask token(s), the stored sincos
+// predictor_pos_embed, plain blocks (heads = encoder heads), predictor_norm, predictor_proj.
+import { tensorNames, type EncoderHparams, type MaskedPredictorHparams } from '@jepa/gguf';
+import { ConvertError } from '../errors.js';
+import { mapBlock, mapLinear, mapNorm, TIMM_BLOCK } from './blocks.js';
+import { countBlocks } from './hparams.js';
+import { hasMetaPredictor, metaPredictorTensors, type MappedPredictor } from './meta-predictor.js';
+import { TensorMap } from './tensor-map.js';
+import type { Source } from '../source.js';
+
+/** I-JEPA has one `mask_token`; V-JEPA v1 one `mask_tokens.{k}` per mask config (2 in the released runs). */
+function maskTokenNames(map: TensorMap): string[] {
+  if (map.has('mask_token')) return ['mask_token'];
+  const n = map.names(/^mask_tokens\.\d+$/).length;
+  return Array.from({ length: n }, (_, k) => `mask_tokens.${k}`);
+}
+
+export function mapMetaTablePredictor(source: Source, enc: EncoderHparams, nHead: number): MappedPredictor {
+  const map = new TensorMap(metaPredictorTensors(source), []);
+  const masks = maskTokenNames(map);
+  for (const name of ['predictor_embed.weight', masks[0] ?? 'mask_token', 'predictor_pos_embed', 'predictor_norm.weight', 'predictor_proj.weight'])
+    if (!map.has(name)) throw new ConvertError('CONVERT_MISSING_TENSOR', `the masked predictor (entry 'predictor') has no tensor '${name}'`);
+  const embedDim = map.shapeOf('predictor_norm.weight')[0]!;
+  const table = map.shapeOf('predictor_pos_embed');
+  if (table.at(-1) !== embedDim || table.slice(0, -1).reduce((a, b) => a * b, 1) !== enc.nPatches)
+    throw new ConvertError(
+      'CONVERT_SHAPE_MISMATCH',
+      `predictor_pos_embed is [${table.join(', ')}], not the [1, ${enc.nPatches}, ${embedDim}] table of the encoder's ${enc.gridFrames}x${enc.gridSize}x${enc.gridSize} grid`,
+    );
+  mapLinear(map, 'pred.embed', 'predictor_embed');
+  map.concat('pred.mask_tokens', masks, 'rows');
+  map.copy('pred.pos_embed', 'predictor_pos_embed', 'rows');
+  const nLayer = countBlocks(map.source.keys(), /^predictor_blocks\.(\d+)\./);
+  for (let i = 0; i < nLayer; i++) mapBlock(map, tensorNames.predBlock(i), `predictor_blocks.${i}`, TIMM_BLOCK);
+  mapNorm(map, 'pred.norm', 'predictor_norm');
+  mapLinear(map, 'pred.proj', 'predictor_proj');
+  const pred: MaskedPredictorHparams = {
+    kind: 'masked',
+    embedDim,
+    nLayer,
+    nHead,
+    headDim: Math.floor(embedDim / nHead),
+    ffnDim: map.shapeOf('predictor_blocks.0.mlp.fc1.weight')[0]!,
+    lnEps: Math.fround(1e-6),
+    act: 'gelu',
+    nMaskTokens: masks.length,
+    gridSize: enc.gridSize,
+    pos: 'table',
+    rope: null,
+    posRows: enc.nPatches,
+    outDim: map.matrixShape('predictor_proj.weight')[0],
+    embedInDim: map.matrixShape('predictor_embed.weight')[1],
+    embedMlp: false,
+    projContext: false,
+    modalityVectors: false,
+  };
+  return { map, pred };
+}
+
+/** The predictor of a Meta I-JEPA / V-JEPA v1 pickle when it has one; its heads are the encoder's unless given. */
+export function optionalMetaTablePredictor(source: Source, enc: EncoderHparams, predNHead: number | undefined): MappedPredictor | null {
+  if (!hasMetaPredictor(source)) return null;
+  return mapMetaTablePredictor(source, enc, predNHead ?? enc.nHead);
+}
