@@ -9,6 +9,7 @@ import { EncodeOutput, Model } from '@jepa/graph';
 import { machineInfo } from './machine.js';
 import { median, sample } from './stats.js';
 import { count, int, list } from './cli-args.js';
+import { runPredictorFile } from './predictor-file-bench.js';
 
 const FILE_TYPES: Record<string, [number, number]> = { f32: [GgmlType.F32, 0], f16: [GgmlType.F16, 1] };
 
@@ -83,12 +84,16 @@ interface Opts {
   threads: number;
   repeat: number;
   warmup: number;
-  tokens: number;
+  tokens?: number;
   dir: string;
   flash: boolean;
   json?: boolean;
   full?: boolean;
+  model?: string;
+  withEncoder?: boolean;
 }
+
+const DEFAULT_TOKENS = 2048;
 
 function report(rows: Row[], o: Opts): void {
   const machine = machineInfo(o.threads);
@@ -113,7 +118,8 @@ async function runHead(o: Opts): Promise<Row[]> {
     const path = vitlModel('head', dtype, o.dir);
     const model = await Model.load(path, { threads: o.threads });
     const head = model.createHeadContext({ noFlash: !o.flash });
-    const out = new EncodeOutput(tokens(o.tokens, 1024), 1, o.tokens, 1024, 0, 0);
+    const n = o.tokens ?? DEFAULT_TOKENS;
+    const out = new EncodeOutput(tokens(n, 1024), 1, n, 1024, 0, 0);
     const t0 = performance.now();
     await head.classify(out);
     const first = performance.now() - t0;
@@ -122,7 +128,7 @@ async function runHead(o: Opts): Promise<Row[]> {
       bench: 'head (ViT-L pooler, 3 SA + XA, 174 classes)',
       dtype,
       threads: o.threads,
-      shape: `${o.tokens} tokens`,
+      shape: `${n} tokens`,
       fileMiB: statSync(path).size / 2 ** 20,
       firstCallMs: first,
       medianMs: median(s),
@@ -136,12 +142,13 @@ async function runHead(o: Opts): Promise<Row[]> {
 }
 
 async function runPredictor(o: Opts): Promise<Row[]> {
+  if (o.model) return runPredictorFile({ ...o, model: o.model });
   const rows: Row[] = [];
   for (const dtype of o.dtype) {
     const path = vitlModel('predictor', dtype, o.dir);
     const model = await Model.load(path, { threads: o.threads });
     const pred = model.createPredictorContext({ noFlash: !o.flash });
-    const n = o.tokens;
+    const n = o.tokens ?? DEFAULT_TOKENS;
     const all = Array.from({ length: n }, (_, i) => i);
     // --full: the HF default (context = target = every token, 2n rows); otherwise an even/odd split (n rows)
     const contextIds = o.full ? all : all.filter((i) => i % 2 === 0);
@@ -173,19 +180,23 @@ export function registerHeadBenches(program: Command): void {
     ['head', 'V-JEPA 2 ViT-L attentive pooler + classifier over encoder tokens', runHead],
     ['predictor', 'V-JEPA 2 ViT-L masked predictor (ms per call)', runPredictor],
   ] as const) {
-    program
+    const cmd = program
       .command(name)
       .description(description)
       .option('--dtype <list>', 'f32,f16', list, ['f32'])
       .option('-t, --threads <n>', 'compute threads', int, 2)
-      .option('-n, --tokens <n>', 'encoder tokens (2048 = 16 frames at 256²)', int, 2048)
+      .option('-n, --tokens <n>', `encoder tokens (default ${DEFAULT_TOKENS} = 16 frames at 256²; with --model the file's clip)`, int)
       .option('--full', 'predictor: context = target = every token (the HF default)')
       .option('-r, --repeat <n>', 'timed runs', int, 5)
       .option('-w, --warmup <n>', 'untimed runs first', count, 1)
       .option('--no-flash', 'naive attention')
       .option('--dir <path>', 'where the forged models live', 'tmp/bench-models')
       .option('--md', 'print a markdown table (the default)')
-      .option('--json', 'print every sample as JSON')
-      .action(async (o: Opts) => report(await run(o), o));
+      .option('--json', 'print every sample as JSON');
+    if (name === 'predictor')
+      cmd
+        .option('--model <gguf>', "time this file's predictor instead of the forged ViT-L one (e.g. a converted V-JEPA 2.1 G)")
+        .option('--with-encoder', '--model: time the encoder pass the predictor reads (hierarchy for 2.1 g/G) plus the predictor');
+    cmd.action(async (o: Opts) => report(await run(o), o));
   }
 }
