@@ -14,7 +14,7 @@ export function machineInfo(threads: number) {
     threads,
     node: process.version,
     ggml: `${info.ggmlVersion} (llama.cpp ${info.ggmlCommit.slice(0, 7)})`,
-    build: { cuda: info.cuda, nativeCpu: info.nativeCpu, portable: info.portable, cpuVariant: info.cpuVariant, features },
-    summary: `${cpu}, ${cpus().length} cores, ${threads} threads; node ${process.version}; ggml ${info.ggmlVersion} (llama.cpp ${info.ggmlCommit.slice(0, 7)}); ${info.portable ? `portable (ggml CPU variant ${info.cpuVariant})` : info.nativeCpu ? '-march=native' : 'generic x86-64'}${info.cuda ? ', CUDA' : ''}; ${features}`,
+    build: { cuda: info.cuda, nativeCpu: info.nativeCpu, portable: info.portable, cpuVariant: info.cpuVariant, cpuLevel: info.cpuLevel, features },
+    summary: `${cpu}, ${cpus().length} cores, ${threads} threads; node ${process.version}; ggml ${info.ggmlVersion} (llama.cpp ${info.ggmlCommit.slice(0, 7)}); ${info.portable ? `portable (ggml CPU variant ${info.cpuVariant}, own kernels ${info.cpuLevel})` : info.nativeCpu ? '-march=native' : 'generic x86-64'}${info.cuda ? ', CUDA' : ''}; ${features}`,
   };
 }

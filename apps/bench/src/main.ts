@@ -12,7 +12,18 @@ import { PEER_TYPES, peersMarkdown, runPeersBench } from './peers/peers-bench.js
 import { ortProfileMarkdown, runOrtProfile } from './peers/ort-profile.js';
 import { pipelineMarkdown, runPipelineBench } from './pipeline/pipeline-bench.js';
 import { writeReport } from './report.js';
+import { runVariantsBench, type VariantRow, variantsMarkdown } from './variants-bench.js';
 import { count, int, intList, list } from './cli-args.js';
+
+/** The variants are the rows: this process's own addon and level say nothing about them. */
+function printVariants(rows: VariantRow[], threads: number, json?: boolean): void {
+  const machine = machineInfo(threads);
+  if (json) process.stdout.write(`${JSON.stringify({ machine, rows }, null, 2)}\n`);
+  else
+    process.stdout.write(
+      `${machine.cpu}, ${machine.cores} cores, ${threads} threads; node ${machine.node}; ggml ${machine.ggml}\n\n${variantsMarkdown(rows)}\n`,
+    );
+}
 
 const program = new Command('jepa-bench').description('Benchmarks of the jepa engine (markdown and JSON reports)');
 
@@ -296,20 +307,41 @@ program
       dir: string;
       json?: boolean;
     }) => {
-      const { runAddonsBench, addonsMarkdown } = await import('./addons-bench.js');
-      const rows = await runAddonsBench(
-        { addons: o.addon, models: o.models, dtypes: o.dtype, threads: o.threads, repeat: o.repeat, rounds: o.rounds, dir: o.dir },
+      const { existsSync } = await import('node:fs');
+      const { resolve } = await import('node:path');
+      // JEPA_ADDON is handed to require(), which needs an absolute path
+      const addons = o.addon.map((a) => resolve(a));
+      for (const a of addons) if (!existsSync(a)) throw new Error(`no addon at ${a}`);
+      const rows = await runVariantsBench(
+        addons.map((a) => ({ label: a, env: { JEPA_ADDON: a } })),
+        { models: o.models, dtypes: o.dtype, threads: o.threads, repeat: o.repeat, rounds: o.rounds, dir: o.dir },
         (s) => process.stderr.write(`${s}\n`),
       );
-      const machine = machineInfo(o.threads);
-      if (o.json) process.stdout.write(`${JSON.stringify({ machine, rows }, null, 2)}\n`);
-      // the builds are the rows: this process's own addon says nothing about them
-      else
-        process.stdout.write(
-          `${machine.cpu}, ${machine.cores} cores, ${o.threads} threads; node ${machine.node}; ggml ${machine.ggml}\n\n${addonsMarkdown(rows)}\n`,
-        );
+      printVariants(rows, o.threads, o.json);
     },
   );
+
+program
+  .command('cpu-levels')
+  .description(
+    "the encoder with this engine's CPU kernels at each level this CPU runs (JEPA_CPU), and ggml's own at the AVX2 level, in rotating rounds",
+  )
+  .option('-m, --models <list>', 'presets or .gguf files', list, ['vit-b16'])
+  .option('--dtype <list>', 'weight types', list, ['f32', 'q8_0'])
+  .option('-t, --threads <n>', 'compute threads', int, 2)
+  .option('-r, --repeat <n>', 'timed runs per round', int, 5)
+  .option('--rounds <n>', 'rounds; each runs every variant once', int, 5)
+  .option('--dir <path>', 'where the forged models live', 'tmp/bench-models')
+  .option('--json', 'print JSON')
+  .action(async (o: { models: string[]; dtype: string[]; threads: number; repeat: number; rounds: number; dir: string; json?: boolean }) => {
+    const { cpuLevelVariants } = await import('./cpu-levels.js');
+    const rows = await runVariantsBench(
+      cpuLevelVariants(),
+      { models: o.models, dtypes: o.dtype, threads: o.threads, repeat: o.repeat, rounds: o.rounds, dir: o.dir },
+      (s) => process.stderr.write(`${s}\n`),
+    );
+    printVariants(rows, o.threads, o.json);
+  });
 
 registerLewmBenches(program);
 registerAcBenches(program);
