@@ -190,8 +190,8 @@ export class Engine {
   }
 
   /** Every item through the model's batcher (the server's encodeItems), in order. */
-  async #encode(slot: ModelSlot, items: readonly ParsedItem[], scope: RequestScope) {
-    return encodeItems({ loader: this.#loaderNow(), metrics: this.#metrics }, slot, items, scope);
+  async #encode(slot: ModelSlot, items: readonly ParsedItem[], scope: RequestScope, batcher = slot.batcher) {
+    return encodeItems({ loader: this.#loaderNow(), metrics: this.#metrics }, slot, items, scope, batcher);
   }
 
   /** As /v1/embeddings's pool: the default is CLS where the model has one, else the mean of the patch tokens. */
@@ -358,7 +358,8 @@ export class Engine {
     const contextIds = parseIds(args.context, 'context');
     const targetIds = parseIds(args.target, 'target');
     return this.#scoped(1, signal, async (scope) => {
-      const [{ out, shape }] = (await this.#encode(slot, [args.item], scope)) as [EncodedItem];
+      // V-JEPA 2.1 g/G: the hierarchy levels, which the predictions (one per level) are compared with too
+      const [{ out, shape }] = (await this.#encode(slot, [args.item], scope, slot.predictorBatcher())) as [EncodedItem];
       const oneFrame = shape.length === 3 || shape[1] === 1;
       const result = await computeOnItems('input', () =>
         this.#lane.run(() =>
