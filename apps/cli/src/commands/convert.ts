@@ -53,7 +53,10 @@ export function convertCommand(program: Command): void {
     .option('--n-head <n>', 'attention heads (Meta pickles record none)')
     .option('--img-size <px>', 'trained input side (Meta pickles that do not record it)')
     .option('--n-frames <n>', 'trained clip length (Meta pickles that do not record it)')
-    .option('--pred-n-head <n>', 'predictor heads of a Meta pickle (V-JEPA 2 defaults to 12, V-JEPA 2-AC to 16; V-JEPA 2.1 needs it)')
+    .option(
+      '--pred-n-head <n>',
+      "predictor heads of a Meta pickle (V-JEPA 2 defaults to 12, V-JEPA 2-AC to 16, I-JEPA / V-JEPA to the encoder's; V-JEPA 2.1 needs it)",
+    )
     .addOption(
       new Option('--entry <name>', "Meta pickle entry to take the encoder from (default: the layout's own choice)").choices([
         ...META_ENCODER_ENTRIES,

@@ -1,5 +1,5 @@
-// `jepa predict`: the V-JEPA 2 / 2.1 masked predictor on a clip's encoder tokens, context ids in,
-// predicted target tokens out.
+// `jepa predict`: a masked predictor (V-JEPA 2 / 2.1, or I-JEPA / V-JEPA v1's pretraining one) on an
+// image's or a clip's encoder tokens, context ids in, predicted target tokens out.
 import { writeFileSync } from 'node:fs';
 import { InvalidArgumentError, type Command } from 'commander';
 import { predictorEncoderOutput, predictorTokens } from '@jepa/graph';
@@ -47,7 +47,7 @@ const integer = (v: string) => {
 export function predictCommand(program: Command): void {
   const cmd = program
     .command('predict')
-    .description('predict the encoder tokens at target ids from the tokens at context ids (V-JEPA 2 / 2.1 masked predictor)')
+    .description('predict the encoder tokens at target ids from the tokens at context ids (V-JEPA 2 / 2.1, I-JEPA, V-JEPA masked predictor)')
     .argument('[image]', 'an image (repeated to the trained frames on a video model)')
     .requiredOption('-m, --model <gguf>', 'a model with a masked predictor')
     .option('--video <clip>', 'a video clip (ffmpeg decodes it)')
