@@ -89,6 +89,8 @@ function tinyEncoder(family: Family): EncoderHparams {
     nReg: family === 'hfvit' ? 2 : 0,
     layerScale: family === 'hfvit',
     attnMode: family === 'levjepa' ? 'block_causal' : 'full',
+    ffnKind: 'mlp',
+    qkvBias: true,
     gridSize,
     gridFrames,
     nPatches: gridFrames * gridSize * gridSize,

@@ -20,6 +20,9 @@ export const PRED_POSITIONS = ['rope3d', 'table'] as const;
 export type PredictorPosition = (typeof PRED_POSITIONS)[number];
 export const HEAD_KINDS = ['attentive'] as const;
 export type HeadKind = (typeof HEAD_KINDS)[number];
+/** mlp: fc2(act(fc1 x)); swiglu: w3(silu(x1) ⊙ x2) with [x1; x2] = w12 x (DINOv2 giant). */
+export const FFN_KINDS = ['mlp', 'swiglu'] as const;
+export type FfnKind = (typeof FFN_KINDS)[number];
 
 /** What a family's graph is built from; metadata that contradicts it is refused, not reinterpreted. */
 export interface FamilyTraits {
@@ -38,6 +41,9 @@ export interface FamilyTraits {
   readonly head: boolean;
   /** V-JEPA 2.1: image tokenizer, modality vectors, hierarchy norms instead of enc.norm. */
   readonly v21: boolean;
+  /** Encoder blocks may carry the SwiGLU MLP (jepa.enc.ffn_kind) and may drop the qkv bias (jepa.enc.qkv_bias). */
+  readonly swiglu: boolean;
+  readonly qkvBiasOptional: boolean;
 }
 
 const base = {
@@ -51,6 +57,8 @@ const base = {
   predictorRequired: false,
   head: false,
   v21: false,
+  swiglu: false,
+  qkvBiasOptional: false,
 } as const;
 
 export const FAMILY_TRAITS: Readonly<Record<Family, FamilyTraits>> = Object.freeze({
@@ -58,7 +66,7 @@ export const FAMILY_TRAITS: Readonly<Record<Family, FamilyTraits>> = Object.free
   vjepa: { ...base, pos: 'sincos3d', video: true, predictors: ['masked'], head: true },
   vjepa2: { ...base, pos: 'rope3d', ropeLayout: 'tiled', video: true, predictors: ['masked', 'ac'], head: true },
   vjepa2_1: { ...base, pos: 'rope3d', ropeLayout: 'interleaved', video: true, predictors: ['masked'], head: true, v21: true },
-  hfvit: { ...base, pos: 'learned', nCls: 1, registers: true, layerScale: true },
+  hfvit: { ...base, pos: 'learned', nCls: 1, registers: true, layerScale: true, swiglu: true, qkvBiasOptional: true },
   lewm: { ...base, pos: 'learned', nCls: 1, predictors: ['action'], predictorRequired: true },
   levjepa: { ...base, pos: 'rope3d', ropeLayout: 'tiled', video: true, nCls: 1, blockCausal: true },
 });

@@ -1,5 +1,5 @@
 import type { GgufHeader, GgufTensorInfo } from '../gguf/header.js';
-import type { Activation, AttnMode, CropRounding, Family, PositionScheme, PredictorPosition, Resample, RopeLayout } from './families.js';
+import type { Activation, AttnMode, CropRounding, Family, FfnKind, PositionScheme, PredictorPosition, Resample, RopeLayout } from './families.js';
 
 export interface Rope3dParams {
   readonly layout: RopeLayout;
@@ -28,6 +28,9 @@ export interface EncoderHparams {
   readonly nReg: number;
   readonly layerScale: boolean;
   readonly attnMode: AttnMode;
+  /** swiglu: ffnDim is the gated width h (w12 has 2h outputs), act is silu. */
+  readonly ffnKind: FfnKind;
+  readonly qkvBias: boolean;
   /** Trained patch grid: img_size / patch_size per side, n_frames / tubelet_size in time. */
   readonly gridSize: number;
   readonly gridFrames: number;

@@ -9,6 +9,7 @@ import {
   type CropRounding,
   type Family,
   type FamilyTraits,
+  type FfnKind,
   type PositionScheme,
   type PredictorPosition,
   type Resample,
@@ -88,6 +89,8 @@ function parseEncoder(m: MetadataValues, family: Family, traits: FamilyTraits): 
   const nReg = m.req<number>('jepa.enc.n_reg', why);
   const layerScale = m.req<boolean>('jepa.enc.layer_scale', why);
   const attnMode = m.req<string>('jepa.enc.attn_mode', why) as AttnMode;
+  const ffnKind = (m.opt<string>('jepa.enc.ffn_kind') ?? 'mlp') as FfnKind;
+  const qkvBias = m.opt<boolean>('jepa.enc.qkv_bias') ?? true;
 
   invariant(pos === traits.pos, `jepa.enc.pos = '${pos}' but the ${family} family uses '${traits.pos}'`);
   const rope = pos === 'rope3d' ? parseEncoderRope(m, family, traits) : null;
@@ -106,6 +109,9 @@ function parseEncoder(m: MetadataValues, family: Family, traits: FamilyTraits): 
   invariant(nCls === traits.nCls, `jepa.enc.n_cls = ${nCls} but the ${family} family has ${traits.nCls} CLS token(s)`);
   invariant(traits.registers || nReg === 0, `jepa.enc.n_reg = ${nReg} but the ${family} family has no register tokens`);
   invariant(traits.layerScale || !layerScale, `jepa.enc.layer_scale is true but the ${family} family has no layer scale`);
+  invariant(ffnKind === 'mlp' || traits.swiglu, `jepa.enc.ffn_kind = '${ffnKind}' but the ${family} family's blocks have the plain MLP`);
+  invariant(ffnKind === 'mlp' || act === 'silu', `jepa.enc.ffn_kind = 'swiglu' gates with SiLU, so jepa.enc.act must be 'silu', found '${act}'`);
+  invariant(qkvBias || traits.qkvBiasOptional, `jepa.enc.qkv_bias is false but the ${family} family's attention always carries a qkv bias`);
   invariant(
     attnMode === 'full' || traits.blockCausal,
     `jepa.enc.attn_mode = 'block_causal' on ${family}, whose graph has no mask (only levjepa does)`,
@@ -153,6 +159,8 @@ function parseEncoder(m: MetadataValues, family: Family, traits: FamilyTraits): 
     nReg,
     layerScale,
     attnMode,
+    ffnKind,
+    qkvBias,
     gridSize,
     gridFrames,
     nPatches,

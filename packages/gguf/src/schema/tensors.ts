@@ -29,6 +29,10 @@ export const tensorNames = {
   headBlock: (i: number) => `head.blk.${i}`,
 } as const;
 
+/** What an encoder block may vary beyond its widths (jepa.enc.ffn_kind, jepa.enc.qkv_bias). */
+type BlockVariant = Pick<EncoderHparams, 'ffnKind' | 'qkvBias'>;
+const PLAIN_BLOCK: BlockVariant = { ffnKind: 'mlp', qkvBias: true };
+
 class TableBuilder {
   readonly specs: TensorSpec[] = [];
   matmul(name: string, nIn: number, nOut: number): void {
@@ -46,15 +50,23 @@ class TableBuilder {
     this.vec(`${prefix}.weight`, dim);
     this.vec(`${prefix}.bias`, dim);
   }
-  /** Pre-LN ViT block with fused qkv (q; k; v along the output axis). */
-  vitBlock(prefix: string, dim: number, ffn: number, layerScale: boolean): void {
+  /**
+   * Pre-LN ViT block with fused qkv (q; k; v along the output axis). The SwiGLU MLP has w12 [dim, 2·ffn]
+   * (rows x1; x2, the SiLU'd half first) and w3 [ffn, dim] in place of fc1 / fc2.
+   */
+  vitBlock(prefix: string, dim: number, ffn: number, layerScale: boolean, v: BlockVariant = PLAIN_BLOCK): void {
     this.norm(`${prefix}.ln1`, dim);
-    this.linear(`${prefix}.attn.qkv`, dim, 3 * dim);
+    this.linear(`${prefix}.attn.qkv`, dim, 3 * dim, v.qkvBias);
     this.linear(`${prefix}.attn.proj`, dim, dim);
     if (layerScale) this.vec(`${prefix}.ls1`, dim);
     this.norm(`${prefix}.ln2`, dim);
-    this.linear(`${prefix}.ffn.fc1`, dim, ffn);
-    this.linear(`${prefix}.ffn.fc2`, ffn, dim);
+    if (v.ffnKind === 'swiglu') {
+      this.linear(`${prefix}.ffn.w12`, dim, 2 * ffn);
+      this.linear(`${prefix}.ffn.w3`, ffn, dim);
+    } else {
+      this.linear(`${prefix}.ffn.fc1`, dim, ffn);
+      this.linear(`${prefix}.ffn.fc2`, ffn, dim);
+    }
     if (layerScale) this.vec(`${prefix}.ls2`, dim);
   }
 }
@@ -82,7 +94,7 @@ function encoderTensors(b: TableBuilder, e: EncoderHparams): void {
   if (e.pos === 'learned') b.vec(tensorNames.encPosEmbed, D, e.nCls + e.nPatches);
   if (e.nCls > 0) b.vec(tensorNames.encClsToken, D, e.nCls);
   if (e.nReg > 0) b.vec(tensorNames.encRegTokens, D, e.nReg);
-  for (let i = 0; i < e.nLayer; i++) b.vitBlock(tensorNames.encBlock(i), D, e.ffnDim, e.layerScale);
+  for (let i = 0; i < e.nLayer; i++) b.vitBlock(tensorNames.encBlock(i), D, e.ffnDim, e.layerScale, e);
   if (e.hierLayers === null) b.norm(tensorNames.encNorm, D);
   else for (let k = 0; k < e.hierLayers.length; k++) b.norm(tensorNames.encHierNorm(k), D);
 }

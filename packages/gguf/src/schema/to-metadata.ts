@@ -34,6 +34,9 @@ export function hparamsToMetadata(h: ModelHparams): [string, GgufValue][] {
   put('jepa.enc.n_reg', gv.u32(e.nReg));
   put('jepa.enc.layer_scale', gv.bool(e.layerScale));
   put('jepa.enc.attn_mode', gv.str(e.attnMode));
+  // written only off their defaults, so files of the plain block stay byte-identical
+  if (e.ffnKind !== 'mlp') put('jepa.enc.ffn_kind', gv.str(e.ffnKind));
+  if (!e.qkvBias) put('jepa.enc.qkv_bias', gv.bool(false));
   if (e.imgTubeletSize !== null) put('jepa.enc.img_tubelet_size', gv.u32(e.imgTubeletSize));
   if (e.hierLayers !== null) {
     put('jepa.enc.n_hier_norm', gv.u32(e.hierLayers.length));
