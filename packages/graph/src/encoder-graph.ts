@@ -1,6 +1,7 @@
 // The one encoder graph every family runs, chosen by metadata alone:
 //   tokens = patch_embed(patches) [+ pos table] [+ modality vector], prefixed by CLS / registers;
 //   L pre-LN blocks: x += proj(attn(ln1(x)))·ls1 ; x += fc2(act(fc1(ln2(x))))·ls2 (RoPE on q, k);
+//   (the MLP may be SwiGLU, w3(silu(x1) ⊙ x2), and qkv may have no bias: jepa.enc.ffn_kind / qkv_bias);
 //   x = final norm (V-JEPA 2.1: the last hierarchy norm; in hierarchy mode every hierarchy norm of the
 //   block it follows, concatenated along channels: what the 2.1 g/G predictors read).
 import { createContext, type Context, type Graph, type Tensor } from '@jepa/native';
@@ -99,6 +100,29 @@ export function linear(ctx: Context, x: Tensor, w: Weights, prefix: string, prec
   return then.residual ? ctx.add(then.residual, y) : y;
 }
 
+/**
+ * An encoder block's MLP on ln2's output m: fc2(act(fc1 m)), or the SwiGLU w3(silu(x1) ⊙ x2) with
+ * [x1; x2] = w12 m along channels (transformers' chunk(2) order). `then` finishes the last linear.
+ */
+export function encoderFfn(
+  ctx: Context,
+  m: Tensor,
+  w: Weights,
+  blk: string,
+  e: Pick<EncoderHparams, 'ffnKind' | 'ffnDim' | 'act'>,
+  precF32: boolean,
+  then: LinearThen,
+): Tensor {
+  if (e.ffnKind === 'mlp') return linear(ctx, linear(ctx, m, w, `${blk}.ffn.fc1`, precF32, { act: e.act }), w, `${blk}.ffn.fc2`, precF32, then);
+  const x12 = linear(ctx, m, w, `${blk}.ffn.w12`, precF32); // [2h, n, batch]
+  const h = e.ffnDim;
+  const half = (which: number) => ctx.view(x12, [h, x12.ne[1], x12.ne[2]], [x12.nb[1], x12.nb[2], x12.nb[3]], which * h * 4);
+  const x1 = half(0);
+  // ggml's CPU silu reads strided rows; the CUDA one wants a contiguous operand
+  const gated = ctx.mul(ctx.silu(w.onCpu ? x1 : ctx.cont(x1)), half(1));
+  return linear(ctx, gated, w, `${blk}.ffn.w3`, precF32, then);
+}
+
 /** Broadcasts a [D, n] table over the batch: [D, n, batch]. */
 function perItem(ctx: Context, t: Tensor, n: number, batch: number): Tensor {
   const rows = ctx.reshape(t, [t.ne[0], n, 1]);
@@ -191,8 +215,7 @@ export function buildEncoderGraph(e: EncoderHparams, w: Weights, shape: EncoderG
     const a = attention(ctx, heads(q), heads(k), heads(split(2)), attnOptions);
     x = linear(ctx, a, w, `${blk}.attn.proj`, o.precF32, { scale: e.layerScale ? w.get(`${blk}.ls1`) : null, residual: x });
     const m = layerNorm(ctx, x, w, `${blk}.ln2`, e.lnEps);
-    const hidden = linear(ctx, m, w, `${blk}.ffn.fc1`, o.precF32, { act: e.act });
-    x = linear(ctx, hidden, w, `${blk}.ffn.fc2`, o.precF32, { scale: e.layerScale ? w.get(`${blk}.ls2`) : null, residual: x });
+    x = encoderFfn(ctx, m, w, blk, e, o.precF32, { scale: e.layerScale ? w.get(`${blk}.ls2`) : null, residual: x });
     const level = hierLayers ? hierLayers.indexOf(l) : -1;
     if (level >= 0) levels.push(layerNorm(ctx, x, w, tensorNames.encHierNorm(level), e.lnEps));
   }

@@ -14,6 +14,15 @@ export interface BlockNames {
   /** Layer-scale vectors, when the block has them. */
   ls1?: string;
   ls2?: string;
+  /** The SwiGLU MLP's in ([2h, D], rows x1; x2) and out ([D, h]) projections, where the layout has that variant. */
+  swigluIn?: string;
+  swigluOut?: string;
+}
+
+/** What a checkpoint's config may vary in a block: the SwiGLU MLP, and q/k/v without bias. */
+export interface BlockVariant {
+  swiglu?: boolean;
+  qkvBias?: boolean;
 }
 
 export const TIMM_BLOCK: BlockNames = {
@@ -43,6 +52,8 @@ export const HF_DINOV2_BLOCK: BlockNames = {
   fc2: 'mlp.fc2',
   ls1: 'layer_scale1.lambda1',
   ls2: 'layer_scale2.lambda1',
+  swigluIn: 'mlp.weights_in',
+  swigluOut: 'mlp.weights_out',
 };
 
 export const HF_VJEPA2_BLOCK: BlockNames = {
@@ -66,9 +77,11 @@ export function mapLinear(map: TensorMap, out: string, src: string): void {
 }
 
 /** Block `src` (a name prefix ending before the block's own names) → `out` (e.g. `enc.blk.3`). */
-export function mapBlock(map: TensorMap, out: string, src: string, n: BlockNames): void {
+export function mapBlock(map: TensorMap, out: string, src: string, n: BlockNames, v: BlockVariant = {}): void {
+  const qkvBias = v.qkvBias ?? true;
   mapNorm(map, `${out}.ln1`, `${src}.${n.ln1}`);
   if (typeof n.qkv === 'string') {
+    if (!qkvBias) throw new Error('mapping bug: a fused qkv without bias is not a layout any mapping reads');
     mapLinear(map, `${out}.attn.qkv`, `${src}.${n.qkv}`);
   } else {
     map.concat(
@@ -76,22 +89,29 @@ export function mapBlock(map: TensorMap, out: string, src: string, n: BlockNames
       n.qkv.map((p) => `${src}.${p}.weight`),
       'linear',
     );
-    map.concat(
-      `${out}.attn.qkv.bias`,
-      n.qkv.map((p) => `${src}.${p}.bias`),
-      'vec',
-    );
+    if (qkvBias)
+      map.concat(
+        `${out}.attn.qkv.bias`,
+        n.qkv.map((p) => `${src}.${p}.bias`),
+        'vec',
+      );
   }
   mapLinear(map, `${out}.attn.proj`, `${src}.${n.proj}`);
   if (n.ls1) map.copy(`${out}.ls1`, `${src}.${n.ls1}`, 'vec');
   mapNorm(map, `${out}.ln2`, `${src}.${n.ln2}`);
-  mapLinear(map, `${out}.ffn.fc1`, `${src}.${n.fc1}`);
-  mapLinear(map, `${out}.ffn.fc2`, `${src}.${n.fc2}`);
+  if (v.swiglu) {
+    if (!n.swigluIn || !n.swigluOut) throw new Error('mapping bug: this block layout has no SwiGLU names');
+    mapLinear(map, `${out}.ffn.w12`, `${src}.${n.swigluIn}`);
+    mapLinear(map, `${out}.ffn.w3`, `${src}.${n.swigluOut}`);
+  } else {
+    mapLinear(map, `${out}.ffn.fc1`, `${src}.${n.fc1}`);
+    mapLinear(map, `${out}.ffn.fc2`, `${src}.${n.fc2}`);
+  }
   if (n.ls2) map.copy(`${out}.ls2`, `${src}.${n.ls2}`, 'vec');
 }
 
-export function mapEncoderBlocks(map: TensorMap, nLayer: number, srcBlock: (i: number) => string, names: BlockNames): void {
-  for (let i = 0; i < nLayer; i++) mapBlock(map, tensorNames.encBlock(i), srcBlock(i), names);
+export function mapEncoderBlocks(map: TensorMap, nLayer: number, srcBlock: (i: number) => string, names: BlockNames, v: BlockVariant = {}): void {
+  for (let i = 0; i < nLayer; i++) mapBlock(map, tensorNames.encBlock(i), srcBlock(i), names, v);
 }
 
 /** Width and FFN width of block 0, read from its tensors (the source of truth the config is checked against). */

@@ -1,11 +1,11 @@
 // HF Dinov2Model / Dinov2WithRegistersModel / ViTModel folders → family hfvit (families.md §5).
 import { tensorNames, type PreprocessSpec } from '@jepa/gguf';
-import { ConvertError } from '../errors.js';
 import { stripPrefixes } from '../readers/state-dict.js';
 import type { Source } from '../source.js';
 import { HF_DINOV2_BLOCK, HF_VIT_BLOCK, mapEncoderBlocks, mapNorm, mapPatchEmbed, type BlockNames } from './blocks.js';
 import { activationOf, ConfigReader } from './config.js';
 import { countBlocks, encoderHparams, type EncoderFields } from './hparams.js';
+import { hfBlockVariant, swigluWidthOf } from './hf-vit-variants.js';
 import { recipeFromHfProcessor, shortEdgeRecipe } from './preprocess-recipe.js';
 import { TensorMap } from './tensor-map.js';
 import type { Mapping, MappedModel, Tensors } from './types.js';
@@ -44,11 +44,10 @@ export function mapHfVitEncoder(map: TensorMap, s: HfVitEncoderSpec): EncoderFie
     countBlocks(map.source.keys(), new RegExp(`^${p.replace(/\./g, '\\.')}encoder\\.layer\\.(\\d+)\\.`)),
     `${p}encoder.layer.*`,
   );
-  const ffnDim = map.shapeOf(`${blockPrefix(0)}.${s.block.fc1}.weight`)[0]!;
-  if (c.has('intermediate_size')) c.agree('intermediate_size', ffnDim, `${blockPrefix(0)}.${s.block.fc1}.weight`);
-  else c.agreeRatio('mlp_ratio', embedDim, ffnDim, `${blockPrefix(0)}.${s.block.fc1}.weight`);
-  if (c.bool('use_swiglu_ffn', false)) throw new ConvertError('CONVERT_BAD_CONFIG', 'the DINOv2 SwiGLU MLP (use_swiglu_ffn) is not in schema v1');
-  if (!c.bool('qkv_bias', true)) throw new ConvertError('CONVERT_BAD_CONFIG', 'qkv_bias=false: schema v1 blocks always carry a qkv bias');
+  const variant = hfBlockVariant(map, c, s.block, blockPrefix(0));
+  const ffnDim = variant.swiglu
+    ? swigluWidthOf(map, c, embedDim, `${blockPrefix(0)}.${s.block.swigluIn}.weight`)
+    : mlpWidthOf(map, c, embedDim, `${blockPrefix(0)}.${s.block.fc1}.weight`);
   const patchSize = c.agree('patch_size', patchShape[3]!, `${patch}.weight`);
   const inChans = c.agree('num_channels', patchShape[1]!, `${patch}.weight`);
   const posShape = map.shapeOf(`${p}embeddings.position_embeddings`);
@@ -62,7 +61,7 @@ export function mapHfVitEncoder(map: TensorMap, s: HfVitEncoderSpec): EncoderFie
   map.copy(tensorNames.encPosEmbed, `${p}embeddings.position_embeddings`, 'rows');
   map.copy(tensorNames.encClsToken, `${p}embeddings.cls_token`, 'rows');
   if (s.registers) map.copy(tensorNames.encRegTokens, `${p}embeddings.register_tokens`, 'rows');
-  mapEncoderBlocks(map, nLayer, blockPrefix, s.block);
+  mapEncoderBlocks(map, nLayer, blockPrefix, s.block, variant);
   mapNorm(map, tensorNames.encNorm, `${p}layernorm`);
 
   return {
@@ -76,7 +75,8 @@ export function mapHfVitEncoder(map: TensorMap, s: HfVitEncoderSpec): EncoderFie
     nFrames: 1,
     inChans,
     lnEps: Math.fround(c.num('layer_norm_eps', 1e-12)),
-    act: activationOf(c.str('hidden_act', 'gelu'), 'config.json hidden_act'),
+    // Dinov2SwiGLUFFN gates with SiLU whatever hidden_act says
+    act: variant.swiglu ? 'silu' : activationOf(c.str('hidden_act', 'gelu'), 'config.json hidden_act'),
     pos: 'learned',
     rope: null,
     nCls: 1,
@@ -85,7 +85,16 @@ export function mapHfVitEncoder(map: TensorMap, s: HfVitEncoderSpec): EncoderFie
     attnMode: 'full',
     imgTubeletSize: null,
     hierLayers: null,
+    ffnKind: variant.swiglu ? 'swiglu' : 'mlp',
+    qkvBias: variant.qkvBias,
   };
+}
+
+function mlpWidthOf(map: TensorMap, c: ConfigReader, embedDim: number, fc1: string): number {
+  const ffnDim = map.shapeOf(fc1)[0]!;
+  if (c.has('intermediate_size')) c.agree('intermediate_size', ffnDim, fc1);
+  else c.agreeRatio('mlp_ratio', embedDim, ffnDim, fc1);
+  return ffnDim;
 }
 
 function recipe(source: Source, modelType: string): PreprocessSpec {

@@ -14,12 +14,21 @@ import {
 import { ConvertError } from '../errors.js';
 
 type Derived = 'headDim' | 'gridSize' | 'gridFrames' | 'nPatches';
-export type EncoderFields = Omit<EncoderHparams, Derived>;
+/** ffnKind and qkvBias default to the plain block (mlp, with a qkv bias), which is every family's but hfvit's variants. */
+export type EncoderFields = Omit<EncoderHparams, Derived | 'ffnKind' | 'qkvBias'> & Partial<Pick<EncoderHparams, 'ffnKind' | 'qkvBias'>>;
 
 export function encoderHparams(f: EncoderFields): EncoderHparams {
   const gridSize = Math.floor(f.imgSize / f.patchSize);
   const gridFrames = Math.floor(f.nFrames / f.tubeletSize);
-  return { ...f, headDim: Math.floor(f.embedDim / f.nHead), gridSize, gridFrames, nPatches: gridFrames * gridSize * gridSize };
+  return {
+    ...f,
+    ffnKind: f.ffnKind ?? 'mlp',
+    qkvBias: f.qkvBias ?? true,
+    headDim: Math.floor(f.embedDim / f.nHead),
+    gridSize,
+    gridFrames,
+    nPatches: gridFrames * gridSize * gridSize,
+  };
 }
 
 export interface HparamParts {
