@@ -215,9 +215,16 @@ def family_dir(name):
 
 
 def file_table(directory):
-    """name -> size in bytes for every file of a fixture folder but the manifest itself."""
-    return {name: os.path.getsize(os.path.join(directory, name))
-            for name in sorted(os.listdir(directory)) if name != "manifest.json"}
+    """relative path -> size in bytes for every file of a fixture folder (subfolders after the folder's own
+    files) but the manifest itself."""
+    table = {}
+    for root, dirs, files in os.walk(directory):
+        dirs.sort()
+        for name in sorted(files):
+            rel = os.path.relpath(os.path.join(root, name), directory)
+            if rel != "manifest.json":
+                table[rel] = os.path.getsize(os.path.join(root, name))
+    return table
 
 
 def torch_save_deterministic(obj, path):

@@ -14,6 +14,8 @@ def split_qkv(weight_or_bias):
 
 def _split_block(out, weights, src, dst_qkv):
     for suffix in ("weight", "bias"):
+        if f"{src}attn.qkv.{suffix}" not in weights:  # qkv_bias false
+            continue
         for dst, part in zip(dst_qkv, split_qkv(weights[f"{src}attn.qkv.{suffix}"])):
             out[f"{dst}.{suffix}"] = part
 
@@ -37,8 +39,14 @@ def hf_dinov2(weights, n_layer, n_register=0):
         out[d + "attention.output.dense.bias"] = weights[s + "attn.proj.bias"]
         out[d + "layer_scale1.lambda1"] = weights[s + "ls1"]
         out[d + "norm2.weight"], out[d + "norm2.bias"] = weights[s + "norm2.weight"], weights[s + "norm2.bias"]
-        out[d + "mlp.fc1.weight"], out[d + "mlp.fc1.bias"] = weights[s + "mlp.fc1.weight"], weights[s + "mlp.fc1.bias"]
-        out[d + "mlp.fc2.weight"], out[d + "mlp.fc2.bias"] = weights[s + "mlp.fc2.weight"], weights[s + "mlp.fc2.bias"]
+        if s + "mlp.w12.weight" in weights:  # use_swiglu_ffn: Dinov2SwiGLUFFN
+            out[d + "mlp.weights_in.weight"] = weights[s + "mlp.w12.weight"]
+            out[d + "mlp.weights_in.bias"] = weights[s + "mlp.w12.bias"]
+            out[d + "mlp.weights_out.weight"] = weights[s + "mlp.w3.weight"]
+            out[d + "mlp.weights_out.bias"] = weights[s + "mlp.w3.bias"]
+        else:
+            out[d + "mlp.fc1.weight"], out[d + "mlp.fc1.bias"] = weights[s + "mlp.fc1.weight"], weights[s + "mlp.fc1.bias"]
+            out[d + "mlp.fc2.weight"], out[d + "mlp.fc2.bias"] = weights[s + "mlp.fc2.weight"], weights[s + "mlp.fc2.bias"]
         out[d + "layer_scale2.lambda1"] = weights[s + "ls2"]
     out["layernorm.weight"], out["layernorm.bias"] = weights["norm.weight"], weights["norm.bias"]
     return out

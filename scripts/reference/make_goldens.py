@@ -16,6 +16,7 @@ import torch  # noqa: E402
 
 import common  # noqa: E402
 import fam_hfvit  # noqa: E402
+import fam_hfvit_variants  # noqa: E402
 import fam_ijepa  # noqa: E402
 import fam_lejepa  # noqa: E402
 import fam_levjepa  # noqa: E402
@@ -33,6 +34,13 @@ GENERATORS = {
                                         config_grid=4, interp_grid=3, n_register=0),
     "hfvit_reg": lambda: fam_hfvit.generate("hfvit_reg", seed=1002, dim=32, n_head=2, n_layer=2, patch=14,
                                             config_grid=3, interp_grid=4, n_register=4),
+    # D 64 x mlp_ratio 4 = 256 -> int(170.67) = 170 -> rounded up to 176: the SwiGLU width's rounding acts
+    "hfvit_swiglu": lambda: fam_hfvit_variants.generate("hfvit_swiglu", seed=1003, dim=64, n_head=2, n_layer=2,
+                                                        patch=14, config_grid=4, interp_grid=3, mlp_ratio=4,
+                                                        swiglu_ffn=True, qkv_bias=True),
+    "hfvit_nobias": lambda: fam_hfvit_variants.generate("hfvit_nobias", seed=1004, dim=32, n_head=2, n_layer=2,
+                                                        patch=14, config_grid=3, interp_grid=4, mlp_ratio=4,
+                                                        swiglu_ffn=False, qkv_bias=False),
     "hfvit_lejepa": fam_lejepa.generate,
     "ijepa": fam_ijepa.generate,
     "vjepa": fam_vjepa.generate,

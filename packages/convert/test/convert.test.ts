@@ -12,6 +12,8 @@ const DETECTED: Record<string, [string, string]> = {
   hfvit: ['hfvit', 'hf-vit'],
   hfvit_reg: ['hfvit', 'hf-vit'],
   hfvit_lejepa: ['hfvit', 'lejepa'],
+  hfvit_swiglu: ['hfvit', 'hf-vit'],
+  hfvit_nobias: ['hfvit', 'hf-vit'],
   ijepa: ['ijepa', 'hf-ijepa'],
   vjepa: ['vjepa', 'meta-vjepa'],
   vjepa2: ['vjepa2', 'hf-vjepa2'],

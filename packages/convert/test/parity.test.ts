@@ -89,9 +89,11 @@ describe('negative controls fail the same judge', () => {
     return copy;
   }
 
-  it.each(FIXTURE_TABLE)('$folder with enc.blk.0.ffn.fc1.weight +1 %', async (f) => {
+  it.each(FIXTURE_TABLE)('$folder with block 0 MLP in-projection +1 %', async (f) => {
     const c = f.cases[0]!;
-    const copy = perturbedCopy(converted.get(`${f.folder}:f32`)!, 'enc.blk.0.ffn.fc1.weight', 1.01);
+    const path = converted.get(`${f.folder}:f32`)!;
+    const fc1 = loadModelSpec(path).enc.ffnKind === 'swiglu' ? 'enc.blk.0.ffn.w12.weight' : 'enc.blk.0.ffn.fc1.weight';
+    const copy = perturbedCopy(path, fc1, 1.01);
     const out = await encode(copy, c, f.folder);
     const v = verdict(f, 'f32', out, npy(f.folder, c.lastHiddenState).data, npy(f.folder, c.pooled).data);
     console.log(`${f.folder} perturbed: ${v.summary}`);

@@ -66,7 +66,13 @@ export const FIXTURE_TABLE: ReferenceFixture[] = [
   fixture('vjepa', 'video', 'mean', 'vjepa_fixture.pth.tar', metaOverrides('vjepa')),
   fixture('lewm', 'image', 'cls'),
   fixture('hfvit_lejepa', 'image', 'cls'),
+  fixture('hfvit_swiglu', 'image', 'cls'),
+  fixture('hfvit_nobias', 'image', 'cls'),
 ];
+
+function fixtureCase(folder: string): GoldenCase {
+  return FIXTURE_TABLE.find((f) => f.folder === folder)!.cases[0]!;
+}
 
 /** Recorded outputs of deliberately wrong models (manifest negative_controls) and the case they mirror. */
 export const NEGATIVE_CONTROLS: { folder: string; control: string; pooledControl?: string; case: GoldenCase }[] = [
@@ -76,4 +82,6 @@ export const NEGATIVE_CONTROLS: { folder: string; control: string; pooledControl
   { folder: 'hfvit', control: 'last_hidden_state_no_layerscale.npy', case: FIXTURE_TABLE[0]!.cases[0]! },
   { folder: 'hfvit_reg', control: 'last_hidden_state_no_layerscale.npy', case: FIXTURE_TABLE[1]!.cases[0]! },
   { folder: 'levjepa', control: 'last_hidden_state_unmasked.npy', pooledControl: 'pooled_unmasked.npy', case: FIXTURE_TABLE[4]!.cases[0]! },
+  { folder: 'hfvit_swiglu', control: 'last_hidden_state_gates_swapped.npy', case: fixtureCase('hfvit_swiglu') },
+  { folder: 'hfvit_nobias', control: 'last_hidden_state_with_qkv_bias.npy', case: fixtureCase('hfvit_nobias') },
 ];
