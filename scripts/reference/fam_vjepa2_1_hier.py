@@ -13,6 +13,7 @@ on the fixed img_size/patch grid, no interpolation), predictor_norm, unsort; pre
 and predictor_proj_context on the context rows, both Dp -> 4·D (one D-wide prediction per hierarchy level).
 The context tokens are the rows `context_ids` of the hierarchy output of the whole clip (the engine's `predict`,
 as HF's VJEPA2Model feeds its predictor); Meta's training runs the context encoder on the context tokens alone.
+An image case (1-frame clip: patch_embed_img + img_mod_embed, the predictor's img_mod_embed) runs the same path.
 Negative control: the predictor fed one level (the last, repeated 4 times) instead of the four.
 """
 import os
@@ -41,6 +42,7 @@ PRED = {"embed_dim": 48, "n_layer": 4, "n_head": 2, "head_dim": 24, "ffn_dim": 9
         "mask_index": 1, "modality": "video"}
 DECOY_DIFFERS = ("norms_block.1.weight", "norms_block.1.bias", "blocks.3.attn.proj.bias")
 N_CONTEXT = 11
+N_CONTEXT_IMAGE = 5
 
 
 def make_encoder(wm):
@@ -78,11 +80,14 @@ def make_predictor(wm):
 
 
 def hierarchy(weights, clip):
-    """[N, 4D]: norms_block[k](x after block HIER_LAYERS[k]) for k = 0..3, concatenated along channels."""
-    x = common.patch_embed_3d(clip, weights["patch_embed.proj.weight"], weights["patch_embed.proj.bias"])
-    x = x + f64(weights["video_mod_embed"])[0]
+    """[N, 4D]: norms_block[k](x after block HIER_LAYERS[k]) for k = 0..3, concatenated along channels.
+    A 1-frame clip takes the image tokenizer (patch_embed_img, img_mod_embed) and a 1-slot grid."""
     _, _, frames, height, width = clip.shape
-    grid = (frames // HP["tubelet"], height // HP["patch"], width // HP["patch"])
+    image = frames == 1
+    embed, modality = ("patch_embed_img", "img_mod_embed") if image else ("patch_embed", "video_mod_embed")
+    x = common.patch_embed_3d(clip, weights[f"{embed}.proj.weight"], weights[f"{embed}.proj.bias"])
+    x = x + f64(weights[modality])[0]
+    grid = (1 if image else frames // HP["tubelet"], height // HP["patch"], width // HP["patch"])
     rope = rope_rotator(*rope_for_grid(grid, HP["head_dim"], HP["rope_layout"], ref_grid=HP["rope_ref_grid"]))
     levels = []
     for i in range(HP["n_layer"]):
@@ -93,7 +98,7 @@ def hierarchy(weights, clip):
     return torch.cat(levels, dim=1)
 
 
-def predictor(w, tokens, context_ids, target_ids, mask_index=PRED["mask_index"]):
+def predictor(w, tokens, context_ids, target_ids, mask_index=PRED["mask_index"], modality="video"):
     """(targets [Nt, 4D], context [Nc, 4D]) from the rows context_ids of tokens [N, 4D]."""
     x = common.linear(tokens[context_ids], w["predictor_embed.0.weight"], w["predictor_embed.0.bias"])
     x = common.linear(common.gelu_erf(x), w["predictor_embed.2.weight"], w["predictor_embed.2.bias"])
@@ -102,7 +107,7 @@ def predictor(w, tokens, context_ids, target_ids, mask_index=PRED["mask_index"])
     x = torch.cat([x, mask_token.repeat(len(target_ids), 1)], dim=0)
     ids = np.concatenate([context_ids, target_ids])
     order = np.argsort(ids, kind="stable")
-    x = x[torch.from_numpy(order)] + f64(w["video_mod_embed"]).reshape(1, -1)
+    x = x[torch.from_numpy(order)] + f64(w["img_mod_embed" if modality == "image" else "video_mod_embed"]).reshape(1, -1)
     t, h, wd = token_positions(ids[order], PRED["grid_size"], PRED["grid_size"])
     rope = rope_rotator(*rope_tables(t, h, wd, PRED["head_dim"], PRED["rope_layout"]))
     for i in range(PRED["n_layer"]):
@@ -139,6 +144,12 @@ def generate():
     one_level = hier[:, -dim:].repeat(1, N_LEVELS)
     targets_one, context_one = predictor(pred, one_level, context_ids, target_ids)
     decoy_hier = hierarchy(decoy, f64(clip))
+    image = common.make_input(SEED + 3, (1, 3, 1, HP["img_size"], HP["img_size"]))
+    hier_img = hierarchy(enc, f64(image))
+    perm_img = np.random.default_rng(SEED + 4).permutation(hier_img.shape[0])
+    context_ids_img = np.sort(perm_img[:N_CONTEXT_IMAGE]).astype(np.int64)
+    target_ids_img = perm_img[N_CONTEXT_IMAGE:].astype(np.int64)
+    targets_img, context_img = predictor(pred, hier_img, context_ids_img, target_ids_img, modality="image")
 
     common.save_npy(os.path.join(out_dir, "input.npy"), clip)
     common.save_npy(os.path.join(out_dir, "context_ids.npy"), context_ids)
@@ -148,6 +159,12 @@ def generate():
     common.save_f32(os.path.join(out_dir, "targets.npy"), targets)
     common.save_f32(os.path.join(out_dir, "context.npy"), context)
     common.save_f32(os.path.join(out_dir, "targets_one_level.npy"), targets_one)
+    common.save_npy(os.path.join(out_dir, "input_image.npy"), image)
+    common.save_npy(os.path.join(out_dir, "context_ids_image.npy"), context_ids_img)
+    common.save_npy(os.path.join(out_dir, "target_ids_image.npy"), target_ids_img)
+    common.save_f32(os.path.join(out_dir, "hierarchy_image.npy"), hier_img[None])
+    common.save_f32(os.path.join(out_dir, "targets_image.npy"), targets_img)
+    common.save_f32(os.path.join(out_dir, "context_image.npy"), context_img)
     grid = [HP["frames"] // HP["tubelet"], HP["img_size"] // HP["patch"], HP["img_size"] // HP["patch"]]
     return {
         "family": "vjepa2_1",
@@ -168,6 +185,10 @@ def generate():
         "last_hidden_state": "last_hidden_state.npy", "last_hidden_state_shape": [1, n_tok, dim],
         "targets": "targets.npy", "targets_shape": list(targets.shape),
         "context": "context.npy", "context_shape": list(context.shape),
+        "image_case": {"input": "input_image.npy", "input_shape": list(image.shape),
+                       "tokenizer": "patch_embed_img (1x16x16) + img_mod_embed; grid 1x3x3; predictor img_mod_embed",
+                       "hierarchy": "hierarchy_image.npy", "targets": "targets_image.npy", "context": "context_image.npy",
+                       "context_ids_values": context_ids_img.tolist(), "target_ids_values": target_ids_img.tolist()},
         "predictor_output_layout": "4 D-wide blocks, one prediction per hierarchy level (Meta's loss compares block k "
                                    "with layer_norm(level k of the target encoder))",
         "token_order": "t-major, then h, then w; no CLS",

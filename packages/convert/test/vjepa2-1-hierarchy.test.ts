@@ -17,6 +17,7 @@ const m = manifestOf(FOLDER) as unknown as {
   hparams: { n_head: number; embed_dim: number; hier_layers: number[] };
   context_ids_values: number[];
   target_ids_values: number[];
+  image_case: { input: string; context_ids_values: number[]; target_ids_values: number[] };
 };
 const row = policyRow('cpu', 'video', 'f32');
 const src = join(REFERENCE, FOLDER, m.checkpoint[0]!);
@@ -34,10 +35,10 @@ beforeAll(async () => {
 
 afterAll(() => model?.dispose());
 
-async function encode(m: Model, output: 'final' | 'hierarchy'): Promise<EncodeOutput> {
+async function encode(m: Model, output: 'final' | 'hierarchy', input = 'input.npy'): Promise<EncodeOutput> {
   const ctx = m.createContext({ output });
   try {
-    return await ctx.encode(npy(FOLDER, 'input.npy'));
+    return await ctx.encode(npy(FOLDER, input));
   } finally {
     ctx.dispose();
   }
@@ -96,6 +97,25 @@ describe('V-JEPA 2.1 hierarchy predictor (vjepa2_1_hier)', () => {
     console.log(`vjepa2_1_hier targets ${t.summary}; context ${c.summary}`);
     expect(t.failures).toEqual([]);
     expect(c.failures).toEqual([]);
+  });
+
+  it('image case (1-frame clip, image tokenizer and modality vectors): hierarchy, targets and context pass', async () => {
+    const c = m.image_case;
+    const hier = await encode(model, 'hierarchy', c.input);
+    const h = verdict(hier.tokens, 'hierarchy_image.npy', levels * D);
+    const ctx = model.createPredictorContext();
+    const p = await ctx.predict({
+      ...predictorTokens(hier),
+      contextIds: c.context_ids_values,
+      targetIds: c.target_ids_values,
+      modality: 'image',
+      returnContext: true,
+    });
+    ctx.dispose();
+    const t = verdict(p.targets, 'targets_image.npy', p.outDim);
+    const cx = verdict(p.context!, 'context_image.npy', p.outDim);
+    console.log(`vjepa2_1_hier image: hierarchy ${h.summary}; targets ${t.summary}; context ${cx.summary}`);
+    expect([h.failures, t.failures, cx.failures]).toEqual([[], [], []]);
   });
 
   it('negative control: one level (the last, repeated 4x) instead of four fails; it matches its own reference', async () => {
