@@ -79,16 +79,20 @@ def make_predictor(wm):
     return w
 
 
-def hierarchy(weights, clip):
+def hierarchy(weights, clip, keep=None):
     """[N, 4D]: norms_block[k](x after block HIER_LAYERS[k]) for k = 0..3, concatenated along channels.
-    A 1-frame clip takes the image tokenizer (patch_embed_img, img_mod_embed) and a 1-slot grid."""
+    A 1-frame clip takes the image tokenizer (patch_embed_img, img_mod_embed) and a 1-slot grid. keep: Meta's
+    masked encoding (apply_masks before the blocks, RoPE at the kept ids), giving [len(keep), 4D]."""
     _, _, frames, height, width = clip.shape
     image = frames == 1
     embed, modality = ("patch_embed_img", "img_mod_embed") if image else ("patch_embed", "video_mod_embed")
     x = common.patch_embed_3d(clip, weights[f"{embed}.proj.weight"], weights[f"{embed}.proj.bias"])
     x = x + f64(weights[modality])[0]
     grid = (1 if image else frames // HP["tubelet"], height // HP["patch"], width // HP["patch"])
-    rope = rope_rotator(*rope_for_grid(grid, HP["head_dim"], HP["rope_layout"], ref_grid=HP["rope_ref_grid"]))
+    cos, sin = rope_for_grid(grid, HP["head_dim"], HP["rope_layout"], ref_grid=HP["rope_ref_grid"])
+    if keep is not None:
+        x, cos, sin = x[torch.from_numpy(keep)], cos[keep], sin[keep]
+    rope = rope_rotator(cos, sin)
     levels = []
     for i in range(HP["n_layer"]):
         x = common.vit_block(x, common.block_params(weights, f"blocks.{i}."), HP["n_head"], EPS, rope=rope)
@@ -144,6 +148,10 @@ def generate():
     one_level = hier[:, -dim:].repeat(1, N_LEVELS)
     targets_one, context_one = predictor(pred, one_level, context_ids, target_ids)
     decoy_hier = hierarchy(decoy, f64(clip))
+    # Meta's training path: the context encoder sees the context tokens alone; recorded, not compared
+    masked = torch.zeros_like(hier)
+    masked[torch.from_numpy(context_ids)] = hierarchy(enc, f64(clip), keep=context_ids)
+    targets_masked, _ = predictor(pred, masked, context_ids, target_ids)
     image = common.make_input(SEED + 3, (1, 3, 1, HP["img_size"], HP["img_size"]))
     hier_img = hierarchy(enc, f64(image))
     perm_img = np.random.default_rng(SEED + 4).permutation(hier_img.shape[0])
@@ -159,6 +167,7 @@ def generate():
     common.save_f32(os.path.join(out_dir, "targets.npy"), targets)
     common.save_f32(os.path.join(out_dir, "context.npy"), context)
     common.save_f32(os.path.join(out_dir, "targets_one_level.npy"), targets_one)
+    common.save_f32(os.path.join(out_dir, "targets_masked_encoder.npy"), targets_masked)
     common.save_npy(os.path.join(out_dir, "input_image.npy"), image)
     common.save_npy(os.path.join(out_dir, "context_ids_image.npy"), context_ids_img)
     common.save_npy(os.path.join(out_dir, "target_ids_image.npy"), target_ids_img)
@@ -196,6 +205,10 @@ def generate():
         "notes": "predictor depth 4: the real class's smallest depth with a hierarchy table ([0,1,2,3]); the g/G "
                  "predictors have depth 24. The checkpoint's `encoder` (the student) is what Meta's training fed "
                  "the predictor; the engine runs the converted target_encoder (the EMA copy).",
+        "targets_masked_encoder": "targets_masked_encoder.npy: Meta's training path, the encoder over the context "
+                                  "tokens only (apply_masks before the blocks, RoPE at their ids); the engine encodes "
+                                  "the whole clip, so this file is recorded, not compared",
+        "masked_encoder_vs_whole_clip_targets_cosine": common.cosine_stats(targets.numpy(), targets_masked.numpy()),
         "negative_controls": {
             "targets_one_level.npy": "predictor fed norms_block.3 (the last level) repeated 4x instead of the 4 levels",
             "one_level_cosine": common.cosine_stats(targets.numpy(), targets_one.numpy()),
