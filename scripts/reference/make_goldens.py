@@ -38,7 +38,7 @@ GENERATORS = {
     "hfvit_swiglu": lambda: fam_hfvit_variants.generate("hfvit_swiglu", seed=1003, dim=64, n_head=2, n_layer=2,
                                                         patch=14, config_grid=4, interp_grid=3, mlp_ratio=4,
                                                         swiglu_ffn=True, qkv_bias=True),
-    "hfvit_nobias": lambda: fam_hfvit_variants.generate("hfvit_nobias", seed=1004, dim=32, n_head=2, n_layer=2,
+    "hfvit_nobias": lambda: fam_hfvit_variants.generate("hfvit_nobias", seed=1004, dim=64, n_head=2, n_layer=2,
                                                         patch=14, config_grid=3, interp_grid=4, mlp_ratio=4,
                                                         swiglu_ffn=False, qkv_bias=False),
     "hfvit_lejepa": fam_lejepa.generate,
