@@ -23,10 +23,11 @@ constexpr int kLda = 8;       // the activation layout's step: 8 slots, of which
 template <int R, typename W = float>
 JEPA_AVX2_TARGET void fmaTile(const float* __restrict a, int64_t lda, const W* __restrict b, int64_t step, int64_t n, float* __restrict c,
                               int64_t ldc, bool first) {
-  __m256 acc[R][2];
-  for (int t = 0; t < R; ++t) acc[t][0] = acc[t][1] = _mm256_setzero_ps();
+  // every loop over t unrolled, or GCC keeps a copy of the accumulators on the stack
+  __m256 lo[R], hi[R];  // outputs 0-7 and 8-15
+#pragma GCC unroll 6
+  for (int t = 0; t < R; ++t) lo[t] = hi[t] = _mm256_setzero_ps();
   for (int64_t j = 0; j < n; ++j, a += lda, b += step) {
-    _mm_prefetch(reinterpret_cast<const char*>(b + 16 * step), _MM_HINT_T0);
     __m256 w0, w1;
     if constexpr (std::is_same_v<W, float>) {
       w0 = _mm256_loadu_ps(b);
@@ -38,14 +39,15 @@ JEPA_AVX2_TARGET void fmaTile(const float* __restrict a, int64_t lda, const W* _
 #pragma GCC unroll 6
     for (int t = 0; t < R; ++t) {
       const __m256 x = _mm256_broadcast_ss(a + t);
-      acc[t][0] = _mm256_fmadd_ps(x, w0, acc[t][0]);
-      acc[t][1] = _mm256_fmadd_ps(x, w1, acc[t][1]);
+      lo[t] = _mm256_fmadd_ps(x, w0, lo[t]);
+      hi[t] = _mm256_fmadd_ps(x, w1, hi[t]);
     }
   }
+#pragma GCC unroll 6
   for (int t = 0; t < R; ++t) {
     float* out = c + t * ldc;
-    _mm256_storeu_ps(out, first ? acc[t][0] : _mm256_add_ps(_mm256_loadu_ps(out), acc[t][0]));
-    _mm256_storeu_ps(out + 8, first ? acc[t][1] : _mm256_add_ps(_mm256_loadu_ps(out + 8), acc[t][1]));
+    _mm256_storeu_ps(out, first ? lo[t] : _mm256_add_ps(_mm256_loadu_ps(out), lo[t]));
+    _mm256_storeu_ps(out + 8, first ? hi[t] : _mm256_add_ps(_mm256_loadu_ps(out + 8), hi[t]));
   }
 }
 
