@@ -7,7 +7,7 @@ import { loadModelSpec, tensorNames } from '@jepa/gguf';
 import { compareTokens, judge, Model, policyRow, predictorEncoderOutput, predictorTokens, type EncodeOutput } from '@jepa/graph';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { convertCheckpoint } from '../src/index.js';
-import { tempDir } from './fixtures.js';
+import { expectConvertError, tempDir } from './fixtures.js';
 import { manifestOf, npy, REFERENCE } from './reference-cases.js';
 
 const FOLDER = 'vjepa2_1_hier';
@@ -141,6 +141,16 @@ describe('V-JEPA 2.1 hierarchy predictor (vjepa2_1_hier)', () => {
     } finally {
       student.dispose();
     }
+  });
+
+  it('refuses a predictor reading 4 levels over an encoder depth Meta defines no hierarchy layers for', async () => {
+    // test/data/make_vjepa2_1_levels_fixture.py: depth 2, 4 norms_block, predictor_embed.0 over 4·D
+    const bad = join(import.meta.dirname, 'data', 'meta-vjepa2_1-untabled-levels.pt');
+    await expectConvertError(
+      convertCheckpoint(bad, join(tempDir(), 'bad.gguf'), { nHead: 1, predNHead: 1, imgSize: 16 }),
+      'CONVERT_BAD_CONFIG',
+      /reads 64-wide tokens \(4 levels of 16\), but Meta's encoder defines no hierarchy layers for depth 2/,
+    );
   });
 
   it('a context in hierarchy mode is refused on an encoder without hierarchy norms', async () => {
