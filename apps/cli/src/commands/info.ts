@@ -17,7 +17,7 @@ function summary(spec: ModelSpec): string[] {
   const lines = [
     `name:       ${spec.name}`,
     `family:     ${spec.family}${spec.license ? `  (license ${spec.license})` : ''}`,
-    `encoder:    D ${e.embedDim}, ${e.nLayer} layers, ${e.nHead} heads (hd ${e.headDim}), FFN ${e.ffnDim}, act ${e.act}`,
+    `encoder:    D ${e.embedDim}, ${e.nLayer} layers, ${e.nHead} heads (hd ${e.headDim}), FFN ${e.ffnDim}${e.ffnKind === 'swiglu' ? ' SwiGLU' : ''}, act ${e.act}${e.qkvBias ? '' : ', no qkv bias'}`,
     `tokens:     patch ${e.patchSize}${e.tubeletSize > 1 ? `, tubelet ${e.tubeletSize}` : ''}, ${e.imgSize}px` +
       `${e.nFrames > 1 ? `, ${e.nFrames} frames` : ''}, positions ${e.pos}${e.rope ? ` (${e.rope.layout})` : ''}` +
       `${e.nCls ? ', CLS' : ''}${e.nReg ? `, ${e.nReg} registers` : ''}${e.layerScale ? ', layer scale' : ''}` +
