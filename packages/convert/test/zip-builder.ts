@@ -1,5 +1,5 @@
 // Crafted zip archives for the hostile-input tests: a plain writer (stored or deflated entries, no
-// data descriptors, no ZIP64) whose records can be made to lie one field at a time.
+// ZIP64, data descriptors on request) whose records can be made to lie one field at a time.
 import { readFileSync } from 'node:fs';
 import { crc32, deflateRawSync } from 'node:zlib';
 
@@ -16,6 +16,8 @@ export interface ZipSpec {
   /** The local header's uncompressed size and method, when they should disagree. */
   localSize?: number;
   localMethod?: number;
+  /** Flag bit 3: zero CRC and sizes in the local header, then a 16-byte descriptor (signature, CRC, u32 sizes) after the data. */
+  descriptor?: boolean;
 }
 
 const UTF8 = 0x800;
@@ -34,26 +36,36 @@ export function buildZip(specs: readonly ZipSpec[]): Uint8Array {
     const local = Buffer.alloc(30);
     local.writeUInt32LE(0x04034b50, 0);
     local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(UTF8, 6);
+    const flags = UTF8 | (spec.descriptor ? 0x8 : 0);
+    local.writeUInt16LE(flags, 6);
     local.writeUInt16LE(spec.localMethod ?? method, 8);
-    local.writeUInt32LE(crc, 14);
-    local.writeUInt32LE(body.byteLength, 18);
-    local.writeUInt32LE(spec.localSize ?? size, 22);
+    if (!spec.descriptor) {
+      local.writeUInt32LE(crc, 14);
+      local.writeUInt32LE(body.byteLength, 18);
+      local.writeUInt32LE(spec.localSize ?? size, 22);
+    }
     local.writeUInt16LE(localName.byteLength, 26);
     const record = Buffer.alloc(46);
     record.writeUInt32LE(0x02014b50, 0);
     record.writeUInt16LE(20, 4);
     record.writeUInt16LE(20, 6);
-    record.writeUInt16LE(UTF8, 8);
+    record.writeUInt16LE(flags, 8);
     record.writeUInt16LE(method, 10);
     record.writeUInt32LE(crc, 16);
     record.writeUInt32LE(body.byteLength, 20);
     record.writeUInt32LE(size, 24);
     record.writeUInt16LE(name.byteLength, 28);
     record.writeUInt32LE(at, 42);
-    parts.push(local, localName, body);
+    const descriptor = Buffer.alloc(spec.descriptor ? 16 : 0);
+    if (spec.descriptor) {
+      descriptor.writeUInt32LE(0x08074b50, 0);
+      descriptor.writeUInt32LE(crc, 4);
+      descriptor.writeUInt32LE(body.byteLength, 8);
+      descriptor.writeUInt32LE(size, 12);
+    }
+    parts.push(local, localName, body, descriptor);
     central.push(record, name);
-    at += local.byteLength + localName.byteLength + body.byteLength;
+    at += local.byteLength + localName.byteLength + body.byteLength + descriptor.byteLength;
   }
   const directory = Buffer.concat(central);
   const end = Buffer.alloc(22);

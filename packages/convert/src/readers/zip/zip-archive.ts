@@ -268,7 +268,9 @@ export class ZipArchive {
     if (available < base + 12) throw this.refuse('ZIP_HEADER_MISMATCH', entry, `has no data descriptor after its data (at ${at})`);
     const crc = bytes.u32(base);
     const narrow = bytes.u32(base + 4) === entry.compressedSize && bytes.u32(base + 8) === entry.uncompressedSize;
-    const wide = available >= base + 20 && bytes.u64(base + 4) === entry.compressedSize && bytes.u64(base + 12) === entry.uncompressedSize;
+    // compared as two halves: a narrow record's sizes (or the next header) read as one u64 may exceed 2^53
+    const u64 = (at: number) => bytes.u32(at) + bytes.u32(at + 4) * 2 ** 32;
+    const wide = available >= base + 20 && u64(base + 4) === entry.compressedSize && u64(base + 12) === entry.uncompressedSize;
     if (crc !== entry.crc32 || !(narrow || wide)) {
       throw this.refuse(
         'ZIP_HEADER_MISMATCH',
