@@ -1,6 +1,6 @@
 // The instruction-set level this engine's own CPU kernels run at: the best this CPU has, or a lower
 // one that JEPA_CPU forces (`avx2`, `avx512`), so that every variant can be measured and tested on
-// one machine. Every kernel chooser asks this, never cpuid directly.
+// one machine. Every kernel chooser (the resampler's too) asks this before cpuid.
 #pragma once
 
 #include <string>

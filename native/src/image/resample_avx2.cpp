@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "cpu/cpu_level.h"
 #include "resample.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -232,7 +233,7 @@ JEPA_AVX2 void vertical(const uint8_t* const* rows, const int32_t* weights, int 
 
 bool avx2Supported() {
   __builtin_cpu_init();
-  return __builtin_cpu_supports("avx2");
+  return cpuLevel() >= CpuLevel::Avx2 && __builtin_cpu_supports("avx2");
 }
 
 const Kernels& avx2() {

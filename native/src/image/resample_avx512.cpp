@@ -3,6 +3,7 @@
 // of this core to the two of 512-bit operations (measured faster); the vertical pass is 512-bit.
 
 
+#include "cpu/cpu_level.h"
 #include "resample.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -220,7 +221,7 @@ JEPA_AVX512 void vertical(const uint8_t* const* rows, const int32_t* weights, in
 
 bool avx512Supported() {
   __builtin_cpu_init();
-  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+  return cpuLevel() == CpuLevel::Avx512 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
          __builtin_cpu_supports("avx512vnni");
 }
 
