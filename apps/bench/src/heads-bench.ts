@@ -195,7 +195,7 @@ export function registerHeadBenches(program: Command): void {
       .option('--json', 'print every sample as JSON');
     if (name === 'predictor')
       cmd
-        .option('--model <gguf>', "time this file's predictor instead of the forged ViT-L one (e.g. a converted V-JEPA 2.1 G)")
+        .option('--model <gguf>', "time this file's predictor instead of the forged ViT-L one (e.g. a converted V-JEPA 2.1 G or I-JEPA ViT-g/16)")
         .option('--with-encoder', '--model: time the encoder pass the predictor reads (hierarchy for 2.1 g/G) plus the predictor');
     cmd.action(async (o: Opts) => report(await run(o), o));
   }

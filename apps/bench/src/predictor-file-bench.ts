@@ -1,7 +1,9 @@
-// jepa-bench predictor --model FILE: the masked predictor of a given GGUF (a converted V-JEPA 2 / 2.1
-// checkpoint at real size) timed per item, one clip's context -> targets. --with-encoder times the
-// encoder pass it reads first (for the 2.1 g/G predictors the 4 hierarchy levels) plus the predictor.
+// jepa-bench predictor --model FILE: the masked predictor of a given GGUF (a converted V-JEPA 2 / 2.1,
+// I-JEPA or V-JEPA v1 checkpoint at real size) timed per item, one input's context -> targets.
+// --with-encoder times the encoder pass it reads first (for the 2.1 g/G predictors the 4 hierarchy
+// levels) plus the predictor.
 import { statSync } from 'node:fs';
+import { FAMILY_TRAITS } from '@jepa/gguf';
 import { Model, predictorEncoderOutput, predictorTokens, type PredictInput } from '@jepa/graph';
 import { median, sample } from './stats.js';
 
@@ -50,9 +52,11 @@ export async function runPredictorFile(o: PredictorFileOptions): Promise<Predict
     const ids = split(n, o.full);
     let run: () => Promise<unknown>;
     if (encoder) {
+      // image families (I-JEPA) take one NCHW image, video families the trained clip
+      const frames = FAMILY_TRAITS[model.spec.family].video ? [enc.nFrames] : [];
       const clip = {
         data: wave(enc.inChans * enc.nFrames * enc.imgSize * enc.imgSize, 1.5),
-        shape: [1, enc.inChans, enc.nFrames, enc.imgSize, enc.imgSize],
+        shape: [1, enc.inChans, ...frames, enc.imgSize, enc.imgSize],
       };
       run = async () => predictor.predict({ ...predictorTokens(await encoder.encode(clip)), ...ids });
     } else {
@@ -72,7 +76,7 @@ export async function runPredictorFile(o: PredictorFileOptions): Promise<Predict
         bench: `${encoder ? `encoder (${enc.embedDim}/${enc.nLayer}, ${output}) + ` : ''}predictor of ${model.spec.name}: ${what}`,
         dtype: FILE_TYPES[model.spec.fileType ?? 0] ?? `file_type ${model.spec.fileType}`,
         threads: o.threads,
-        shape: `${ids.contextIds.length} context + ${ids.targetIds.length} target of ${n} ids${encoder ? ` (clip ${enc.nFrames}x${enc.imgSize}²)` : ''}`,
+        shape: `${ids.contextIds.length} context + ${ids.targetIds.length} target of ${n} ids${encoder ? ` (input ${enc.nFrames}x${enc.imgSize}²)` : ''}`,
         fileMiB: statSync(o.model).size / 2 ** 20,
         firstCallMs: first,
         medianMs: median(samples),
