@@ -99,6 +99,25 @@ describe('V-JEPA 2.1 hierarchy predictor (vjepa2_1_hier)', () => {
     expect(c.failures).toEqual([]);
   });
 
+  it('an f16 file: hierarchy and targets pass the cpu/video/f16 row', async () => {
+    const path = join(tempDir(), 'hier-f16.gguf');
+    await convertCheckpoint(src, path, { ...options, dtype: 'f16' });
+    const half = await Model.load(path, { threads: 2 });
+    try {
+      const f16 = policyRow('cpu', 'video', 'f16');
+      const hier = await encode(half, 'hierarchy');
+      const h = judge(f16, compareTokens(hier.tokens, npy(FOLDER, 'hierarchy.npy').data, levels * D));
+      const ctx = half.createPredictorContext();
+      const p = await ctx.predict({ ...predictorTokens(hier), contextIds: m.context_ids_values, targetIds: m.target_ids_values });
+      ctx.dispose();
+      const t = judge(f16, compareTokens(p.targets, npy(FOLDER, 'targets.npy').data, p.outDim));
+      console.log(`vjepa2_1_hier f16: hierarchy ${h.summary}; targets ${t.summary}`);
+      expect([h.failures, t.failures]).toEqual([[], []]);
+    } finally {
+      half.dispose();
+    }
+  });
+
   it('image case (1-frame clip, image tokenizer and modality vectors): hierarchy, targets and context pass', async () => {
     const c = m.image_case;
     const hier = await encode(model, 'hierarchy', c.input);
