@@ -176,6 +176,14 @@ Napi::Value panelMulMat(const Napi::CallbackInfo& info) {
   return c.out(jepa::panelMulMat(c.g(), panel, x, rows, type, kernel.c_str(), then));
 }
 Napi::Value silu(const Napi::CallbackInfo& info) { return unary<ggml_silu>(info, "silu", true); }
+// swiglu(a): silu(first half of each row) * second half, ggml_swiglu (ne0 halves); transformers' chunk(2) order.
+Napi::Value swiglu(const Napi::CallbackInfo& info) {
+  OpCall c(info, "swiglu");
+  ggml_tensor* a = c.in(0, "a");
+  c.require((a->type == GGML_TYPE_F32 || a->type == GGML_TYPE_F16) && ggml_is_contiguous_1(a) && a->ne[0] % 2 == 0,
+            describe(a) + " is not an F32 / F16 tensor with contiguous rows of even length");
+  return c.out(ggml_swiglu(c.g(), a));
+}
 Napi::Value tanh_(const Napi::CallbackInfo& info) { return unary<ggml_tanh>(info, "tanh", true); }
 Napi::Value exp_(const Napi::CallbackInfo& info) { return unary<ggml_exp>(info, "exp", true); }
 Napi::Value sqr(const Napi::CallbackInfo& info) { return unary<ggml_sqr>(info, "sqr", false); }
@@ -408,7 +416,7 @@ void defineOps(Napi::Env env, Napi::Object proto) {
   const std::pair<const char*, Napi::Value (*)(const Napi::CallbackInfo&)> ops[] = {
       {"newTensor", newTensor}, {"mulMat", mulMat},   {"add", add},           {"sub", sub},
       {"mul", mul},             {"div", div},         {"scale", scale},       {"norm", norm},
-      {"gelu", gelu},           {"geluErf", geluErf}, {"geluErfCpu", geluErfCpu}, {"layerNormCpu", layerNormCpu}, {"ropePairsCpu", ropePairsCpu}, {"panelMulMat", panelMulMat}, {"silu", silu},         {"tanh", tanh_},
+      {"gelu", gelu},           {"geluErf", geluErf}, {"geluErfCpu", geluErfCpu}, {"layerNormCpu", layerNormCpu}, {"ropePairsCpu", ropePairsCpu}, {"panelMulMat", panelMulMat}, {"silu", silu},         {"swiglu", swiglu},     {"tanh", tanh_},
       {"exp", exp_},            {"sqr", sqr},         {"sqrt", sqrt_},        {"mean", mean},
       {"sumRows", sumRows},     {"clamp", clamp},     {"softMaxExt", softMaxExt}, {"flashAttnExt", flashAttnExt}, {"flashAttnCpu", flashAttnCpu},
       {"concat", concat},       {"getRows", getRows}, {"roll", roll},         {"cont", cont},

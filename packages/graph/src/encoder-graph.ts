@@ -109,18 +109,13 @@ export function encoderFfn(
   m: Tensor,
   w: Weights,
   blk: string,
-  e: Pick<EncoderHparams, 'ffnKind' | 'ffnDim' | 'act'>,
+  e: Pick<EncoderHparams, 'ffnKind' | 'act'>,
   precF32: boolean,
   then: LinearThen,
 ): Tensor {
   if (e.ffnKind === 'mlp') return linear(ctx, linear(ctx, m, w, `${blk}.ffn.fc1`, precF32, { act: e.act }), w, `${blk}.ffn.fc2`, precF32, then);
   const x12 = linear(ctx, m, w, `${blk}.ffn.w12`, precF32); // [2h, n, batch]
-  const h = e.ffnDim;
-  const half = (which: number) => ctx.view(x12, [h, x12.ne[1], x12.ne[2]], [x12.nb[1], x12.nb[2], x12.nb[3]], which * h * 4);
-  const x1 = half(0);
-  // ggml's CPU silu reads strided rows; the CUDA one wants a contiguous operand
-  const gated = ctx.mul(ctx.silu(w.onCpu ? x1 : ctx.cont(x1)), half(1));
-  return linear(ctx, gated, w, `${blk}.ffn.w3`, precF32, then);
+  return linear(ctx, ctx.swiglu(x12), w, `${blk}.ffn.w3`, precF32, then);
 }
 
 /** Broadcasts a [D, n] table over the batch: [D, n, batch]. */

@@ -178,6 +178,8 @@ export interface Context extends Disposable {
    */
   panelMulMat(panel: Tensor, x: Tensor, rows: number, type: number, kernel?: string, then?: PanelEpilogue): Tensor;
   silu(a: Tensor): Tensor;
+  /** silu(x1) * x2 per row, [x1; x2] the two halves of ne0 (ggml_swiglu): [2h, ...] -> [h, ...]. Contiguous rows. */
+  swiglu(a: Tensor): Tensor;
   tanh(a: Tensor): Tensor;
   exp(a: Tensor): Tensor;
   sqr(a: Tensor): Tensor;

@@ -57,6 +57,23 @@ describe('elementwise and broadcasting', () => {
     });
   }
 
+  it('swiglu gates the first half of each row: silu(x1) * x2, and refuses an odd row', async () => {
+    const [h, rows] = [37, 6];
+    const ctx = createContext(8);
+    const x = ctx.newTensor(F32, [2 * h, rows]);
+    const data = uniform(2 * h * rows, 13, -4, 4);
+    const [got] = await run(ctx, [ctx.swiglu(x)], [{ tensor: x, data }]);
+    const expected = new Float64Array(h * rows);
+    for (let r = 0; r < rows; r++) {
+      for (let i = 0; i < h; i++) {
+        const [x1, x2] = [data[r * 2 * h + i]!, data[r * 2 * h + h + i]!];
+        expected[r * h + i] = (x1 / (1 + Math.exp(-x1))) * x2;
+      }
+    }
+    expectClose(got!, R.ref([h, rows], expected), 1e-6, 1e-5);
+    expect(() => ctx.swiglu(ctx.newTensor(F32, [7, 2]))).toThrowError(expect.objectContaining({ name: 'NativeError', code: 'BAD_SHAPE' }));
+  });
+
   it('geluErfCpu agrees with geluErf across the tails and every thread split', async () => {
     // 4099 elements: both threads get a SIMD body and a scalar tail; ±12 reaches erf's saturation.
     const shape = [4099];
