@@ -2,11 +2,11 @@
 // the predictor entry comes along, predict runs on a preprocessed tensor and on an image, and the
 // predictions written match the float64 golden.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { compareTokens, judge, policyRow } from '@jepa/graph';
-import { readNpy } from '@jepa/preprocess';
+import { encodeNpy, readNpy } from '@jepa/preprocess';
 import { describe, expect, it } from 'vitest';
 
 const root = resolve(__dirname, '../../..');
@@ -73,5 +73,14 @@ describe('jepa predict on an I-JEPA .pth.tar', () => {
     const bad = jepa('predict', '-m', gguf, image, '--context', '0:8', '--target', '16');
     expect(bad.code).not.toBe(0);
     expect(bad.err).toMatch(/^jepa: .*target token id 16 is off the predictor grid/);
+  });
+
+  it('refuses an input off the trained size: the table is not resized', () => {
+    const big = join(tmp, 'big.npy');
+    writeFileSync(big, encodeNpy(new Float32Array(3 * 112 * 112).fill(0.25), [1, 3, 112, 112]));
+    const r = jepa('predict', '-m', gguf, '--input-npy', big, '--context', '0:8', '--target', '8:16');
+    expect(r.code).not.toBe(0);
+    expect(r.err).toMatch(/^jepa: the predictor's positions are those of the trained 56x56 input .*not 112x112/);
+    expect(r.err.trim().split('\n')).toHaveLength(1);
   });
 });

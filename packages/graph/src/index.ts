@@ -30,6 +30,7 @@ export {
 } from './parity.js';
 export { HeadContext, softmax, topK, type ClassScore, type Classification, type HeadContextOptions } from './heads/head-context.js';
 export {
+  checkPredictorInputSize,
   MaskedPredictorContext,
   predictorTokens,
   type PredictInput,

@@ -4,7 +4,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Socket } from 'node:net';
 import { fastify, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { EncodeOutput, PoolMode } from '@jepa/graph';
-import { predictorTokens } from '@jepa/graph';
+import { checkPredictorInputSize, predictorTokens } from '@jepa/graph';
 import { normalSampler, planCem, type WorldModel } from '@jepa/worldmodel';
 import { encodeValues, type EncodingFormat } from './encoding.js';
 import { featureMap } from './features.js';
@@ -278,15 +278,16 @@ export function buildApp(state: ServerState): FastifyInstance {
       const [{ out, shape }] = (await encodeItems(state, slot, items, scope, slot.predictorBatcher())) as [EncodedItem];
       const oneFrame = shape.length === 3 || shape[1] === 1;
       const result = await computeOnItems('input', () =>
-        state.lane.run(() =>
-          predictor.predict({
+        state.lane.run(() => {
+          checkPredictorInputSize(slot.spec, shape);
+          return predictor.predict({
             ...predictorTokens(out),
             contextIds,
             targetIds,
             ...(maskIndex !== undefined ? { maskIndex } : {}),
             modality: oneFrame ? 'image' : 'video',
-          }),
-        ),
+          });
+        }),
       );
       state.metrics.items.inc({ route: '/v1/predict' }, 1);
       const dims = [targetIds.length, result.outDim];

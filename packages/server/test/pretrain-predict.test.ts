@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { compareTokens, judge, policyRow, type FamilyClass } from '@jepa/graph';
-import { readNpy } from '@jepa/preprocess';
+import { encodeNpy, readNpy } from '@jepa/preprocess';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JepaServer } from '../src/index.js';
 import { f32, jepa, post, root, sameBits, startServer, THREADS, tmp } from './helpers.js';
@@ -61,5 +61,14 @@ describe.each(CASES)('/v1/predict $name', (c) => {
     const v = judge(policyRow('cpu', c.cls, 'f32'), compareTokens(got, golden, r.json.shape[1]));
     console.log(`/v1/predict ${c.name}: ${v.summary}`);
     expect(v.failures).toEqual([]);
+  });
+});
+
+describe('/v1/predict refusals', () => {
+  it('refuses a tensor off the trained size with a 400 naming it', async () => {
+    const big = Buffer.from(encodeNpy(new Float32Array(3 * 112 * 112).fill(0.25), [1, 3, 112, 112])).toString('base64');
+    const r = await post(server, '/v1/predict', { model: 'ijepa_pred', input: { tensor: big }, context: [0, 1], target: [2] });
+    expect(r.status).toBe(400);
+    expect(JSON.stringify(r.json)).toMatch(/trained 56x56 input .*not 112x112/);
   });
 });

@@ -2,7 +2,7 @@
 // image's or a clip's encoder tokens, context ids in, predicted target tokens out.
 import { writeFileSync } from 'node:fs';
 import { InvalidArgumentError, type Command } from 'commander';
-import { predictorEncoderOutput, predictorTokens } from '@jepa/graph';
+import { checkPredictorInputSize, predictorEncoderOutput, predictorTokens } from '@jepa/graph';
 import { encodeNpy } from '@jepa/preprocess';
 import { contextOptions, loadModel, type RuntimeFlags } from '../load-model.js';
 import { addInputOptions } from '../input-options.js';
@@ -77,6 +77,7 @@ export function predictCommand(program: Command): void {
       const output = predictorEncoderOutput(model.spec);
       const { input } = await clipInput(model, image, flags);
       if (input.shape[0] !== 1) throw new UserError('predict takes one clip');
+      checkPredictorInputSize(model.spec, input.shape);
       const encoder = model.createContext({ ...contextOptions(flags), output });
       const tokens = await encoder.encode(input);
       encoder.dispose();

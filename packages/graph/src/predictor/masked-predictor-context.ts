@@ -1,6 +1,6 @@
 // Runs a masked predictor (V-JEPA 2 / 2.1 RoPE, I-JEPA / V-JEPA v1 position table): context tokens
 // at given ids, predictions at target ids.
-import type { MaskedPredictorHparams, RopeLayout } from '@jepa/gguf';
+import type { MaskedPredictorHparams, ModelSpec, RopeLayout } from '@jepa/gguf';
 import { GraphError } from '../errors.js';
 import type { EncodeOutput } from '../encoder-context.js';
 import { Deadline, GraphRunner, kvTypeFor, runGraph } from '../graph-runner.js';
@@ -59,6 +59,22 @@ export function maskedPredictorBytes(p: MaskedPredictorHparams, tokens: number, 
 /** The patch tokens of item `i` of an encoder output, as a predictor input's `tokens` and `dim`. */
 export function predictorTokens(out: EncodeOutput, i = 0): { tokens: Float32Array; dim: number } {
   return { tokens: out.item(i).subarray(out.prefix * out.dim), dim: out.dim };
+}
+
+/**
+ * Refuses an input (shape [..., H, W]) whose patch grid is not the predictor's: token ids decode on the
+ * trained grid (RoPE) or index the trained table, and neither reference resizes them.
+ */
+export function checkPredictorInputSize(spec: ModelSpec, shape: readonly number[]): void {
+  const p = spec.pred;
+  if (p?.kind !== 'masked') throw new GraphError(`${spec.name} has no masked predictor`, 'NO_PREDICTOR');
+  const [h, w] = shape.slice(-2) as [number, number];
+  const side = p.gridSize * spec.enc.patchSize;
+  if (h !== side || w !== side)
+    throw new GraphError(
+      `the predictor's positions are those of the trained ${side}x${side} input (a ${p.gridSize}x${p.gridSize} patch grid), not ${h}x${w}; it does not interpolate them`,
+      'OFF_GRID',
+    );
 }
 
 export class MaskedPredictorContext implements Disposable {
