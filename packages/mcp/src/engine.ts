@@ -6,7 +6,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cosine, predictorTokens, type EncodeOutput } from '@jepa/graph';
+import { checkPredictorInputSize, cosine, predictorTokens, type EncodeOutput } from '@jepa/graph';
 import {
   Admission,
   ApiError,
@@ -362,15 +362,16 @@ export class Engine {
       const [{ out, shape }] = (await this.#encode(slot, [args.item], scope, slot.predictorBatcher())) as [EncodedItem];
       const oneFrame = shape.length === 3 || shape[1] === 1;
       const result = await computeOnItems('input', () =>
-        this.#lane.run(() =>
-          predictor.predict({
+        this.#lane.run(() => {
+          checkPredictorInputSize(slot.spec, shape);
+          return predictor.predict({
             ...predictorTokens(out),
             contextIds,
             targetIds,
             ...(args.maskIndex !== undefined ? { maskIndex: args.maskIndex } : {}),
             modality: oneFrame ? 'image' : 'video',
-          }),
-        ),
+          });
+        }),
       );
       const { tokens, dim } = predictorTokens(out);
       if (result.outDim !== dim)
