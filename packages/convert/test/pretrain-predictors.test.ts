@@ -4,7 +4,7 @@
 // encoder entry must fail the same judge.
 import { join } from 'node:path';
 import { loadModelSpec } from '@jepa/gguf';
-import { compareTokens, judge, Model, policyRow, predictorTokens, type FamilyClass, type PredictOutput } from '@jepa/graph';
+import { compareTokens, contextOnlyTokens, judge, Model, policyRow, predictorTokens, type FamilyClass, type PredictOutput } from '@jepa/graph';
 import { readNpy } from '@jepa/preprocess';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { convertCheckpoint, type ConvertOptions, type WeightDtype } from '../src/index.js';
@@ -79,6 +79,22 @@ async function predictFromInput(path: string, c: Case): Promise<PredictOutput> {
   }
 }
 
+/** Meta's training path: the encoder over the context tokens alone (encoder(x, masks_enc)), then the predictor. */
+async function predictContextOnly(path: string, c: Case): Promise<PredictOutput> {
+  const m = await model(path);
+  const enc = m.createContext();
+  const pred = m.createPredictorContext();
+  try {
+    const input = npy(c.folder, 'input.npy');
+    const contextIds = ids(c.folder, 'context_ids.npy');
+    const out = await enc.encode(input, { keep: contextIds });
+    return await pred.predict({ ...contextOnlyTokens(m.spec, input.shape, out, contextIds), contextIds, targetIds: ids(c.folder, 'target_ids.npy') });
+  } finally {
+    enc.dispose();
+    pred.dispose();
+  }
+}
+
 function verdict(c: Case, dtype: WeightDtype, out: PredictOutput, golden: string) {
   const row = policyRow('cpu', c.familyClass, dtype === 'f32' ? 'f32' : 'f16');
   return judge(row, compareTokens(out.targets, npy(c.folder, golden).data, out.outDim));
@@ -130,6 +146,16 @@ describe.each(CASES)('$folder', (c) => {
     expect(v.failures).toEqual([]);
   });
 
+  it("f32: the context-only encoder (Meta's training path) matches its golden, and the whole-input path fails it", async () => {
+    const path = paths.get(`${c.folder}:f32`)!;
+    const v = verdict(c, 'f32', await predictContextOnly(path, c), 'targets_masked_encoder.npy');
+    console.log(`${c.folder} f32 context-only encoder: ${v.summary}`);
+    expect(v.failures).toEqual([]);
+    const whole = verdict(c, 'f32', await predictFromInput(path, c), 'targets_masked_encoder.npy');
+    console.log(`${c.folder} control whole-input encoder against the context-only golden: ${whole.summary}`);
+    expect(whole.pass).toBe(false);
+  });
+
   it.each(['targets_permuted_target_pos.npy', 'targets_no_target_pos.npy'])('negative control %s fails', async (control) => {
     const v = verdict(c, 'f32', await predictFromTokens(paths.get(`${c.folder}:f32`)!, c), control);
     console.log(`${c.folder} control ${control}: ${v.summary}`);
@@ -155,6 +181,19 @@ describe('vjepa_pred', () => {
     const v = verdict(c, 'f32', await predictFromInput(path, c), 'targets_from_input.npy');
     console.log(`vjepa_pred control target_encoder entry: ${v.summary}`);
     expect(v.pass).toBe(false);
+  });
+
+  it('a context-only encoding refuses ids off the input and batches of more than one item', async () => {
+    const m = await model(paths.get(`${c.folder}:f32`)!);
+    const enc = m.createContext();
+    try {
+      const input = npy(c.folder, 'input.npy');
+      await expect(enc.encode(input, { keep: [0, 18] })).rejects.toMatchObject({ code: 'OFF_GRID' });
+      const two = { data: new Float32Array(input.data.length * 2), shape: [2, ...input.shape.slice(1)] };
+      await expect(enc.encode(two, { keep: [0] })).rejects.toThrow(/takes one item, not 2/);
+    } finally {
+      enc.dispose();
+    }
   });
 
   it('takes fewer frames (the leading table rows) and refuses more than the table holds', async () => {

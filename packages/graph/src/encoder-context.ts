@@ -37,6 +37,11 @@ export interface EncoderContextOptions {
 export interface EncodeOptions {
   /** This call's deadline in ms, in place of the context's timeoutMs. */
   timeoutMs?: number;
+  /**
+   * Encode only these patch ids of a one-item input (Meta's context encoder: the tokens are gathered
+   * after the position add, before the blocks); the output has one row per id, in this order.
+   */
+  keep?: ArrayLike<number>;
 }
 
 /** A preprocessed input: [B, C, H, W] images or [B, C, T, H, W] clips, float32, C order. */
@@ -150,15 +155,17 @@ export class EncoderContext implements Disposable {
     const backend = this.#runner.backend;
     const e = this.#model.spec.enc;
     const { batch, geometry, image } = this.#geometry(input);
-    const { grid, np, n, patchLen, perGraph } = this.#plan(batch, geometry);
+    const { grid, np, n: nAll, patchLen, perGraph } = this.#plan(batch, geometry);
     const prefix = prefixTokens(e);
+    const keep = options.keep ? this.#keptIds(options.keep, batch, np, prefix) : null;
+    const n = keep ? keep.length : nAll;
     const itemSize = geometry.channels * geometry.frames * geometry.height * geometry.width;
     const dim = this.dim;
     const out = new Float32Array(batch * n * dim);
     const chunks: { start: number; b: number; g: EncoderGraph }[] = [];
     for (let start = 0; start < batch; start += perGraph) {
       const b = Math.min(perGraph, batch - start);
-      chunks.push({ start, b, g: this.#graph(b, np, patchLen, image, geometry, n) });
+      chunks.push({ start, b, g: this.#graph(b, np, patchLen, image, geometry, nAll, keep?.length) });
     }
     if (deadline) deadline.total = chunks.reduce((a, c) => a + c.g.graph.nodeCount, 0);
     for (const { start, b, g } of chunks) {
@@ -169,12 +176,14 @@ export class EncoderContext implements Disposable {
       }
       g.patches.set(patches);
       if (g.posTable) g.posTable.set(this.#resizedPositions(grid.h, grid.w));
+      if (g.keepRows && keep) g.keepRows.set(keep);
       if (g.ropeCos && g.ropeSin && e.rope) {
         const tables = ropeTables({
           headDim: e.headDim,
           layout: e.rope.layout,
           grid,
           prefix,
+          ...(keep ? { ids: Array.from(keep) } : {}),
           theta: e.rope.theta,
           ...(e.rope.interpolate && e.rope.refGrid !== null ? { interpolateRefGrid: e.rope.refGrid } : {}),
         });
@@ -186,6 +195,16 @@ export class EncoderContext implements Disposable {
       g.output.get(out.subarray(start * n * dim, (start + b) * n * dim));
     }
     return new EncodeOutput(out, batch, n, dim, prefix, e.nCls);
+  }
+
+  #keptIds(ids: ArrayLike<number>, batch: number, np: number, prefix: number): Int32Array {
+    if (batch !== 1) throw new GraphError(`a context-only encoding takes one item, not ${batch}`, 'BAD_INPUT');
+    if (prefix > 0) throw new GraphError(`${this.#model.spec.name} has CLS or register tokens: it has no context-only encoding`, 'UNSUPPORTED');
+    if (ids.length < 1) throw new GraphError('a context-only encoding needs at least one patch id', 'BAD_INPUT');
+    for (const id of Array.from(ids))
+      if (!Number.isInteger(id) || id < 0 || id >= np)
+        throw new GraphError(`context token id ${id} is off this input's ${np} patch tokens`, 'OFF_GRID');
+    return Int32Array.from(ids);
   }
 
   readonly #positions = new Map<string, Float32Array>();
@@ -250,12 +269,12 @@ export class EncoderContext implements Disposable {
     return activations + scores + input;
   }
 
-  #graph(batch: number, patches: number, patchLen: number, image: boolean, geometry: PatchGeometry, tokens: number): EncoderGraph {
-    const key = `${batch}:${geometry.frames}:${geometry.height}:${geometry.width}`;
-    return this.#runner.graph(key, () => this.#build(batch, patches, patchLen, image, geometry, tokens));
+  #graph(batch: number, patches: number, patchLen: number, image: boolean, geometry: PatchGeometry, tokens: number, keep?: number): EncoderGraph {
+    const key = `${batch}:${geometry.frames}:${geometry.height}:${geometry.width}${keep === undefined ? '' : `:keep${keep}`}`;
+    return this.#runner.graph(key, () => this.#build(batch, patches, patchLen, image, geometry, tokens, keep));
   }
 
-  #build(batch: number, patches: number, patchLen: number, image: boolean, geometry: PatchGeometry, tokens: number): EncoderGraph {
+  #build(batch: number, patches: number, patchLen: number, image: boolean, geometry: PatchGeometry, tokens: number, keep?: number): EncoderGraph {
     const e = this.#model.spec.enc;
     const blockCausal = e.attnMode === 'block_causal';
     const grid = patchGrid(geometry);
@@ -280,7 +299,7 @@ export class EncoderContext implements Disposable {
     return buildEncoderGraph(
       e,
       this.#model.weights,
-      { batch, patches, patchLen, image },
+      { batch, patches, patchLen, image, ...(keep === undefined ? {} : { keep }) },
       {
         flash: !this.#options.noFlash,
         kvType: this.kvType,

@@ -4,7 +4,7 @@
 //   (the MLP may be SwiGLU, w3(silu(x1) ⊙ x2), and qkv may have no bias: jepa.enc.ffn_kind / qkv_bias);
 //   x = final norm (V-JEPA 2.1: the last hierarchy norm; in hierarchy mode every hierarchy norm of the
 //   block it follows, concatenated along channels: what the 2.1 g/G predictors read).
-import { createContext, type Context, type Graph, type Tensor } from '@jepa/native';
+import { createContext, typeByName, type Context, type Graph, type Tensor } from '@jepa/native';
 import { tensorNames, type Activation, type EncoderHparams } from '@jepa/gguf';
 import { attention, GGML_F16, GGML_F32 } from './attention.js';
 import { GraphError } from './errors.js';
@@ -18,6 +18,11 @@ export interface EncoderGraphShape {
   patchLen: number;
   /** Whether the item is a one-frame clip on V-JEPA 2.1's image tokenizer. */
   image: boolean;
+  /**
+   * Keep only this many tokens (rows keepRows) after the position add, as Meta's context encoder does
+   * (encoder(x, masks): apply_masks before the blocks). One item of a model without prefix tokens.
+   */
+  keep?: number;
 }
 
 export interface EncoderGraphOptions {
@@ -40,6 +45,8 @@ export interface EncoderGraph {
   ropeCos: Tensor | null;
   ropeSin: Tensor | null;
   mask: Tensor | null;
+  /** I32 [keep]: the patch ids kept (shape.keep only). */
+  keepRows: Tensor | null;
   /** [D, tokens, batch] ([n_hier·D, tokens, batch] in hierarchy mode). */
   output: Tensor;
   tokens: number;
@@ -130,7 +137,7 @@ export function buildEncoderGraph(e: EncoderHparams, w: Weights, shape: EncoderG
   const D = e.embedDim;
   const { batch, patches: np } = shape;
   const prefix = prefixTokens(e);
-  const n = prefix + np;
+  const n = prefix + (shape.keep ?? np);
   const ctx = createContext(e.nLayer * 48 + 64);
   const patches = ctx.newTensor(GGML_F32, [shape.patchLen, np, batch]);
   patches.name = 'patches';
@@ -158,6 +165,15 @@ export function buildEncoderGraph(e: EncoderHparams, w: Weights, shape: EncoderG
   if (pos) {
     const offset = e.pos === 'learned' ? e.nCls * pos.nb[1] : 0;
     x = ctx.add(x, ctx.view(pos, [D, np], [pos.nb[1], pos.nb[1] * np, pos.nb[1] * np], offset));
+  }
+  let keepRows: Tensor | null = null;
+  if (shape.keep !== undefined) {
+    if (prefix > 0 || batch !== 1)
+      throw new GraphError('a context-only encoding takes one item of a model without CLS or register tokens', 'UNSUPPORTED');
+    keepRows = ctx.newTensor(typeByName('i32'), [shape.keep]);
+    keepRows.name = 'keep_rows';
+    keepRows.setInput();
+    x = ctx.reshape(ctx.getRows(ctx.reshape(x, [D, np]), keepRows), [D, shape.keep, 1]);
   }
   if (prefix > 0) {
     const parts: Tensor[] = [];
@@ -218,7 +234,7 @@ export function buildEncoderGraph(e: EncoderHparams, w: Weights, shape: EncoderG
   const output = hierLayers ? levels.reduce((a, b) => ctx.concat(a, b, 0)) : layerNorm(ctx, x, w, finalNorm, e.lnEps);
   output.name = 'tokens';
   output.setOutput();
-  return { ctx, graph: ctx.buildGraph([output]), patches, posTable, ropeCos, ropeSin, mask, output, tokens: n, prefix };
+  return { ctx, graph: ctx.buildGraph([output]), patches, posTable, ropeCos, ropeSin, mask, keepRows, output, tokens: n, prefix };
 }
 
 export { GGML_F16, GGML_F32 };

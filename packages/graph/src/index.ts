@@ -31,6 +31,7 @@ export {
 export { HeadContext, softmax, topK, type ClassScore, type Classification, type HeadContextOptions } from './heads/head-context.js';
 export {
   checkPredictorInputSize,
+  contextOnlyTokens,
   MaskedPredictorContext,
   predictorTokens,
   type PredictInput,

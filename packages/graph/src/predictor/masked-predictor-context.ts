@@ -62,6 +62,29 @@ export function predictorTokens(out: EncodeOutput, i = 0): { tokens: Float32Arra
 }
 
 /**
+ * The rows of a context-only encoding (EncodeOptions.keep = contextIds, one row per id in that order)
+ * placed at their ids of the whole input's token table, which is how the predictor reads its context.
+ * Rows of other ids stay zero: the predictor never reads them.
+ */
+export function contextOnlyTokens(
+  spec: ModelSpec,
+  shape: readonly number[],
+  out: EncodeOutput,
+  contextIds: ArrayLike<number>,
+): { tokens: Float32Array; dim: number } {
+  const e = spec.enc;
+  const frames = shape.length === 5 ? shape[2]! : 1;
+  const tubelet = frames === 1 && e.imgTubeletSize !== null ? e.imgTubeletSize : e.tubeletSize;
+  const [h, w] = shape.slice(-2) as [number, number];
+  const nTokens = Math.max(1, Math.floor(frames / tubelet)) * Math.floor(h / e.patchSize) * Math.floor(w / e.patchSize);
+  if (out.batch !== 1 || out.prefix !== 0 || out.nTokens !== contextIds.length)
+    throw new GraphError(`a context-only encoding of ${contextIds.length} ids was expected, got ${out.batch} x ${out.nTokens} tokens`, 'BAD_INPUT');
+  const tokens = new Float32Array(nTokens * out.dim);
+  for (let r = 0; r < contextIds.length; r++) tokens.set(out.tokens.subarray(r * out.dim, (r + 1) * out.dim), contextIds[r]! * out.dim);
+  return { tokens, dim: out.dim };
+}
+
+/**
  * Refuses an input (shape [..., H, W]) whose patch grid is not the predictor's: token ids decode on the
  * trained grid (RoPE) or index the trained table, and neither reference resizes them.
  */
