@@ -64,6 +64,17 @@ describe('jepa predict on an I-JEPA .pth.tar', () => {
     expect(v.failures).toEqual([]);
   });
 
+  it("--context-only encodes the context tokens alone (Meta's training path) and matches that golden", () => {
+    const out = join(tmp, 'pred-context-only.npy');
+    const ids = ['--context', manifest.context_ids.join(','), '--target', manifest.target_ids.join(',')];
+    const r = jepa('predict', '-m', gguf, '--input-npy', join(fixture, 'input.npy'), ...ids, '--context-only', '-o', out, '-t', '2');
+    expect(r.code, r.err).toBe(0);
+    const golden = readNpy(join(fixture, 'targets_masked_encoder.npy')).data as Float32Array;
+    const v = judge(policyRow('cpu', 'image', 'f32'), compareTokens(readNpy(out).data as Float32Array, golden, 48));
+    console.log(`jepa predict --context-only ijepa_pred: ${v.summary}`);
+    expect(v.failures).toEqual([]);
+  });
+
   it('runs on an image file and refuses ids off the 4x4 grid in one line', () => {
     const r = jepa('predict', '-m', gguf, image, '--context', '0:8', '--target', '8:16', '-t', '2');
     expect(r.code).toBe(0);

@@ -2,7 +2,7 @@
 // image's or a clip's encoder tokens, context ids in, predicted target tokens out.
 import { writeFileSync } from 'node:fs';
 import { InvalidArgumentError, type Command } from 'commander';
-import { checkPredictorInputSize, predictorEncoderOutput, predictorTokens } from '@jepa/graph';
+import { checkPredictorInputSize, contextOnlyTokens, predictorEncoderOutput, predictorTokens } from '@jepa/graph';
 import { encodeNpy } from '@jepa/preprocess';
 import { contextOptions, loadModel, type RuntimeFlags } from '../load-model.js';
 import { addInputOptions } from '../input-options.js';
@@ -17,6 +17,7 @@ interface PredictFlags extends RuntimeFlags, ClipFlags {
   context: string;
   target: string;
   maskIndex?: number;
+  contextOnly?: boolean;
   output?: string;
 }
 
@@ -60,6 +61,10 @@ export function predictCommand(program: Command): void {
       "mask token for the targets (default 1, the reference's; released V-JEPA 2 files have only token 0 non-zero)",
       integer,
     )
+    .option(
+      '--context-only',
+      "encode only the context tokens, as Meta's pretraining does (encoder(x, masks)); default: the whole input, then its context rows (as HF V-JEPA 2)",
+    )
     .option('-o, --output <file.npy>', 'write the predictions [targets, out_dim]');
   addRuntimeOptions(cmd);
   addInputOptions(cmd);
@@ -79,7 +84,7 @@ export function predictCommand(program: Command): void {
       if (input.shape[0] !== 1) throw new UserError('predict takes one clip');
       checkPredictorInputSize(model.spec, input.shape);
       const encoder = model.createContext({ ...contextOptions(flags), output });
-      const tokens = await encoder.encode(input);
+      const tokens = await encoder.encode(input, flags.contextOnly ? { keep: contextIds } : {});
       encoder.dispose();
       const predictor = model.createPredictorContext({
         ...(flags.threads ? { threads: flags.threads } : {}),
@@ -88,7 +93,7 @@ export function predictCommand(program: Command): void {
       });
       const oneFrame = input.shape.length === 4 || input.shape[2] === 1;
       const out = await predictor.predict({
-        ...predictorTokens(tokens),
+        ...(flags.contextOnly ? contextOnlyTokens(model.spec, input.shape, tokens, contextIds) : predictorTokens(tokens)),
         contextIds,
         targetIds,
         ...(flags.maskIndex !== undefined ? { maskIndex: flags.maskIndex } : {}),
