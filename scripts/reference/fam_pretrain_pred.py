@@ -154,8 +154,8 @@ def generate(case):
         "targets_from_input": "targets_from_input.npy: encoder over the whole input (float64), its context rows, "
                               "predictor — what `jepa predict` runs",
         "targets_masked_encoder": "targets_masked_encoder.npy: Meta's training path, the encoder over the context "
-                                  "tokens only (apply_masks before the blocks); the engine's encoder sees the whole "
-                                  "input, so this file is recorded, not compared",
+                                  "tokens only (apply_masks before the blocks): `jepa predict --context-only`, "
+                                  "EncodeOptions.keep",
         "masked_vs_whole_encoder_cosine": common.cosine_stats(from_input.numpy(), from_masked.numpy()),
         "reference": "float64: common.vit_block / layer_norm for both encoder and predictor (pretrain_predictor.py)",
         "self_checks": {"predictor_blocks_own_vs_torchvision_max_abs": check},
