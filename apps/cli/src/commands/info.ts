@@ -23,7 +23,12 @@ function summary(spec: ModelSpec): string[] {
       `${e.nCls ? ', CLS' : ''}${e.nReg ? `, ${e.nReg} registers` : ''}${e.layerScale ? ', layer scale' : ''}` +
       `${e.attnMode !== 'full' ? `, ${e.attnMode} attention` : ''}`,
   ];
-  if (spec.pred) lines.push(`predictor:  ${spec.pred.kind}, D ${spec.pred.embedDim}, ${spec.pred.nLayer} layers, ${spec.pred.nHead} heads`);
+  if (spec.pred) {
+    const p = spec.pred;
+    const tokens = p.kind === 'masked' ? `, ${p.nMaskTokens} mask token${p.nMaskTokens === 1 ? '' : 's'}` : '';
+    const where = p.kind !== 'masked' ? '' : p.rope ? `${tokens}, rope3d ${p.rope.layout}` : `${tokens}, a table of ${p.posRows} positions`;
+    lines.push(`predictor:  ${p.kind}, D ${p.embedDim}, ${p.nLayer} layers, ${p.nHead} heads${where}`);
+  }
   if (spec.head)
     lines.push(`head:       attentive, ${spec.head.nClasses} classes${spec.labels ? ` (${spec.labels.slice(0, 3).join(', ')}, …)` : ''}`);
   const p = spec.pre;
