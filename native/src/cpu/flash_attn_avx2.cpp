@@ -103,21 +103,10 @@ JEPA_AVX2_TARGET void scaleRow(float* row, int64_t n, float by) {
 }
 
 void attendTask(ggml_tensor* dst, int64_t item, int64_t head, int64_t q0, int64_t q1, float scale, bool kvF16, Scratch& sc) {
-  const ggml_tensor* q = dst->src[0];
-  const ggml_tensor* k = dst->src[1];
-  const ggml_tensor* v = dst->src[2];
-  const ggml_tensor* mask = dst->src[3];
-  const int64_t d = q->ne[0], nq = q->ne[1], heads = q->ne[2];
-  const int64_t nk = k->ne[1], dv = v->ne[0];
-  const int64_t kh = head / (heads / k->ne[2]), ki = item / (q->ne[3] / k->ne[3]);
-  const int64_t vh = head / (heads / v->ne[2]), vi = item / (q->ne[3] / v->ne[3]);
-  const char* keyRows = static_cast<const char*>(k->data) + kh * k->nb[2] + ki * k->nb[3];
-  const char* queryRows = static_cast<const char*>(q->data) + head * q->nb[2] + item * q->nb[3];
-  const char* valueRows = static_cast<const char*>(v->data) + vh * v->nb[2] + vi * v->nb[3];
-  const ggml_fp16_t* maskAt = nullptr;
-  if (mask)
-    maskAt = reinterpret_cast<const ggml_fp16_t*>(static_cast<const char*>(mask->data) + (head % mask->ne[2]) * mask->nb[2] + (item % mask->ne[3]) * mask->nb[3]);
-  const int64_t maskStride = mask ? mask->nb[1] / sizeof(ggml_fp16_t) : 0;
+  const HeadView view = headView(dst, item, head);
+  const int64_t d = view.d, nq = view.nq, heads = view.heads, nk = view.nk, dv = view.dv;
+  const ggml_fp16_t* maskAt = view.mask;
+  const int64_t maskStride = view.maskStride;
 
   // keys in tiles of 6, each [d][8] (slots 6 and 7 zero)
   const int64_t keyTiles = (nk + kTileRows - 1) / kTileRows;
@@ -127,7 +116,7 @@ void attendTask(ggml_tensor* dst, int64_t item, int64_t head, int64_t q0, int64_
     const float* rows[8] = {};
     for (int r = 0; r < kTileRows; ++r) {
       const int64_t j = i * kTileRows + r;
-      rows[r] = j < nk ? reinterpret_cast<const float*>(keyRows + j * k->nb[1]) : nullptr;
+      rows[r] = j < nk ? view.key(j) : nullptr;
       if (kvF16 && rows[r]) {
         roundThroughF16(rows[r], sc.rounded.data() + r * d, d);
         rows[r] = sc.rounded.data() + r * d;
@@ -137,7 +126,7 @@ void attendTask(ggml_tensor* dst, int64_t item, int64_t head, int64_t q0, int64_
   }
   sc.values.resize(static_cast<size_t>(nk * dv));
   for (int64_t j = 0; j < nk; ++j) {
-    const auto* value = reinterpret_cast<const float*>(valueRows + j * v->nb[1]);
+    const auto* value = view.value(j);
     if (kvF16)
       roundThroughF16(value, sc.values.data() + j * dv, dv);
     else
@@ -153,11 +142,11 @@ void attendTask(ggml_tensor* dst, int64_t item, int64_t head, int64_t q0, int64_
       const float* at[8];
       for (int r = 0; r < 8; ++r) {
         const int64_t t = h * 8 + r;
-        at[r] = t < rows ? reinterpret_cast<const float*>(queryRows + (b0 + t) * q->nb[1]) : nullptr;
+        at[r] = t < rows ? view.query(b0 + t) : nullptr;
       }
       cpu::avx2::transposeRows(at, d, sc.queries.data() + (h / 2) * d * 16 + (h % 2) * 8, 16);
     }
-    keyRuns(mask ? maskAt + b0 : nullptr, maskStride, nk, rows, sc.runs);
+    keyRuns(maskAt ? maskAt + b0 : nullptr, maskStride, nk, rows, sc.runs);
     // scores [key][query]: keys are the broadcast operand, 16 queries per tile
     for (const auto& [j0, j1] : sc.runs)
       for (int64_t i = j0 / kTileRows; i * kTileRows < j1; ++i) {
@@ -167,7 +156,7 @@ void attendTask(ggml_tensor* dst, int64_t item, int64_t head, int64_t q0, int64_
                                          sc.probs.data() + i * kTileRows * kQueries + g * 16, kQueries, true);
       }
     alignas(32) float inv[kQueries];
-    softmaxColumns(sc.probs.data(), mask ? maskAt + b0 : nullptr, maskStride, rows, sc.runs, groups, scale, inv);
+    softmaxColumns(sc.probs.data(), maskAt ? maskAt + b0 : nullptr, maskStride, rows, sc.runs, groups, scale, inv);
     // out [query][dv] = Σ_keys probs[key][query] · v[key]: queries are the broadcast operand
     const int64_t ldo = heads * dv;
     for (int64_t t0 = 0; t0 < rows; t0 += kTileRows) {
