@@ -4,10 +4,10 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { forgeModel } from '@jepa/gguf';
+import { forgeModel, mulberry32 } from '@jepa/gguf';
 import { cosine } from '@jepa/graph';
 import { buildInfo } from '@jepa/native';
-import { readNpy } from '@jepa/preprocess';
+import { readNpy, writeNpy } from '@jepa/preprocess';
 import { describe, expect, it } from 'vitest';
 
 const root = resolve(__dirname, '../../..');
@@ -112,6 +112,22 @@ describe.runIf(buildInfo().portable)('the portable addon on an AVX2 CPU (qemu -c
     const a = readNpy(join(tmp, 'haswell.npy'));
     const b = readNpy(join(tmp, 'host.npy'));
     expect(a.shape).toEqual(b.shape);
+    expect(cosine(a.data as Float32Array, b.data as Float32Array)).toBeGreaterThan(0.99999);
+  });
+
+  it('a RoPE clip model with the flash kernel (128 tokens) runs there at the AVX2 level and agrees with this machine', { timeout: 300_000 }, () => {
+    const model = forgeModel('vjepa2', { seed: 12, path: join(tmp, 'vjepa2.gguf') }).path;
+    const rand = mulberry32(5);
+    const x = new Float32Array(3 * 4 * 32 * 32).map(() => rand() * 2 - 1); // 2 x 8 x 8 tokens
+    writeNpy(join(tmp, 'clip.npy'), x, [1, 3, 4, 32, 32]);
+    const args = (out: string) => [main, 'embed', '-m', model, '--input-npy', join(tmp, 'clip.npy'), '--pool', 'none', '-o', join(tmp, out)];
+    const emulated = underQemu(process.execPath, args('clip-haswell.npy'));
+    expect(emulated.code, emulated.err).toBe(0);
+    const host = spawnSync(process.execPath, args('clip-host.npy'), { encoding: 'utf8' });
+    expect(host.status, host.stderr).toBe(0);
+    const a = readNpy(join(tmp, 'clip-haswell.npy'));
+    const b = readNpy(join(tmp, 'clip-host.npy'));
+    expect(a.shape).toEqual([1, 128, 32]);
     expect(cosine(a.data as Float32Array, b.data as Float32Array)).toBeGreaterThan(0.99999);
   });
 });
