@@ -148,7 +148,7 @@ def generate():
     one_level = hier[:, -dim:].repeat(1, N_LEVELS)
     targets_one, context_one = predictor(pred, one_level, context_ids, target_ids)
     decoy_hier = hierarchy(decoy, f64(clip))
-    # Meta's training path: the context encoder sees the context tokens alone; recorded, not compared
+    # Meta's training path: the context encoder sees the context tokens alone (jepa predict --context-only)
     masked = torch.zeros_like(hier)
     masked[torch.from_numpy(context_ids)] = hierarchy(enc, f64(clip), keep=context_ids)
     targets_masked, _ = predictor(pred, masked, context_ids, target_ids)
@@ -206,8 +206,9 @@ def generate():
                  "predictors have depth 24. The checkpoint's `encoder` (the student) is what Meta's training fed "
                  "the predictor; the engine runs the converted target_encoder (the EMA copy).",
         "targets_masked_encoder": "targets_masked_encoder.npy: Meta's training path, the encoder over the context "
-                                  "tokens only (apply_masks before the blocks, RoPE at their ids); the engine encodes "
-                                  "the whole clip, so this file is recorded, not compared",
+                                  "tokens only (apply_masks before the blocks, RoPE at their ids): what the engine's "
+                                  "context-only encoding (jepa predict --context-only) is judged against; by default "
+                                  "it encodes the whole clip, which this file's targets differ from",
         "masked_encoder_vs_whole_clip_targets_cosine": common.cosine_stats(targets.numpy(), targets_masked.numpy()),
         "negative_controls": {
             "targets_one_level.npy": "predictor fed norms_block.3 (the last level) repeated 4x instead of the 4 levels",
