@@ -1,10 +1,10 @@
-// Where onnxruntime-node spends its time on the peer ViT-B/16: its own profiler, summed per op type,
+// Where onnxruntime-node spends its time on the peer ViT-B/16 (fp32, or its int8 file): its own profiler, summed per op type,
 // to set beside a profile of this engine (for example `perf record` on `jepa-bench encoder`).
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { median } from '../stats.js';
-import { ensureExport, loadOrt, peerPixels } from './peers-bench.js';
+import { ensureExport, ensureInt8Export, loadOrt, peerPixels } from './peers-bench.js';
 
 export interface OrtOpRow {
   op: string;
@@ -29,20 +29,21 @@ interface TraceEvent {
 }
 
 export async function runOrtProfile(
-  o: { threads: number; runs: number; warmup: number; dir: string },
+  o: { threads: number; runs: number; warmup: number; dir: string; int8?: boolean },
   log: (s: string) => void,
 ): Promise<OrtProfile> {
   const ort = await loadOrt();
   const dir = resolve(o.dir);
   ensureExport(dir, log);
+  const model = o.int8 ? ensureInt8Export(dir, log) : join(dir, 'vit_b16_tokens.onnx');
   const scratch = mkdtempSync(join(tmpdir(), 'jepa-ort-profile-'));
   try {
     const options = { intraOpNumThreads: o.threads, interOpNumThreads: 1, graphOptimizationLevel: 'all', executionMode: 'sequential' } as const;
     const feeds = { pixels: new ort.Tensor('float32', peerPixels(), [1, 3, 224, 224]) };
-    const warm = await ort.InferenceSession.create(join(dir, 'vit_b16_tokens.onnx'), options);
+    const warm = await ort.InferenceSession.create(model, options);
     for (let i = 0; i < o.warmup; i++) await warm.run(feeds);
     await warm.release();
-    const session = await ort.InferenceSession.create(join(dir, 'vit_b16_tokens.onnx'), {
+    const session = await ort.InferenceSession.create(model, {
       ...options,
       enableProfiling: true,
       profileFilePrefix: join(scratch, 'ort'),

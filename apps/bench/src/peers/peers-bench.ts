@@ -4,7 +4,8 @@
 // per-round ratios. A turn starts with a pause, so the threads the previous runtime leaves spinning
 // (onnxruntime's pool and OpenMP both spin after their work) have parked, then one untimed run warms
 // the caches: each runtime is timed as if it ran alone, back to back. Also reported: how closely
-// each engine's tokens agree with onnxruntime's.
+// each engine's tokens agree with onnxruntime's fp32. onnxruntime runs twice: the fp32 export and
+// the int8 file transformers.js would ship for it (ensureInt8Export).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { loadModelSpec } from '@jepa/gguf';
@@ -39,6 +40,8 @@ export interface PeerRow {
   ms: number;
   /** Median over the rounds of this runtime's time divided by onnxruntime's in the same round. */
   ratioToOrt: number;
+  /** The same against onnxruntime's int8 file. */
+  ratioToOrtInt8: number;
   minTokenCos: number;
 }
 
@@ -64,6 +67,17 @@ export function ensureExport(dir: string, log: (s: string) => void): void {
   log('exporting torchvision ViT-B/16 with Debian python3-torch (about a minute)');
   const r = spawnSync('/usr/bin/python3', [join(root, 'scripts/bench/export_vit_b16.py'), dir], { stdio: ['ignore', process.stderr, 'inherit'] });
   if (r.status !== 0) throw new Error('the ONNX export failed (needs /usr/bin/python3 with python3-torch and python3-torchvision)');
+}
+
+/** onnxruntime's int8 file of the export, as transformers.js's quantize script makes it (scripts/bench/quantize_onnx_int8.py). */
+export function ensureInt8Export(dir: string, log: (s: string) => void): string {
+  const out = join(dir, 'vit_b16_tokens_int8.onnx');
+  if (existsSync(out)) return out;
+  log('writing the int8 ONNX file with Debian python3-onnx');
+  const script = join(root, 'scripts/bench/quantize_onnx_int8.py');
+  const r = spawnSync('/usr/bin/python3', [script, join(dir, 'vit_b16_tokens.onnx'), out], { stdio: ['ignore', process.stderr, 'inherit'] });
+  if (r.status !== 0) throw new Error('the int8 ONNX file was not written (needs /usr/bin/python3 with python3-onnx)');
+  return out;
 }
 
 /** The peers' ViT-B/16 as a GGUF of the given type (f32 converted, others through jepa-quantize), made once in dir. */
@@ -103,15 +117,13 @@ export async function runPeersBench(o: PeersOptions, log: (s: string) => void): 
   ensureExport(dir, log);
   const f32 = join(dir, 'vit_b16-f32.gguf');
   if (!existsSync(f32)) await writeVitB16Gguf(join(dir, 'vit_b16.safetensors'), f32);
-  const session = await ort.InferenceSession.create(join(dir, 'vit_b16_tokens.onnx'), {
-    intraOpNumThreads: o.threads,
-    interOpNumThreads: 1,
-    graphOptimizationLevel: 'all',
-    executionMode: 'sequential',
-  });
+  const sessionOptions = { intraOpNumThreads: o.threads, interOpNumThreads: 1, graphOptimizationLevel: 'all', executionMode: 'sequential' } as const;
+  const session = await ort.InferenceSession.create(join(dir, 'vit_b16_tokens.onnx'), sessionOptions);
+  const int8Session = await ort.InferenceSession.create(ensureInt8Export(dir, log), sessionOptions);
   const data = peerPixels();
   const feeds = { pixels: new ort.Tensor('float32', data, [1, 3, 224, 224]) };
   const ortRun = async () => (await session.run(feeds)).tokens!.data as Float32Array;
+  const ortInt8Run = async () => (await int8Session.run(feeds)).tokens!.data as Float32Array;
   const reference = await ortRun();
 
   const engines = await Promise.all(
@@ -125,6 +137,7 @@ export async function runPeersBench(o: PeersOptions, log: (s: string) => void): 
   );
   const runners: { name: string; run: () => Promise<Float32Array> }[] = [
     { name: 'ort', run: ortRun },
+    { name: 'ort-int8', run: ortInt8Run },
     ...engines.map((e) => ({ name: e.type, run: e.run })),
   ];
   for (let i = 0; i < o.warmup; i++) for (const r of runners) await r.run();
@@ -138,14 +151,33 @@ export async function runPeersBench(o: PeersOptions, log: (s: string) => void): 
     }
   }
   const ortTimes = times.get('ort')!;
+  const int8Times = times.get('ort-int8')!;
   const ortMs = median(ortTimes);
-  const rows: PeerRow[] = [{ runtime: `onnxruntime-node`, weights: 'fp32', ms: ortMs, ratioToOrt: 1, minTokenCos: 1 }];
+  const perRound = (mine: number[], base: number[]) => median(mine.map((t, round) => t / base[round]!));
+  const rows: PeerRow[] = [
+    { runtime: `onnxruntime-node`, weights: 'fp32', ms: ortMs, ratioToOrt: 1, ratioToOrtInt8: perRound(ortTimes, int8Times), minTokenCos: 1 },
+    {
+      runtime: `onnxruntime-node`,
+      weights: 'int8 (s8 weights per tensor, dynamic u8 activations)',
+      ms: median(int8Times),
+      ratioToOrt: perRound(int8Times, ortTimes),
+      ratioToOrtInt8: 1,
+      minTokenCos: compareTokens(await ortInt8Run(), reference, 768).minCos,
+    },
+  ];
   for (const e of engines) {
     const mine = times.get(e.type)!;
     const ms = median(mine);
-    const ratio = median(mine.map((t, round) => t / ortTimes[round]!));
+    const ratio = perRound(mine, ortTimes);
     const metrics = compareTokens(await e.run(), reference, 768);
-    rows.push({ runtime: 'jepa (ggml)', weights: e.type, ms, ratioToOrt: ratio, minTokenCos: metrics.minCos });
+    rows.push({
+      runtime: 'jepa (ggml)',
+      weights: e.type,
+      ms,
+      ratioToOrt: ratio,
+      ratioToOrtInt8: perRound(mine, int8Times),
+      minTokenCos: metrics.minCos,
+    });
     log(
       `jepa ${e.type}: ${ms.toFixed(1)} ms (onnxruntime ${ortMs.toFixed(1)} ms; per-round ratio ${ratio.toFixed(2)}), worst token cosine vs onnxruntime ${metrics.minCos.toFixed(6)}`,
     );
@@ -153,13 +185,17 @@ export async function runPeersBench(o: PeersOptions, log: (s: string) => void): 
     e.model.dispose();
   }
   await session.release();
+  await int8Session.release();
   return rows;
 }
 
 export function peersMarkdown(rows: PeerRow[]): string {
   return [
-    '| runtime | weights | ms / image (median) | time vs onnxruntime fp32 (median of per-round ratios) | worst token cosine vs onnxruntime |',
-    '|---|---|---|---|---|',
-    ...rows.map((r) => `| ${r.runtime} | ${r.weights} | ${r.ms.toFixed(1)} | ${r.ratioToOrt.toFixed(2)}x | ${r.minTokenCos.toFixed(6)} |`),
+    '| runtime | weights | ms / image (median) | time vs onnxruntime fp32 (median of per-round ratios) | time vs onnxruntime int8 | worst token cosine vs onnxruntime fp32 |',
+    '|---|---|---|---|---|---|',
+    ...rows.map(
+      (r) =>
+        `| ${r.runtime} | ${r.weights} | ${r.ms.toFixed(1)} | ${r.ratioToOrt.toFixed(2)}x | ${r.ratioToOrtInt8.toFixed(2)}x | ${r.minTokenCos.toFixed(6)} |`,
+    ),
   ].join('\n');
 }
