@@ -1,6 +1,7 @@
 #include "panel.h"
 
 #include <array>
+#include <cstdlib>
 #include <cstring>
 #include <utility>
 #include <vector>
@@ -93,7 +94,15 @@ void panelOp(ggml_tensor* dst, int ith, int nth, void* userdata) {
   const auto* packed = static_cast<const uint8_t*>(panelT->data);
   auto* out = static_cast<float*>(dst->data) + tok0 * rows;
   auto run = choice->four ? choice->kernel->tokens4 : choice->kernel->tokens8;
-  for (int64_t p = pan0; p < pan1; ++p) run(packed + p * nb * blockBytes, nb, scratch.data(), k, tok1 - tok0, out + p * kRows, rows);
+  // JEPA_PANEL_WIDE=0: one panel at a time, the same bits (read at every node, so that one process can
+  // interleave both: jepa-bench wide-panels)
+  const char* wideSetting = std::getenv("JEPA_PANEL_WIDE");
+  const bool wideOn = !(wideSetting && std::strcmp(wideSetting, "0") == 0);
+  auto wide = !wideOn ? nullptr : choice->four ? choice->kernel->wide4 : choice->kernel->wide8;
+  int64_t p = pan0;
+  if (wide)
+    for (; p + panel::kWidePanels <= pan1; p += panel::kWidePanels) wide(packed + p * nb * blockBytes, nb, scratch.data(), k, tok1 - tok0, out + p * kRows, rows);
+  for (; p < pan1; ++p) run(packed + p * nb * blockBytes, nb, scratch.data(), k, tok1 - tok0, out + p * kRows, rows);
   panel::finish(choice->epilogue, dst, tok0, tok1, pan0 * kRows, pan1 * kRows);
 }
 

@@ -116,12 +116,12 @@ void tokens(const uint8_t* panel, int64_t nb, const uint8_t* scratch, int64_t k,
 
 }  // namespace
 
-const Kernel kAvxVnni{"avx-vnni", supported, quantize, tokens<false>, tokens<true>};
+const Kernel kAvxVnni{"avx-vnni", supported, quantize, tokens<false>, tokens<true>, nullptr, nullptr};
 
 }  // namespace jepa::panel
 
 #else
 namespace jepa::panel {
-const Kernel kAvxVnni{"avx-vnni", [] { return false; }, nullptr, nullptr, nullptr};
+const Kernel kAvxVnni{"avx-vnni", [] { return false; }, nullptr, nullptr, nullptr, nullptr, nullptr};
 }
 #endif

@@ -47,7 +47,13 @@ struct Kernel {
   void (*quantize)(const float* x, int64_t k, uint8_t* q, bool sums);
   void (*tokens8)(const uint8_t* panel, int64_t nb, const uint8_t* scratch, int64_t k, int64_t n, float* out, int64_t ldo);
   void (*tokens4)(const uint8_t* panel, int64_t nb, const uint8_t* scratch, int64_t k, int64_t n, float* out, int64_t ldo);
+  // The same against kWidePanels consecutive panels at once (each token's broadcast feeds them all), or
+  // null: token t's 16·kWidePanels results go to out + t·ldo.
+  void (*wide8)(const uint8_t* panels, int64_t nb, const uint8_t* scratch, int64_t k, int64_t n, float* out, int64_t ldo);
+  void (*wide4)(const uint8_t* panels, int64_t nb, const uint8_t* scratch, int64_t k, int64_t n, float* out, int64_t ldo);
 };
+
+constexpr int64_t kWidePanels = 3;
 
 // A kernel's tile: `T` tokens (scratch rows) against one panel, results to out + t·ldo.
 using TileFn = void (*)(const uint8_t* panel, int64_t nb, const uint8_t* scratch, int64_t k, float* out, int64_t ldo);
