@@ -48,20 +48,27 @@ struct OpChoice {
   const Kernel* kernel;
   bool four;
   panel::Epilogue epilogue;
+  bool wide;  // the kernel's wide tiles where it has them
 };
 
-// [kernel][four][epilogue], in the order of kKernels.
+// [wide][kernel][four][epilogue], kernels in the order of kKernels.
 template <size_t... I>
 constexpr std::array<OpChoice, sizeof...(I)> makeChoices(std::index_sequence<I...>) {
-  return {OpChoice{I / (2 * panel::kEpilogues) == 0 ? &panel::kAvx512Vnni : &panel::kAvxVnni, (I / panel::kEpilogues) % 2 != 0,
-                   panel::epilogueAt(static_cast<int>(I % panel::kEpilogues))}...};
+  return {OpChoice{(I / (2 * panel::kEpilogues)) % 2 == 0 ? &panel::kAvx512Vnni : &panel::kAvxVnni, (I / panel::kEpilogues) % 2 != 0,
+                   panel::epilogueAt(static_cast<int>(I % panel::kEpilogues)), I >= 4 * panel::kEpilogues}...};
 }
-constexpr std::array<OpChoice, 4 * panel::kEpilogues> kChoices = makeChoices(std::make_index_sequence<4 * panel::kEpilogues>{});
+constexpr std::array<OpChoice, 8 * panel::kEpilogues> kChoices = makeChoices(std::make_index_sequence<8 * panel::kEpilogues>{});
 
-const OpChoice* choiceFor(const Kernel* kernel, bool four, panel::Epilogue e) {
+const OpChoice* choiceFor(const Kernel* kernel, bool four, panel::Epilogue e, bool wide) {
   for (size_t i = 0; i < 2; ++i)
-    if (kKernels[i] == kernel) return &kChoices[(i * 2 + (four ? 1 : 0)) * panel::kEpilogues + panel::epilogueIndex(e)];
+    if (kKernels[i] == kernel) return &kChoices[((wide ? 2 : 0) + i) * 2 * panel::kEpilogues + (four ? 1 : 0) * panel::kEpilogues + panel::epilogueIndex(e)];
   return nullptr;
+}
+
+// JEPA_PANEL_WIDE=0: one panel at a time (the same bits), read as a node is made, on the caller's thread.
+bool wideTiles() {
+  const char* setting = std::getenv("JEPA_PANEL_WIDE");
+  return !(setting && std::strcmp(setting, "0") == 0);
 }
 
 // The f32 op's userdata: its epilogue.
@@ -94,11 +101,7 @@ void panelOp(ggml_tensor* dst, int ith, int nth, void* userdata) {
   const auto* packed = static_cast<const uint8_t*>(panelT->data);
   auto* out = static_cast<float*>(dst->data) + tok0 * rows;
   auto run = choice->four ? choice->kernel->tokens4 : choice->kernel->tokens8;
-  // JEPA_PANEL_WIDE=0: one panel at a time, the same bits (read at every node, so that one process can
-  // interleave both: jepa-bench wide-panels)
-  const char* wideSetting = std::getenv("JEPA_PANEL_WIDE");
-  const bool wideOn = !(wideSetting && std::strcmp(wideSetting, "0") == 0);
-  auto wide = !wideOn ? nullptr : choice->four ? choice->kernel->wide4 : choice->kernel->wide8;
+  auto wide = !choice->wide ? nullptr : choice->four ? choice->kernel->wide4 : choice->kernel->wide8;
   int64_t p = pan0;
   if (wide)
     for (; p + panel::kWidePanels <= pan1; p += panel::kWidePanels) wide(packed + p * nb * blockBytes, nb, scratch.data(), k, tok1 - tok0, out + p * kRows, rows);
@@ -248,7 +251,7 @@ ggml_tensor* panelMulMat(ggml_context* ctx, ggml_tensor* panel, ggml_tensor* x, 
     out = ggml_custom_4d(ctx, GGML_TYPE_F32, rows, x->ne[1], x->ne[2], x->ne[3], args, nargs, type == GGML_TYPE_F32 ? panel::f32::op : panel::f32::opHalf,
                          GGML_N_TASKS_MAX, epilogue);
   } else {
-    void* choice = const_cast<OpChoice*>(choiceFor(findKernel(kernel), fourBit(type), e));
+    void* choice = const_cast<OpChoice*>(choiceFor(findKernel(kernel), fourBit(type), e, wideTiles()));
     out = ggml_custom_4d(ctx, GGML_TYPE_F32, rows, x->ne[1], x->ne[2], x->ne[3], args, nargs, panelOp, GGML_N_TASKS_MAX, choice);
   }
   return ggml_format_name(out, "PANEL_MUL_MAT %s", ggml_type_name(type));  // what Graph.ops() reports
