@@ -65,7 +65,7 @@ def reference(weights, pixels, hp, swapped=False):
     for i in range(hp["n_layer"]):
         s = f"blocks.{i}."
         tv.setdefault(s + "attn.qkv.bias", torch.zeros(3 * dim, dtype=torch.float32))
-        if hp["swiglu"]:  # placeholders: the MLPBlock is replaced below
+        if hp["swiglu"]:  # torchvision's builder wants GELU-MLP weights; that MLP is swapped for SwiGLU below
             tv[s + "mlp.fc1.weight"], tv[s + "mlp.fc1.bias"] = torch.zeros(h, dim), torch.zeros(h)
             tv[s + "mlp.fc2.weight"], tv[s + "mlp.fc2.bias"] = torch.zeros(dim, h), torch.zeros(dim)
     vit = torchvision_vit.build(tv, image_size=size, patch=hp["patch"], dim=dim, n_layer=hp["n_layer"],

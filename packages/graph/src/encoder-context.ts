@@ -246,13 +246,13 @@ export class EncoderContext implements Disposable {
     return { batch, geometry: { channels, frames, height, width, patch: e.patchSize, tubelet }, image };
   }
 
-  /** Items per graph: the requested maximum, shrunk until the estimated activations fit the budget. */
   /** The host buffer patchify writes into, kept between calls of one size (encodes run one at a time). */
   #patchBuffer(length: number): Float32Array {
     if (this.#patches?.length !== length) this.#patches = new Float32Array(length);
     return this.#patches;
   }
 
+  /** Items per graph: the requested maximum, shrunk until the estimated activations fit the budget. */
   #batchFor(tokens: number, inputFloats: number, batch: number): number {
     let b = Math.min(batch, this.#options.maxBatch ?? maxBatch());
     while (b > 1 && this.#estimateBytes(b, tokens, inputFloats) > maxGraphBytes()) b = Math.floor(b / 2);
