@@ -84,6 +84,8 @@ static Napi::Value buildInfo(const Napi::CallbackInfo& info) {
   out.Set("flashAttnCpu", flash ? Napi::Value(Napi::String::New(env, flash)) : env.Null());
   const char* panelF32 = jepa::panelBestKernel(GGML_TYPE_F32);
   out.Set("panelKernelF32", panelF32 ? Napi::Value(Napi::String::New(env, panelF32)) : env.Null());
+  const char* panelRows = jepa::panelBestKernel(GGML_TYPE_I8);
+  out.Set("panelKernelRows", panelRows ? Napi::Value(Napi::String::New(env, panelRows)) : env.Null());
   out.Set("typeCount", static_cast<double>(GGML_TYPE_COUNT));
   return out;
 }

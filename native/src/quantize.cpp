@@ -79,21 +79,30 @@ Napi::Value dequantize(const Napi::CallbackInfo& info) {
   return out;
 }
 
-// panelPack(src: Tensor, dst: Tensor): repacks an f32 / f16 / q8_0 / q4_0 / q4_K matrix held in host memory into
-// the CPU panel layout of Context.panelMulMat; dst is an I8 tensor of panelBytes(type, rows, k).
+// panelPack(src: Tensor, dst: Tensor, scales?: Tensor): repacks an f32 / f16 / q8_0 / q4_0 / q4_K matrix, or a
+// q8_row one (I8 with its F32 row scales), held in host memory into the CPU panel layout of
+// Context.panelMulMat; dst is an I8 tensor of panelBytes(type, rows, k).
 Napi::Value packPanel(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   ggml_tensor* src = argTensor(info, 0, "src")->tensor(env);
   ggml_tensor* dst = argTensor(info, 1, "dst")->tensor(env);
   if (ggml_n_dims(src) != 2 || !ggml_is_contiguous(src)) fail(env, "BAD_SHAPE", describe(src) + " is not a contiguous 2-D matrix");
   const int64_t bytes = panelBytes(src->type, src->ne[1], src->ne[0]);
-  if (bytes < 0) fail(env, "BAD_SHAPE", describe(src) + " has no panel form (f32, f16, q8_0, q4_0 or q4_K with rows % 16 == 0)");
+  if (bytes < 0) fail(env, "BAD_SHAPE", describe(src) + " has no panel form (f32, f16, q8_0, q4_0, q4_K or q8_row with rows % 16 == 0)");
   if (dst->type != GGML_TYPE_I8 || ggml_nelements(dst) != bytes || !ggml_is_contiguous(dst))
     fail(env, "BAD_SHAPE", describe(dst) + " is not an I8 tensor of " + std::to_string(bytes) + " bytes");
   for (ggml_tensor* t : {src, dst})
     if (!t->data || !t->buffer || !ggml_backend_buffer_is_host(t->buffer))
       fail(env, "BAD_ARGUMENT", describe(t) + " is not in host memory");
-  panelPack(src->type, src->data, src->ne[1], src->ne[0], dst->data);
+  if (src->type == GGML_TYPE_I8) {
+    ggml_tensor* scales = info.Length() > 2 && !info[2].IsUndefined() ? argTensor(info, 2, "scales")->tensor(env) : nullptr;
+    if (!scales || scales->type != GGML_TYPE_F32 || ggml_nelements(scales) != src->ne[1] || !ggml_is_contiguous(scales))
+      fail(env, "BAD_ARGUMENT", "an I8 (q8_row) matrix needs its F32 scales, one per row (" + std::to_string(src->ne[1]) + ")");
+    if (!scales->data || !scales->buffer || !ggml_backend_buffer_is_host(scales->buffer)) fail(env, "BAD_ARGUMENT", describe(scales) + " is not in host memory");
+    panelPackRows(static_cast<const int8_t*>(src->data), static_cast<const float*>(scales->data), src->ne[1], src->ne[0], dst->data);
+  } else {
+    panelPack(src->type, src->data, src->ne[1], src->ne[0], dst->data);
+  }
   return env.Undefined();
 }
 

@@ -9,6 +9,7 @@
 #include "gelu_erf.h"
 #include "panel_f32.h"
 #include "panel_layout.h"
+#include "panel_rows_op.h"
 
 namespace jepa {
 namespace {
@@ -174,6 +175,7 @@ void finish(const Epilogue& e, const ggml_tensor* dst, int64_t t0, int64_t t1, i
 }  // namespace panel
 
 const char* panelBestKernel(ggml_type type) {
+  if (type == GGML_TYPE_I8) return panel::rows::bestKernel();
   if (type == GGML_TYPE_F32 || type == GGML_TYPE_F16) return panel::f32::kernelName();
   for (const Kernel* k : kKernels)
     if (k->supported()) return k->name;
@@ -185,12 +187,14 @@ bool panelKernelAvailable(ggml_type type, const char* name) {
     const char* own = panel::f32::kernelName();
     return own && std::strcmp(name, own) == 0;
   }
+  if (type == GGML_TYPE_I8) return panel::rows::findKernel(name) != nullptr;
   return findKernel(name) != nullptr;
 }
 
 int64_t panelBytes(ggml_type type, int64_t rows, int64_t k) {
   if (rows < 1 || k < 1 || rows % kRows != 0) return -1;
   switch (type) {
+    case GGML_TYPE_I8: return panel::rows::matrixBytes(rows, k);
     case GGML_TYPE_F32: return rows * k * 4;
     case GGML_TYPE_F16: return rows * k * 2;
     case GGML_TYPE_Q8_0: return k % 32 ? -1 : rows / kRows * (k / kBlock) * panel::q8::kBlockBytes;
@@ -198,6 +202,10 @@ int64_t panelBytes(ggml_type type, int64_t rows, int64_t k) {
     case GGML_TYPE_Q4_K: return k % 256 ? -1 : rows / kRows * (k / kBlock) * panel::q4::kBlockBytes;
     default: return -1;
   }
+}
+
+void panelPackRows(const int8_t* q, const float* scales, int64_t nrows, int64_t k, void* dst) {
+  panel::rows::pack(q, scales, nrows, k, static_cast<uint8_t*>(dst));
 }
 
 void panelPack(ggml_type type, const void* src, int64_t nrows, int64_t k, void* dst) {
@@ -250,6 +258,8 @@ ggml_tensor* panelMulMat(ggml_context* ctx, ggml_tensor* panel, ggml_tensor* x, 
     void* epilogue = const_cast<panel::Epilogue*>(&kF32Epilogues[panel::epilogueIndex(e)]);
     out = ggml_custom_4d(ctx, GGML_TYPE_F32, rows, x->ne[1], x->ne[2], x->ne[3], args, nargs, type == GGML_TYPE_F32 ? panel::f32::op : panel::f32::opHalf,
                          GGML_N_TASKS_MAX, epilogue);
+  } else if (type == GGML_TYPE_I8) {
+    out = panel::rows::mulMat(ctx, args, nargs, rows, panel::rows::findKernel(kernel), e, x);
   } else {
     void* choice = const_cast<OpChoice*>(choiceFor(findKernel(kernel), fourBit(type), e, wideTiles()));
     out = ggml_custom_4d(ctx, GGML_TYPE_F32, rows, x->ne[1], x->ne[2], x->ne[3], args, nargs, panelOp, GGML_N_TASKS_MAX, choice);

@@ -1,7 +1,8 @@
 // Matrix products for the CPU backend on x86, from weights repacked once into panels of 16 rows.
 // Quantized weights (q8_0, q4_0, q4_K) need VNNI: the activations are quantized to 8 bits per
 // 32-value block as ggml's q8_0 does; each block's products are summed exactly in int32 by vpdpbusd
-// before its scales (and, for 4-bit, its mins) are applied in f32. ggml has no repacked q8_0 kernel
+// before its scales (and, for 4-bit, its mins) are applied in f32. q8_row (I8 weights with row scales)
+// is summed exactly over the whole row instead, on AMX or AVX-512 VNNI (panel_rows.h). ggml has no repacked q8_0 kernel
 // for x86, and its generic one runs slower than f32 there. f32 and f16 weights need AVX-512: plain
 // f32 fma chains (f16 widened exactly as it loads), with the panels and the repacked activations
 // making every load a sequential one.
@@ -16,7 +17,8 @@ namespace jepa {
 constexpr int64_t kPanelRows = 16;
 
 // The fastest panel kernel this CPU runs for `type` ("avx512-vnni", "avx-vnni" for the quantized
-// types, "avx512" for f32 and f16), or nullptr when it has none.
+// types, "amx" or "avx512-vnni" for q8_row (I8 with row scales), "avx512" for f32 and f16), or nullptr
+// when it has none.
 const char* panelBestKernel(ggml_type type);
 
 // Whether this CPU runs the named kernel, and it is one for `type`.
@@ -28,6 +30,10 @@ int64_t panelBytes(ggml_type type, int64_t rows, int64_t k);
 
 // Repacks a `type` matrix (ggml's layout, rows contiguous) into `dst` of panelBytes bytes.
 void panelPack(ggml_type type, const void* rows, int64_t nrows, int64_t k, void* dst);
+
+// Repacks a q8_row matrix (an I8 matrix, rows contiguous, with one f32 scale per row: w = scale·q)
+// into `dst` of panelBytes(GGML_TYPE_I8, nrows, k) bytes.
+void panelPackRows(const int8_t* q, const float* scales, int64_t nrows, int64_t k, void* dst);
 
 // What follows the product in the graph a panel node replaces, applied to each output in this order:
 // + bias (F32 [rows]), GELU(erf), · scale (F32 [rows]), then add + output (F32, the output's shape,

@@ -42,16 +42,16 @@ export function buildInfo(): BuildInfo {
 }
 
 /**
- * The CPU panel form of an f32 / f16 / q8_0 / q4_0 / q4_K matrix for Context.panelMulMat: the bytes it
- * needs (rows % 16 == 0, row length a whole number of blocks), and the repacking from a tensor in host
- * memory into an I8 tensor of that size.
+ * The CPU panel form of an f32 / f16 / q8_0 / q4_0 / q4_K matrix, or a q8_row one (type I8, with its
+ * F32 row scales), for Context.panelMulMat: the bytes it needs (rows % 16 == 0, row length a whole
+ * number of blocks), and the repacking from a tensor in host memory into an I8 tensor of that size.
  */
 export function panelBytes(type: number, rows: number, k: number): number {
   return addon().panelBytes(type, rows, k);
 }
 
-export function panelPack(src: Tensor, dst: Tensor): void {
-  addon().panelPack(src, dst);
+export function panelPack(src: Tensor, dst: Tensor, scales?: Tensor): void {
+  addon().panelPack(src, dst, scales);
 }
 
 /** ggml's own GGUF reader (gguf.cpp), for interoperability checks. */

@@ -1,0 +1,91 @@
+// The q8_row panel node: its pack, its kernels' registry and the op that splits tokens or panels
+// across threads, quantizes each token once, and finishes the outputs like the other panels.
+#include "panel_rows.h"
+
+#include <cstring>
+#include <vector>
+
+#include "panel_layout.h"
+#include "panel_rows_op.h"
+
+namespace jepa::panel::rows {
+namespace {
+
+const Kernel* const kKernels[] = {&kAmx, &kAvx512Vnni};  // fastest first
+
+struct OpChoice {
+  const Kernel* kernel;
+  Epilogue epilogue;
+};
+
+template <size_t... I>
+constexpr std::array<OpChoice, sizeof...(I)> makeChoices(std::index_sequence<I...>) {
+  return {OpChoice{kKernels[I / kEpilogues], epilogueAt(static_cast<int>(I % kEpilogues))}...};
+}
+const std::array<OpChoice, 2 * kEpilogues> kChoices = makeChoices(std::make_index_sequence<2 * kEpilogues>{});
+
+void op(ggml_tensor* dst, int ith, int nth, void* userdata) {
+  const auto* choice = static_cast<const OpChoice*>(userdata);
+  const ggml_tensor* x = dst->src[1];
+  const int64_t k = x->ne[0], kp = paddedK(k);
+  const int64_t rows = dst->ne[0], tokens = ggml_nrows(x);
+  const Share share = shareOf(tokens, rows / kRows, ith, nth);
+  if (share.empty()) return;
+  const int64_t n = share.tok1 - share.tok0;
+  // Whole 32-token tiles readable (AMX loads them; the rows past n are zeros and never stored).
+  thread_local std::vector<uint8_t> xq;
+  thread_local std::vector<TokenQuant> meta;
+  const int64_t padded = (n + 31) / 32 * 32;
+  xq.assign(static_cast<size_t>(padded * kp), 0);
+  meta.resize(static_cast<size_t>(padded));
+  const auto* xs = static_cast<const float*>(x->data);
+  for (int64_t t = 0; t < n; ++t) quantizeToken(xs + (share.tok0 + t) * k, k, xq.data() + t * kp, &meta[t]);
+  const auto* panels = static_cast<const uint8_t*>(dst->src[0]->data) + share.pan0 * panelBytes(k);
+  float* out = static_cast<float*>(dst->data) + share.tok0 * rows + share.pan0 * kRows;
+  choice->kernel->tokens(panels, share.pan1 - share.pan0, k, xq.data(), meta.data(), n, out, rows);
+  finish(choice->epilogue, dst, share.tok0, share.tok1, share.pan0 * kRows, share.pan1 * kRows);
+}
+
+}  // namespace
+
+const char* bestKernel() {
+  for (const Kernel* k : kKernels)
+    if (k->supported()) return k->name;
+  return nullptr;
+}
+
+const Kernel* findKernel(const char* name) {
+  for (const Kernel* k : kKernels)
+    if (std::strcmp(k->name, name) == 0 && k->supported()) return k;
+  return nullptr;
+}
+
+int64_t matrixBytes(int64_t rows, int64_t k) {
+  if (rows < 1 || k < 1 || rows % kRows != 0 || k > kMaxK) return -1;
+  return rows / kRows * panelBytes(k);
+}
+
+void pack(const int8_t* q, const float* scales, int64_t nrows, int64_t k, uint8_t* dst) {
+  const int64_t bytes = panelBytes(k);
+  std::memset(dst, 0, static_cast<size_t>(matrixBytes(nrows, k)));
+  for (int64_t row = 0; row < nrows; ++row) {
+    uint8_t* panel = dst + (row / kRows) * bytes;
+    const int64_t r = row % kRows;
+    int32_t sum = 0;
+    for (int64_t j = 0; j < k; ++j) {
+      panel[(j / 4) * kGroupBytes + r * 4 + j % 4] = static_cast<uint8_t>(q[row * k + j]);
+      sum += q[row * k + j];
+    }
+    std::memcpy(panel + scalesAt(k) + r * 4, &scales[row], 4);
+    std::memcpy(panel + sumsAt(k) + r * 4, &sum, 4);
+  }
+}
+
+ggml_tensor* mulMat(ggml_context* ctx, ggml_tensor** args, int nargs, int64_t rows, const Kernel* kernel, Epilogue e, const ggml_tensor* x) {
+  size_t at = 0;
+  while (kKernels[at] != kernel) ++at;
+  void* choice = const_cast<OpChoice*>(&kChoices[at * kEpilogues + epilogueIndex(e)]);
+  return ggml_custom_4d(ctx, GGML_TYPE_F32, rows, x->ne[1], x->ne[2], x->ne[3], args, nargs, op, GGML_N_TASKS_MAX, choice);
+}
+
+}  // namespace jepa::panel::rows

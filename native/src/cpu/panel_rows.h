@@ -1,0 +1,48 @@
+// The panels of q8_row matrices (I8 weights with one f32 scale per output row) and their kernels, as
+// onnxruntime's MLAS computes int8 products: each token's activations are quantized once to u8 with
+// its own scale and zero point, and every output is one exact int32 dot over the whole row, scaled
+// once. No per-block rescaling, so the inner loop is vpdpbusd (or AMX's tdpbusd) alone.
+#pragma once
+
+#include <cstdint>
+
+namespace jepa::panel::rows {
+
+constexpr int64_t kRows = 16;
+constexpr int64_t kChunk = 64;         // k is padded with zeros to a multiple of this (one AMX tile's depth)
+constexpr int64_t kMaxK = 32768;       // |Σ (u − zp)·q| < 255·127·k stays in int32
+constexpr int64_t kGroupBytes = kRows * 4;  // 4 values of each of the 16 rows, the operand order of vpdpbusd
+
+inline int64_t paddedK(int64_t k) { return (k + kChunk - 1) / kChunk * kChunk; }
+
+// One panel: paddedK/4 groups, then the rows' f32 scales and int32 Σq (what the zero point multiplies).
+inline int64_t scalesAt(int64_t k) { return paddedK(k) / 4 * kGroupBytes; }
+inline int64_t sumsAt(int64_t k) { return scalesAt(k) + kRows * 4; }
+inline int64_t panelBytes(int64_t k) { return sumsAt(k) + kRows * 4; }
+
+// One token's quantization: x ≈ scale·(u − zp), u in 0..255.
+struct TokenQuant {
+  float scale;
+  int32_t zp;
+};
+
+// A kernel for one instruction set. tokens: n tokens (rows of xq, paddedK bytes apart, n rounded up to
+// 32 rows readable) against `panels` consecutive panels; token t's 16·panels results go to
+// out + t·ldo. Every output is float(dot − zp·Σq)·(scale_x·scale_w) from an exact int32 dot, so all
+// kernels agree bit for bit with each other and with themselves however they tile.
+struct Kernel {
+  const char* name;
+  bool (*supported)();
+  void (*tokens)(const uint8_t* panels, int64_t npanels, int64_t k, const uint8_t* xq, const TokenQuant* meta, int64_t n, float* out,
+                 int64_t ldo);
+};
+
+extern const Kernel kAvx512Vnni;
+extern const Kernel kAmx;
+
+// One token's k values as u8 (paddedK bytes, the padding zero) and its scale and zero point, the way
+// onnxruntime's DynamicQuantizeLinear does for a whole tensor: the range [min(0, x), max(0, x)] over
+// 255 steps, zero exact, values rounded to nearest even. Needs AVX-512 (every kernel here does).
+void quantizeToken(const float* x, int64_t k, uint8_t* u, TokenQuant* meta);
+
+}  // namespace jepa::panel::rows

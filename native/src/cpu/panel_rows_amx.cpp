@@ -1,0 +1,129 @@
+// q8_row on AMX: tdpbusd multiplies a 16-token × 64-value u8 tile by a panel's 64 × 16 s8 tile, whose
+// layout is the panel's own (16 groups of 16 rows × 4 values). 32 tokens against 2 panels per step:
+// tiles 0-3 hold the int32 sums, 4-5 the tokens, 6-7 the panels. Linux grants a process the tile
+// data only on request (arch_prctl); without it the first tile instruction is SIGILL.
+#include <cstring>
+
+#include "cpu_level.h"
+#include "panel_rows.h"
+#include "panel_rows_value.h"
+
+#if defined(__x86_64__) && defined(__linux__) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
+#include <immintrin.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define JEPA_TARGET __attribute__((target("avx512f,avx512bw,amx-tile,amx-int8")))
+
+namespace jepa::panel::rows {
+namespace {
+
+constexpr long kReqXcompPerm = 0x1023;  // ARCH_REQ_XCOMP_PERM
+constexpr long kXtileData = 18;         // XFEATURE_XTILEDATA
+
+struct alignas(64) TileConfig {
+  uint8_t palette = 1, startRow = 0, reserved[14] = {};
+  uint16_t colBytes[16] = {};
+  uint8_t rows[16] = {};
+};
+
+bool grantTiles() {
+  unsigned a, b, c, d;
+  if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return false;
+  const bool tile = (d >> 24) & 1, int8 = (d >> 25) & 1;
+  return tile && int8 && syscall(SYS_arch_prctl, kReqXcompPerm, kXtileData) == 0;
+}
+
+bool supported() {
+  static const bool granted = grantTiles();
+  return cpuLevel() == CpuLevel::Avx512 && granted;
+}
+
+JEPA_TARGET void configure() {
+  TileConfig cfg;
+  for (int i = 0; i < 8; ++i) {
+    cfg.colBytes[i] = 64;
+    cfg.rows[i] = 16;
+  }
+  _tile_loadconfig(&cfg);
+}
+
+// The int32 sums of a 16 × 16 tile, kept to convert the live tokens.
+struct alignas(64) Sums {
+  int32_t v[16][16];
+};
+
+JEPA_TARGET void store(const Sums& s, const uint8_t* panel, int64_t k, const TokenQuant* meta, int64_t live, float* out, int64_t ldo) {
+  const __m512 scales = _mm512_loadu_ps(panel + scalesAt(k));
+  const __m512i sums = _mm512_loadu_si512(panel + sumsAt(k));
+  for (int64_t t = 0; t < live; ++t) _mm512_storeu_ps(out + t * ldo, rowValues(_mm512_load_si512(s.v[t]), meta[t], sums, scales));
+}
+
+// TT token tiles (16 tokens each) against PP panels; `live` tokens of the 16·TT are real.
+template <int TT, int PP>
+JEPA_TARGET void step(const uint8_t* panels, int64_t k, const uint8_t* xq, const TokenQuant* meta, int64_t live, float* out, int64_t ldo) {
+  const int64_t kp = paddedK(k), bytes = panelBytes(k);
+  _tile_zero(0);
+  if constexpr (PP > 1) _tile_zero(1);
+  if constexpr (TT > 1) _tile_zero(2);
+  if constexpr (TT > 1 && PP > 1) _tile_zero(3);
+  for (int64_t c = 0; c < kp; c += kChunk) {
+    _tile_loadd(4, xq + c, kp);
+    if constexpr (TT > 1) _tile_loadd(5, xq + 16 * kp + c, kp);
+    _tile_loadd(6, panels + c / 4 * kGroupBytes, kGroupBytes);
+    if constexpr (PP > 1) _tile_loadd(7, panels + bytes + c / 4 * kGroupBytes, kGroupBytes);
+    _tile_dpbusd(0, 4, 6);
+    if constexpr (PP > 1) _tile_dpbusd(1, 4, 7);
+    if constexpr (TT > 1) _tile_dpbusd(2, 5, 6);
+    if constexpr (TT > 1 && PP > 1) _tile_dpbusd(3, 5, 7);
+  }
+  Sums s;
+  const int64_t first = live < 16 ? live : 16, second = live - first;
+  _tile_stored(0, s.v, 64);
+  store(s, panels, k, meta, first, out, ldo);
+  if constexpr (PP > 1) {
+    _tile_stored(1, s.v, 64);
+    store(s, panels + bytes, k, meta, first, out + kRows, ldo);
+  }
+  if constexpr (TT > 1) {
+    _tile_stored(2, s.v, 64);
+    store(s, panels, k, meta + 16, second, out + 16 * ldo, ldo);
+  }
+  if constexpr (TT > 1 && PP > 1) {
+    _tile_stored(3, s.v, 64);
+    store(s, panels + bytes, k, meta + 16, second, out + 16 * ldo + kRows, ldo);
+  }
+}
+
+JEPA_TARGET void tokens(const uint8_t* panels, int64_t npanels, int64_t k, const uint8_t* xq, const TokenQuant* meta, int64_t n, float* out,
+                        int64_t ldo) {
+  const int64_t kp = paddedK(k), bytes = panelBytes(k);
+  configure();
+  for (int64_t t = 0; t < n; t += 32) {
+    const int64_t live = n - t < 32 ? n - t : 32;
+    const uint8_t* x = xq + t * kp;
+    float* o = out + t * ldo;
+    int64_t p = 0;
+    if (live > 16) {
+      for (; p + 2 <= npanels; p += 2) step<2, 2>(panels + p * bytes, k, x, meta + t, live, o + p * kRows, ldo);
+      if (p < npanels) step<2, 1>(panels + p * bytes, k, x, meta + t, live, o + p * kRows, ldo);
+    } else {
+      for (; p + 2 <= npanels; p += 2) step<1, 2>(panels + p * bytes, k, x, meta + t, live, o + p * kRows, ldo);
+      if (p < npanels) step<1, 1>(panels + p * bytes, k, x, meta + t, live, o + p * kRows, ldo);
+    }
+  }
+  _tile_release();
+}
+
+}  // namespace
+
+const Kernel kAmx{"amx", supported, tokens};
+
+}  // namespace jepa::panel::rows
+
+#else
+namespace jepa::panel::rows {
+const Kernel kAmx{"amx", [] { return false; }, nullptr};
+}
+#endif

@@ -1,0 +1,19 @@
+// The one rounding path from a q8_row dot to its output, shared by every q8_row kernel so that they
+// agree bit for bit (not part of the addon's API).
+#pragma once
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+
+#include "panel_rows.h"
+
+namespace jepa::panel::rows {
+
+// 16 rows of one token: float(dot − zp·Σq) · (scale_x · scale_w).
+__attribute__((target("avx512f"))) inline __m512 rowValues(__m512i dot, const TokenQuant& t, __m512i sums, __m512 scales) {
+  const __m512i exact = _mm512_sub_epi32(dot, _mm512_mullo_epi32(_mm512_set1_epi32(t.zp), sums));
+  return _mm512_mul_ps(_mm512_cvtepi32_ps(exact), _mm512_mul_ps(scales, _mm512_set1_ps(t.scale)));
+}
+
+}  // namespace jepa::panel::rows
+#endif
