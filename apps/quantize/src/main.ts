@@ -4,7 +4,7 @@ import { TARGETS, type Target } from './plan.js';
 import { quantizeFile } from './quantize-file.js';
 
 const program = new Command('jepa-quantize')
-  .description("re-type a model's 2-D matmul weights with ggml's quantizers (norms, biases, tables stay f32)")
+  .description("re-type a model's 2-D matmul weights with ggml's quantizers, or as q8_row (norms, biases, tables stay f32)")
   .argument('<in>', 'an f32 / f16 .gguf')
   .argument('<out>', 'the output .gguf')
   .argument('<type>', TARGETS.join(' | '))
@@ -12,7 +12,9 @@ const program = new Command('jepa-quantize')
   .addHelpText(
     'after',
     "\nOn x86 CPUs with VNNI (AVX-512 or AVX-VNNI), q8_0, q4_k and q4_0 run on the engine's own kernels:\n" +
-      "q8_0 is the fastest and the closest to f32; the other types run on ggml's. `jepa devices` says which.",
+      "q8_0 is the fastest and the closest to f32; the other types run on ggml's. `jepa devices` says which.\n" +
+      '\nq8_row: int8 weights with one f32 scale per output row (any row length; general.file_type 1000);\n' +
+      'activations are quantized to 8 bits per token at run time. Fastest on x86 with VNNI / AMX.',
   )
   .action(async (input: string, output: string, type: string, opts: { keep?: string[] }) => {
     const target = type.toLowerCase() as Target;

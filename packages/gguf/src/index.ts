@@ -48,6 +48,7 @@ export { LIMITS, SCHEMA_VERSION, MIN_ROPE_HEAD_DIM } from './schema/limits.js';
 export type * from './schema/model-spec.js';
 export { parseHparams } from './schema/parse-hparams.js';
 export { hparamsToMetadata } from './schema/to-metadata.js';
+export { FILE_TYPE_Q8_ROW, ROW_SCALE_SUFFIX, rowScaleName } from './schema/file-types.js';
 export { expectedTensors, tensorNames, type TensorRole, type TensorSpec } from './schema/tensors.js';
 export { validateModel, loadModelSpec, loadModelSpecFromSource } from './validate/validate-model.js';
 export { forgeModel, forgeModelBytes, forgeHparams, type ForgeKnobs, type ForgedModel } from './forge/forge.js';

@@ -1,10 +1,12 @@
 // How an engine output is judged against a reference: per-token cosine and rel_max, with bars
 // from a table indexed by backend x family class x file-type tier (the spec's POLICY). Every
 // verdict carries the row it was judged by.
+import { FILE_TYPE_Q8_ROW } from '@jepa/gguf';
 
 export type Backend = 'cpu' | 'gpu';
 export type FamilyClass = 'image' | 'video';
-export type Tier = 'f32' | 'f16' | 'q8' | 'low-bit';
+/** 'q8-row': i8 weights with one f32 scale per output row (general.file_type FILE_TYPE_Q8_ROW). */
+export type Tier = 'f32' | 'f16' | 'q8' | 'q8-row' | 'low-bit';
 
 export interface PolicyRow {
   backend: Backend;
@@ -46,6 +48,9 @@ export const POLICY: readonly PolicyRow[] = [
   row('cpu', 'video', 'f16', { medianCos: 0.999, pooledCos: 0.9995 }),
   row('cpu', 'image', 'q8', { minCos: 0.99, pooledCos: 0.999 }),
   row('cpu', 'video', 'q8', { medianCos: 0.99, pooledCos: 0.995 }),
+  // q8-row: the q8 bars for now, until the i8 kernels are measured
+  row('cpu', 'image', 'q8-row', { minCos: 0.99, pooledCos: 0.999 }),
+  row('cpu', 'video', 'q8-row', { medianCos: 0.99, pooledCos: 0.995 }),
   row('cpu', 'image', 'low-bit', { pooledCos: 0.95, advisory: true }),
   row('cpu', 'video', 'low-bit', { pooledCos: 0.9, advisory: true }),
   // GPU: TF32 matmuls, F16 flash-attention K/V, one-pass norm variance; rel_max gated in every cell.
@@ -55,15 +60,21 @@ export const POLICY: readonly PolicyRow[] = [
   row('gpu', 'video', 'f16', { medianCos: 0.998, relMaxFactor: 40, pooledCos: 0.999 }),
   row('gpu', 'image', 'q8', { minCos: 0.99, relMaxFactor: 80, pooledCos: 0.999 }),
   row('gpu', 'video', 'q8', { medianCos: 0.99, relMaxFactor: 80, pooledCos: 0.995 }),
+  row('gpu', 'image', 'q8-row', { minCos: 0.99, relMaxFactor: 80, pooledCos: 0.999 }),
+  row('gpu', 'video', 'q8-row', { medianCos: 0.99, relMaxFactor: 80, pooledCos: 0.995 }),
   row('gpu', 'image', 'low-bit', { pooledCos: 0.95, relMaxFactor: 400, advisory: true }),
   row('gpu', 'video', 'low-bit', { pooledCos: 0.9, relMaxFactor: 400, advisory: true }),
 ];
 
-/** The tier of a general.file_type (llama.cpp's LLAMA_FTYPE codes): f32 0, f16 1 / bf16 32, q8_0 7. */
+/**
+ * The tier of a general.file_type (llama.cpp's LLAMA_FTYPE codes): f32 0, f16 1 / bf16 32, q8_0 7; and jepa's
+ * q8_row, FILE_TYPE_Q8_ROW (1000).
+ */
 export function tierOf(fileType: number | null): Tier {
   if (fileType === null || fileType === 0) return 'f32';
   if (fileType === 1 || fileType === 32) return 'f16';
   if (fileType === 7) return 'q8';
+  if (fileType === FILE_TYPE_Q8_ROW) return 'q8-row';
   return 'low-bit';
 }
 

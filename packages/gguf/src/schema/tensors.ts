@@ -3,7 +3,8 @@ import type { AcPredictorHparams, ActionPredictorHparams, EncoderHparams, HeadHp
 /**
  * The canonical GGUF tensor names and shapes of schema v1 — the one place they are spelled.
  * Shapes are in ggml order (ne[0] first): a Linear weight of PyTorch shape [out, in] is stored as ne = [in, out].
- * 'matmul' tensors may be f32, f16, bf16 or quantized; 'f32' tensors are added, multiplied or concatenated by the
+ * 'matmul' tensors may be f32, f16, bf16, quantized, or i8 with an f32 `<name>.scale` [rows] beside them (q8_row,
+ * see file-types.ts); 'f32' tensors are added, multiplied or concatenated by the
  * graph (norms, biases, layer scales, CLS/register tokens, position tables, mask tokens, modality vectors).
  */
 export type TensorRole = 'matmul' | 'f32';
