@@ -1,5 +1,5 @@
 """torchvision's ViT-B/16 with seeded random weights, for the onnxruntime-node comparison:
-writes OUT/vit_b16_tokens.onnx (pixels [1,3,224,224] -> tokens [1,197,768] after the final LN)
+writes OUT/vit_b16_tokens.onnx (pixels [N,3,224,224] -> tokens [N,197,768] after the final LN, any batch N)
 and OUT/vit_b16.safetensors (the same weights under torchvision's names).
 
     /usr/bin/python3 scripts/bench/export_vit_b16.py tmp/peers
@@ -60,7 +60,8 @@ def main():
     tokens = Tokens(vit).eval()
     x = torch.randn(1, 3, 224, 224)
     torch.onnx.export(tokens, x, os.path.join(out, "vit_b16_tokens.onnx"), opset_version=17,
-                      input_names=["pixels"], output_names=["tokens"])
+                      input_names=["pixels"], output_names=["tokens"],
+                      dynamic_axes={"pixels": {0: "batch"}, "tokens": {0: "batch"}})
     save_safetensors(os.path.join(out, "vit_b16.safetensors"),
                      {k: v for k, v in vit.state_dict().items() if not k.startswith("heads.")})
     print("wrote", out)

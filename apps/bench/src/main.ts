@@ -127,10 +127,12 @@ program
   .option('--rounds <n>', 'timed rounds; each runs every runtime once, in a rotating order', int, 15)
   .option('--types <list>', 'engine weight types (jepa-quantize names)', list, PEER_TYPES)
   .option('--dir <path>', 'where the export and the GGUFs live', 'tmp/peers')
+  .option('--batch <list>', 'images per call, each size a comparison of its own (e.g. 1,8,32)', list, ['1'])
   .option('--md', 'print a markdown table (the default)')
   .option('--json', 'print JSON')
-  .action(async (o: { threads: number; warmup: number; rounds: number; types: string[]; dir: string; json?: boolean }) => {
-    const rows = await runPeersBench(o, (s) => process.stderr.write(`${s}\n`));
+  .action(async (o: { threads: number; warmup: number; rounds: number; types: string[]; dir: string; batch: string[]; json?: boolean }) => {
+    const rows = [];
+    for (const batch of o.batch.map(int)) rows.push(...(await runPeersBench({ ...o, batch }, (s) => process.stderr.write(`${s}\n`))));
     const machine = machineInfo(o.threads);
     if (o.json) process.stdout.write(`${JSON.stringify({ machine, rows }, null, 2)}\n`);
     else process.stdout.write(`${machine.summary}\n\n${peersMarkdown(rows)}\n`);

@@ -33,7 +33,7 @@ export async function writeReport(o: ReportOptions, log: (s: string) => void): P
     },
     log,
   );
-  const peers = await runPeersBench({ threads: o.threads, warmup: 2, rounds: 15, dir: 'tmp/peers', types: PEER_TYPES }, log);
+  const peers = await runPeersBench({ threads: o.threads, warmup: 2, rounds: 15, dir: 'tmp/peers', types: PEER_TYPES, batch: 1 }, log);
   const ortOps = await runOrtProfile({ threads: o.threads, runs: 10, warmup: 3, dir: 'tmp/peers' }, log);
   const ours = await runEncoderBench(
     {

@@ -5,7 +5,7 @@
 //   x = final norm (V-JEPA 2.1: the last hierarchy norm; in hierarchy mode every hierarchy norm of the
 //   block it follows, concatenated along channels: what the 2.1 g/G predictors read).
 import { createContext, typeByName, type Context, type Graph, type Tensor } from '@jepa/native';
-import { tensorNames, type Activation, type EncoderHparams } from '@jepa/gguf';
+import { GgmlType, tensorNames, type Activation, type EncoderHparams } from '@jepa/gguf';
 import { attention, GGML_F16, GGML_F32 } from './attention.js';
 import { GraphError } from './errors.js';
 import { applyRope } from './rope-apply.js';
@@ -84,15 +84,17 @@ export interface LinearThen {
   residual?: Tensor | null;
 }
 
-export function linear(ctx: Context, x: Tensor, w: Weights, prefix: string, precF32 = false, then: LinearThen = {}): Tensor {
+export function linear(ctx: Context, input: Tensor, w: Weights, prefix: string, precF32 = false, then: LinearThen = {}): Tensor {
   const weight = w.get(`${prefix}.weight`);
   const panel = w.panel(`${prefix}.weight`);
+  // A q8_row (I8) matrix has no ggml product: its panel is the only way, so x is made contiguous for it.
+  const x = panel && !input.isContiguous && weight.type === GgmlType.I8 ? ctx.cont(input) : input;
   const bias = w.has(`${prefix}.bias`) ? w.get(`${prefix}.bias`) : null;
   let y: Tensor;
   // The panel kernels want contiguous activations (a strided view keeps ggml's own) and finish their
   // outputs themselves: bias, GELU(erf), layer scale, residual, in the order of the nodes they replace.
   if (panel && x.isContiguous) {
-    const kernel = weight.type === GGML_F32 || weight.type === GGML_F16 ? undefined : w.panelKernel;
+    const kernel = weight.type === GGML_F32 || weight.type === GGML_F16 ? undefined : weight.type === GgmlType.I8 ? w.rowsKernel : w.panelKernel;
     const fusable = (then.act === undefined || then.act === 'gelu') && (!then.residual || then.residual.isContiguous);
     if (fusable)
       return ctx.panelMulMat(panel, x, weight.ne[1], weight.type, kernel, { bias, gelu: then.act === 'gelu', scale: then.scale, add: then.residual });

@@ -8,6 +8,7 @@ import {
   mapFile,
   panelBytes,
   panelPack,
+  quantizeRows,
   typeTraits,
   type Backend,
   type Buffer,
@@ -25,6 +26,8 @@ const PANEL_TYPES = new Set<number>([GgmlType.Q8_0, GgmlType.Q4_0, GgmlType.Q4_K
 const GGML_F32 = GgmlType.F32;
 const GGML_F16 = GgmlType.F16;
 const GGML_I8 = GgmlType.I8;
+/** The q8_row kernels JEPA_PANEL may name. */
+const ROWS_KERNELS = new Set(['amx', 'avx512-vnni']);
 
 export interface Weights extends Disposable {
   /** The named tensor; a GraphError names a tensor the file does not have. */
@@ -34,6 +37,8 @@ export interface Weights extends Disposable {
   panel(name: string): Tensor | undefined;
   /** The quantized panel kernel JEPA_PANEL names, or undefined for the CPU's fastest. */
   readonly panelKernel: string | undefined;
+  /** The q8_row panel kernel JEPA_PANEL names, or undefined for the CPU's fastest. */
+  readonly rowsKernel: string | undefined;
   /** The tensors live on the CPU backend, so graphs over them run there. */
   readonly onCpu: boolean;
   dispose(): void;
@@ -59,16 +64,64 @@ function panelCandidates(spec: ModelSpec, backend: Backend): GgufTensorInfo[] {
   const setting = panelSetting();
   if (!backend.isCpu || !setting.enabled) return [];
   const info = buildInfo();
-  const matmul = new Set(
+  const matmul = matmulNames(spec);
+  const wanted = (t: GgufTensorInfo) =>
+    t.type === GGML_F32 || t.type === GGML_F16
+      ? f32PanelsWanted() && matmul.has(t.name)
+      : t.type === GGML_I8
+        ? !!info.panelKernelRows && (setting.kernel === undefined || ROWS_KERNELS.has(setting.kernel)) && matmul.has(t.name)
+        : !!info.panelKernel && PANEL_TYPES.has(t.type);
+  return [...spec.tensors.values()].filter((t) => wanted(t) && t.shape.length === 2 && panelBytesOrNull(t.type, t.shape[1]!, t.shape[0]!) !== null);
+}
+
+const f32PanelsWanted = () => !!buildInfo().panelKernelF32 && panelSetting().enabled && panelSetting().kernel === undefined;
+
+function matmulNames(spec: ModelSpec): Set<string> {
+  return new Set(
     expectedTensors(spec)
       .filter((t) => t.role === 'matmul')
       .map((t) => t.name),
   );
-  const wanted = (t: GgufTensorInfo) =>
-    t.type === GGML_F32 || t.type === GGML_F16
-      ? !!info.panelKernelF32 && setting.kernel === undefined && matmul.has(t.name)
-      : !!info.panelKernel && PANEL_TYPES.has(t.type);
-  return [...spec.tensors.values()].filter((t) => wanted(t) && t.shape.length === 2 && panelBytesOrNull(t.type, t.shape[1]!, t.shape[0]!) !== null);
+}
+
+/** The q8_row weights of a file: I8 matmul matrices, each with its `.scale` row scales. */
+function rowsWeights(spec: ModelSpec): GgufTensorInfo[] {
+  const matmul = matmulNames(spec);
+  return [...spec.tensors.values()].filter((t) => t.type === GGML_I8 && matmul.has(t.name));
+}
+
+/**
+ * q8_row weights without a panel (a GPU, a CPU without AVX-512 VNNI, JEPA_PANEL=0 or another kernel)
+ * are dequantized once into F16 (scale·q), the matrices every backend multiplies; on the CPU they then
+ * take the f16 panels where those run.
+ */
+async function dequantizeRows(
+  spec: ModelSpec,
+  mapping: Mapping,
+  backend: Backend,
+  infos: readonly GgufTensorInfo[],
+  tensors: Map<string, Tensor>,
+  contexts: Context[],
+  buffers: Buffer[],
+) {
+  const ctx = createContext(infos.length + 2);
+  contexts.push(ctx);
+  const made = infos.map((info) => {
+    const t = ctx.newTensor(GGML_F16, [...info.shape]);
+    t.name = info.name.length < 64 ? info.name : info.name.slice(0, 63);
+    return [info, t] as const;
+  });
+  buffers.push(ctx.allocate(backend));
+  for (const [info, t] of made) {
+    const [k, rows] = [info.shape[0]!, info.shape[1]!];
+    const scaleInfo = spec.tensors.get(`${info.name}.scale`)!;
+    const q = new Int8Array(mapping.read(info.offset, info.nbytes).buffer);
+    const scales = new Float32Array(mapping.read(scaleInfo.offset, scaleInfo.nbytes).buffer);
+    const values = new Float32Array(rows * k);
+    for (let r = 0; r < rows; r++) for (let j = 0; j < k; j++) values[r * k + j] = scales[r]! * q[r * k + j]!;
+    t.set(await quantizeRows(GGML_F16, values, rows, k));
+    tensors.set(info.name, t);
+  }
 }
 
 function panelBytesOrNull(type: number, rows: number, k: number): number | null {
@@ -123,7 +176,7 @@ export async function loadWeights(spec: ModelSpec, path: string, backend: Backen
   return bindWeights(spec, mapping, backend);
 }
 
-function bindWeights(spec: ModelSpec, mapping: Mapping, backend: Backend): Weights {
+async function bindWeights(spec: ModelSpec, mapping: Mapping, backend: Backend): Promise<Weights> {
   const tensors = new Map<string, Tensor>();
   const panels = new Map<string, Tensor>();
   const contexts: Context[] = [];
@@ -136,7 +189,10 @@ function bindWeights(spec: ModelSpec, mapping: Mapping, backend: Backend): Weigh
   try {
     const dataOffset = spec.header.dataOffset;
     const panelInfos = panelCandidates(spec, backend);
-    const candidates = repackCandidates(spec, backend, new Set(panelInfos.map((t) => t.name)));
+    const panelled = new Set(panelInfos.map((t) => t.name));
+    const unpanelledRows = rowsWeights(spec).filter((t) => !panelled.has(t.name));
+    if (unpanelledRows.length > 0) await dequantizeRows(spec, mapping, backend, unpanelledRows, tensors, contexts, buffers);
+    const candidates = repackCandidates(spec, backend, panelled).filter((t) => t.type !== GGML_I8);
     if (candidates.length > 0) {
       const ctx = createContext(candidates.length + 2);
       contexts.push(ctx);
@@ -168,9 +224,21 @@ function bindWeights(spec: ModelSpec, mapping: Mapping, backend: Backend): Weigh
       const made = panelInfos.map((info) => [info, ctx.newTensor(GGML_I8, [panelBytes(info.type, info.shape[1]!, info.shape[0]!)])] as const);
       buffers.push(ctx.allocate(backend));
       for (const [info, panel] of made) {
-        panelPack(tensors.get(info.name)!, panel);
+        panelPack(tensors.get(info.name)!, panel, info.type === GGML_I8 ? tensors.get(`${info.name}.scale`) : undefined);
         panels.set(info.name, panel);
         mapping.release(info.offset, info.nbytes); // the panel replaces it in memory
+      }
+    }
+    const halfPanels =
+      backend.isCpu && f32PanelsWanted() ? unpanelledRows.filter((t) => panelBytesOrNull(GGML_F16, t.shape[1]!, t.shape[0]!) !== null) : [];
+    if (halfPanels.length > 0) {
+      const ctx = createContext(halfPanels.length + 2);
+      contexts.push(ctx);
+      const made = halfPanels.map((info) => [info, ctx.newTensor(GGML_I8, [panelBytes(GGML_F16, info.shape[1]!, info.shape[0]!)])] as const);
+      buffers.push(ctx.allocate(backend));
+      for (const [info, panel] of made) {
+        panelPack(tensors.get(info.name)!, panel);
+        panels.set(info.name, panel);
       }
     }
   } catch (err) {
@@ -193,6 +261,7 @@ function bindWeights(spec: ModelSpec, mapping: Mapping, backend: Backend): Weigh
     has: (name) => tensors.has(name),
     panel: (name) => panels.get(name),
     panelKernel: panelSetting().kernel,
+    rowsKernel: ROWS_KERNELS.has(panelSetting().kernel ?? '') ? panelSetting().kernel : undefined,
     onCpu: backend.isCpu,
     dispose,
     [Symbol.dispose]: dispose,

@@ -19,7 +19,7 @@ import { writeVitB16Gguf } from './torchvision-vit-gguf.js';
 const root = resolve(fileURLToPath(import.meta.url), '../../../../..');
 
 /** The engine's weight types the comparison runs by default. */
-export const PEER_TYPES = ['f32', 'f16', 'q8_0', 'q4_0', 'q4_K'];
+export const PEER_TYPES = ['f32', 'f16', 'q8_0', 'q8_row', 'q4_0', 'q4_K'];
 
 /** Long enough for onnxruntime's and OpenMP's idle threads to stop spinning. */
 const SETTLE_MS = 250;
@@ -31,12 +31,15 @@ export interface PeersOptions {
   rounds: number;
   dir: string;
   types: string[];
+  /** Images per call, every runtime alike. */
+  batch: number;
 }
 
 export interface PeerRow {
   runtime: string;
   weights: string;
-  /** Median ms per image over the rounds. */
+  batch: number;
+  /** Median ms per image over the rounds (a call's time over its batch). */
   ms: number;
   /** Median over the rounds of this runtime's time divided by onnxruntime's in the same round. */
   ratioToOrt: number;
@@ -62,8 +65,18 @@ export async function loadOrt(): Promise<typeof import('onnxruntime-node')> {
   }
 }
 
+/** Whether the ONNX export takes any batch (exports before batch sizes were benched took 1 only). */
+function batchDynamic(onnxPath: string): boolean {
+  const r = spawnSync('/usr/bin/python3', ['-c', BATCH_PROBE, onnxPath], { encoding: 'utf8' });
+  return r.status === 0 && r.stdout.trim() === 'dynamic';
+}
+const BATCH_PROBE =
+  'import onnx,sys\nd=onnx.load(sys.argv[1],load_external_data=False).graph.input[0].type.tensor_type.shape.dim[0]\nprint("fixed" if d.dim_value else "dynamic")';
+
 export function ensureExport(dir: string, log: (s: string) => void): void {
-  if (existsSync(join(dir, 'vit_b16_tokens.onnx')) && existsSync(join(dir, 'vit_b16.safetensors'))) return;
+  const onnxPath = join(dir, 'vit_b16_tokens.onnx');
+  if (existsSync(onnxPath) && existsSync(join(dir, 'vit_b16.safetensors')) && batchDynamic(onnxPath)) return;
+  rmSync(join(dir, 'vit_b16_tokens_int8.onnx'), { force: true }); // made from the export, so made again
   log('exporting torchvision ViT-B/16 with Debian python3-torch (about a minute)');
   const r = spawnSync('/usr/bin/python3', [join(root, 'scripts/bench/export_vit_b16.py'), dir], { stdio: ['ignore', process.stderr, 'inherit'] });
   if (r.status !== 0) throw new Error('the ONNX export failed (needs /usr/bin/python3 with python3-torch and python3-torchvision)');
@@ -100,8 +113,8 @@ function quantized(f32: string, type: string, dir: string): string {
 }
 
 /** The seeded 224² input every runtime of the comparison sees. */
-export function peerPixels(): Float32Array {
-  const data = new Float32Array(3 * 224 * 224);
+export function peerPixels(batch = 1): Float32Array {
+  const data = new Float32Array(batch * 3 * 224 * 224);
   let s = 12345;
   for (let i = 0; i < data.length; i++) {
     s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
@@ -120,8 +133,9 @@ export async function runPeersBench(o: PeersOptions, log: (s: string) => void): 
   const sessionOptions = { intraOpNumThreads: o.threads, interOpNumThreads: 1, graphOptimizationLevel: 'all', executionMode: 'sequential' } as const;
   const session = await ort.InferenceSession.create(join(dir, 'vit_b16_tokens.onnx'), sessionOptions);
   const int8Session = await ort.InferenceSession.create(ensureInt8Export(dir, log), sessionOptions);
-  const data = peerPixels();
-  const feeds = { pixels: new ort.Tensor('float32', data, [1, 3, 224, 224]) };
+  const n = o.batch;
+  const data = peerPixels(n);
+  const feeds = { pixels: new ort.Tensor('float32', data, [n, 3, 224, 224]) };
   const ortRun = async () => (await session.run(feeds)).tokens!.data as Float32Array;
   const ortInt8Run = async () => (await int8Session.run(feeds)).tokens!.data as Float32Array;
   const reference = await ortRun();
@@ -130,8 +144,8 @@ export async function runPeersBench(o: PeersOptions, log: (s: string) => void): 
     o.types.map(async (type) => {
       const path = type === 'f32' ? f32 : quantized(f32, type, dir);
       const model = await Model.load(path, { threads: o.threads });
-      const ctx = model.createContext();
-      const run = async () => (await ctx.encode({ data, shape: [1, 3, 224, 224] })).tokens;
+      const ctx = model.createContext({ maxBatch: n });
+      const run = async () => (await ctx.encode({ data, shape: [n, 3, 224, 224] })).tokens;
       return { type, model, ctx, run };
     }),
   );
@@ -147,7 +161,7 @@ export async function runPeersBench(o: PeersOptions, log: (s: string) => void): 
       const r = runners[(round + k) % runners.length]!;
       await pause(SETTLE_MS);
       await r.run();
-      times.get(r.name)!.push(await timeMs(r.run));
+      times.get(r.name)!.push((await timeMs(r.run)) / n);
     }
   }
   const ortTimes = times.get('ort')!;
@@ -155,10 +169,19 @@ export async function runPeersBench(o: PeersOptions, log: (s: string) => void): 
   const ortMs = median(ortTimes);
   const perRound = (mine: number[], base: number[]) => median(mine.map((t, round) => t / base[round]!));
   const rows: PeerRow[] = [
-    { runtime: `onnxruntime-node`, weights: 'fp32', ms: ortMs, ratioToOrt: 1, ratioToOrtInt8: perRound(ortTimes, int8Times), minTokenCos: 1 },
+    {
+      runtime: `onnxruntime-node`,
+      weights: 'fp32',
+      batch: n,
+      ms: ortMs,
+      ratioToOrt: 1,
+      ratioToOrtInt8: perRound(ortTimes, int8Times),
+      minTokenCos: 1,
+    },
     {
       runtime: `onnxruntime-node`,
       weights: 'int8 (s8 weights per tensor, dynamic u8 activations)',
+      batch: n,
       ms: median(int8Times),
       ratioToOrt: perRound(int8Times, ortTimes),
       ratioToOrtInt8: 1,
@@ -173,6 +196,7 @@ export async function runPeersBench(o: PeersOptions, log: (s: string) => void): 
     rows.push({
       runtime: 'jepa (ggml)',
       weights: e.type,
+      batch: n,
       ms,
       ratioToOrt: ratio,
       ratioToOrtInt8: perRound(mine, int8Times),
@@ -191,11 +215,11 @@ export async function runPeersBench(o: PeersOptions, log: (s: string) => void): 
 
 export function peersMarkdown(rows: PeerRow[]): string {
   return [
-    '| runtime | weights | ms / image (median) | time vs onnxruntime fp32 (median of per-round ratios) | time vs onnxruntime int8 | worst token cosine vs onnxruntime fp32 |',
-    '|---|---|---|---|---|---|',
+    '| runtime | weights | batch | ms / image (median) | time vs onnxruntime fp32 (median of per-round ratios) | time vs onnxruntime int8 | worst token cosine vs onnxruntime fp32 |',
+    '|---|---|---|---|---|---|---|',
     ...rows.map(
       (r) =>
-        `| ${r.runtime} | ${r.weights} | ${r.ms.toFixed(1)} | ${r.ratioToOrt.toFixed(2)}x | ${r.ratioToOrtInt8.toFixed(2)}x | ${r.minTokenCos.toFixed(6)} |`,
+        `| ${r.runtime} | ${r.weights} | ${r.batch} | ${r.ms.toFixed(1)} | ${r.ratioToOrt.toFixed(2)}x | ${r.ratioToOrtInt8.toFixed(2)}x | ${r.minTokenCos.toFixed(6)} |`,
     ),
   ].join('\n');
 }
