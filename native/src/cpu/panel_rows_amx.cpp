@@ -54,10 +54,31 @@ struct alignas(64) Sums {
   int32_t v[16][16];
 };
 
-JEPA_TARGET void store(const Sums& s, const uint8_t* panel, int64_t k, const TokenQuant* meta, int64_t live, float* out, int64_t ldo) {
+// out's 16 columns of `live` tokens: their int32 sums in `from` to values.
+JEPA_TARGET void convert(const int32_t* from, int64_t fromLd, const uint8_t* panel, int64_t k, const TokenQuant* meta, int64_t live, float* out,
+                         int64_t ldo) {
   const __m512 scales = _mm512_loadu_ps(panel + scalesAt(k));
   const __m512i sums = _mm512_loadu_si512(panel + sumsAt(k));
-  for (int64_t t = 0; t < live; ++t) _mm512_storeu_ps(out + t * ldo, rowValues(_mm512_load_si512(s.v[t]), meta[t], sums, scales));
+  for (int64_t t = 0; t < live; ++t) _mm512_storeu_ps(out + t * ldo, rowValues(_mm512_loadu_si512(from + t * fromLd), meta[t], sums, scales));
+}
+
+// _tile_stored names its tile in the instruction text, so the tile number cannot be a parameter.
+template <int Tile>
+JEPA_TARGET inline void storeTile(void* at, int64_t strideBytes) {
+  if constexpr (Tile == 0) _tile_stored(0, at, strideBytes);
+  if constexpr (Tile == 1) _tile_stored(1, at, strideBytes);
+  if constexpr (Tile == 2) _tile_stored(2, at, strideBytes);
+  if constexpr (Tile == 3) _tile_stored(3, at, strideBytes);
+}
+
+// C tile `Tile` (token tile `T`, panel `P` of the step) through Sums to out's live tokens. (Storing
+// whole tiles straight into out, a row of outputs apart, ran at half the speed.)
+template <int Tile, int T, int P>
+JEPA_TARGET inline void put(const uint8_t* panels, int64_t k, const TokenQuant* meta, int64_t live, float* out, int64_t ldo) {
+  const int64_t here = live - 16 * T < 16 ? live - 16 * T : 16;
+  Sums s;
+  storeTile<Tile>(s.v, 64);
+  convert(s.v[0], 16, panels + P * panelBytes(k), k, meta + 16 * T, here, out + 16 * T * ldo + P * kRows, ldo);
 }
 
 // TT token tiles (16 tokens each) against PP panels; `live` tokens of the 16·TT are real.
@@ -78,39 +99,29 @@ JEPA_TARGET void step(const uint8_t* panels, int64_t k, const uint8_t* xq, const
     if constexpr (TT > 1) _tile_dpbusd(2, 5, 6);
     if constexpr (TT > 1 && PP > 1) _tile_dpbusd(3, 5, 7);
   }
-  Sums s;
-  const int64_t first = live < 16 ? live : 16, second = live - first;
-  _tile_stored(0, s.v, 64);
-  store(s, panels, k, meta, first, out, ldo);
-  if constexpr (PP > 1) {
-    _tile_stored(1, s.v, 64);
-    store(s, panels + bytes, k, meta, first, out + kRows, ldo);
-  }
-  if constexpr (TT > 1) {
-    _tile_stored(2, s.v, 64);
-    store(s, panels, k, meta + 16, second, out + 16 * ldo, ldo);
-  }
-  if constexpr (TT > 1 && PP > 1) {
-    _tile_stored(3, s.v, 64);
-    store(s, panels + bytes, k, meta + 16, second, out + 16 * ldo + kRows, ldo);
-  }
+  put<0, 0, 0>(panels, k, meta, live, out, ldo);
+  if constexpr (PP > 1) put<1, 0, 1>(panels, k, meta, live, out, ldo);
+  if constexpr (TT > 1) put<2, 1, 0>(panels, k, meta, live, out, ldo);
+  if constexpr (TT > 1 && PP > 1) put<3, 1, 1>(panels, k, meta, live, out, ldo);
 }
 
+// Panels outer, tokens inner: a pair of panels (2·16·k bytes) stays in L1 while every token passes,
+// and the tokens (n·k bytes) stay in L2, so each weight is read from memory once per node.
 JEPA_TARGET void tokens(const uint8_t* panels, int64_t npanels, int64_t k, const uint8_t* xq, const TokenQuant* meta, int64_t n, float* out,
                         int64_t ldo) {
   const int64_t kp = paddedK(k), bytes = panelBytes(k);
   configure();
-  for (int64_t t = 0; t < n; t += 32) {
-    const int64_t live = n - t < 32 ? n - t : 32;
-    const uint8_t* x = xq + t * kp;
-    float* o = out + t * ldo;
-    int64_t p = 0;
-    if (live > 16) {
-      for (; p + 2 <= npanels; p += 2) step<2, 2>(panels + p * bytes, k, x, meta + t, live, o + p * kRows, ldo);
-      if (p < npanels) step<2, 1>(panels + p * bytes, k, x, meta + t, live, o + p * kRows, ldo);
-    } else {
-      for (; p + 2 <= npanels; p += 2) step<1, 2>(panels + p * bytes, k, x, meta + t, live, o + p * kRows, ldo);
-      if (p < npanels) step<1, 1>(panels + p * bytes, k, x, meta + t, live, o + p * kRows, ldo);
+  for (int64_t p = 0; p < npanels; p += 2) {
+    const bool pair = p + 1 < npanels;
+    const uint8_t* w = panels + p * bytes;
+    float* o = out + p * kRows;
+    for (int64_t t = 0; t < n; t += 32) {
+      const int64_t live = n - t < 32 ? n - t : 32;
+      const uint8_t* x = xq + t * kp;
+      if (live > 16)
+        pair ? step<2, 2>(w, k, x, meta + t, live, o + t * ldo, ldo) : step<2, 1>(w, k, x, meta + t, live, o + t * ldo, ldo);
+      else
+        pair ? step<1, 2>(w, k, x, meta + t, live, o + t * ldo, ldo) : step<1, 1>(w, k, x, meta + t, live, o + t * ldo, ldo);
     }
   }
   _tile_release();

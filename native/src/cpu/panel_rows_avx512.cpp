@@ -64,12 +64,15 @@ JEPA_TARGET void tile(const uint8_t* panels, int64_t k, const uint8_t* xq, const
       for (int p = 0; p < P; ++p) acc[t * P + p] = _mm512_dpbusd_epi32(acc[t * P + p], x, w[p]);
     }
   }
-#pragma GCC unroll 4
+  // The sums leave the registers before their conversion, which GCC would otherwise plan for by
+  // keeping the accumulators on the stack through the whole loop.
+  alignas(64) int32_t dots[T * P][16];
+#pragma GCC unroll 32
+  for (int i = 0; i < T * P; ++i) _mm512_store_si512(dots[i], acc[i]);
   for (int p = 0; p < P; ++p) {
     const __m512 scales = _mm512_loadu_ps(panels + p * bytes + scalesAt(k));
     const __m512i sums = _mm512_loadu_si512(panels + p * bytes + sumsAt(k));
-#pragma GCC unroll 8
-    for (int t = 0; t < T; ++t) _mm512_storeu_ps(out + t * ldo + p * 16, rowValues(acc[t * P + p], meta[t], sums, scales));
+    for (int t = 0; t < T; ++t) _mm512_storeu_ps(out + t * ldo + p * 16, rowValues(_mm512_load_si512(dots[t * P + p]), meta[t], sums, scales));
   }
 }
 
