@@ -23,7 +23,7 @@ const atAvx2 = {
       'packages/convert/test/parity.test.ts',
       'packages/graph/test/{predictor-golden,heads-golden,clip-batch}.test.ts',
       'packages/worldmodel/test/{lewm-golden,ac-golden}.test.ts',
-      'apps/quantize/test/tiers.test.ts',
+      'apps/quantize/test/{tiers,q8-row-tiers}.test.ts',
     ],
     env: { JEPA_CPU: 'avx2' },
     testTimeout: 120_000,

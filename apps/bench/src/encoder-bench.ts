@@ -1,8 +1,9 @@
 // Encoder timing over a cartesian sweep of presets x dtypes x threads x batch: compute ms per
-// item, graph-build ms (first call minus a warm call), items/s and peak RSS.
+// item, graph-build ms (first call minus a warm call), items/s and peak RSS; and each dtype's tokens
+// against the first dtype's on the same input (token cosine, worst and median).
 import { statSync } from 'node:fs';
 import { loadModelSpec } from '@jepa/gguf';
-import { Model, timingsByOp, type EncoderContext } from '@jepa/graph';
+import { compareTokens, Model, timingsByOp, type EncoderContext } from '@jepa/graph';
 import { presetModel, PRESETS } from './presets.js';
 import { median, sample, timeMs } from './stats.js';
 
@@ -49,6 +50,8 @@ export interface EncoderRow {
   /** With profile: time per op, and the sum over every node (ms per item). */
   ops?: OpTime[];
   profiledMs?: number;
+  /** Token cosine against the first dtype of the sweep on the same input (absent for that one). */
+  versus?: { dtype: string; minCos: number; medianCos: number };
 }
 
 function input(batch: number, frames: number, size: number): { data: Float32Array; shape: number[] } {
@@ -62,6 +65,7 @@ function input(batch: number, frames: number, size: number): { data: Float32Arra
 export async function runEncoderBench(o: EncoderBenchOptions, log: (s: string) => void): Promise<EncoderRow[]> {
   const rows: EncoderRow[] = [];
   for (const name of o.models) {
+    const firsts = new Map<string, { dtype: string; tokens: Float32Array; dim: number }>();
     // a preset (forged with random weights), or a .gguf file as it is
     const file = name.endsWith('.gguf') ? name : null;
     const spec = file ? loadModelSpec(file) : null;
@@ -77,10 +81,14 @@ export async function runEncoderBench(o: EncoderBenchOptions, log: (s: string) =
               const ctx = model.createContext({ noFlash: o.noFlash, maxBatch: batch });
               const x = input(batch, frames, size);
               const graphSetupMs = await timeMs(() => ctx.prepare(x.shape));
-              const first = await timeMs(() => ctx.encode(x));
+              const firstCallMs = await timeMs(() => ctx.encode(x));
               const samples = (await sample(() => ctx.encode(x), o.repeat, o.warmup)).map((ms) => ms / batch);
               const msPerItem = median(samples);
               const out = await ctx.encode(x);
+              const key = `${threads}|${size}|${frames}|${batch}`;
+              const first = firsts.get(key);
+              if (!first) firsts.set(key, { dtype, tokens: out.tokens, dim: out.dim });
+              const versus = first && first.dim === out.dim ? { dtype: first.dtype, ...compareTokens(out.tokens, first.tokens, out.dim) } : undefined;
               const row: EncoderRow = {
                 model: p.title,
                 dtype,
@@ -90,12 +98,13 @@ export async function runEncoderBench(o: EncoderBenchOptions, log: (s: string) =
                 frames,
                 tokens: out.nTokens,
                 fileMiB: statSync(path).size / 2 ** 20,
-                firstCallMs: first,
+                firstCallMs,
                 graphSetupMs,
                 msPerItem,
                 itemsPerSecond: 1000 / msPerItem,
                 peakRssMiB: process.resourceUsage().maxRSS / 1024,
                 samples,
+                ...(versus ? { versus: { dtype: versus.dtype, minCos: versus.minCos, medianCos: versus.medianCos } } : {}),
               };
               if (o.profile) Object.assign(row, await profileOps(ctx, x, batch, o.repeat));
               rows.push(row);
@@ -150,11 +159,11 @@ export function opsMarkdown(rows: EncoderRow[]): string {
 
 export function encoderMarkdown(rows: EncoderRow[]): string {
   return [
-    '| model | dtype | input | threads | batch | tokens | file MiB | graph setup ms | ms/item (median) | items/s | peak RSS MiB |',
-    '|---|---|---|---|---|---|---|---|---|---|---|',
+    '| model | dtype | input | threads | batch | tokens | file MiB | graph setup ms | ms/item (median) | items/s | peak RSS MiB | token cosine vs the first dtype (worst / median) |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...rows.map(
       (r) =>
-        `| ${r.model} | ${r.dtype} | ${r.size}²${r.frames > 1 ? ` × ${r.frames}f` : ''} | ${r.threads} | ${r.batch} | ${r.tokens} | ${r.fileMiB.toFixed(0)} | ${r.graphSetupMs.toFixed(1)} | ${r.msPerItem.toFixed(1)} | ${r.itemsPerSecond.toFixed(2)} | ${r.peakRssMiB.toFixed(0)} |`,
+        `| ${r.model} | ${r.dtype} | ${r.size}²${r.frames > 1 ? ` × ${r.frames}f` : ''} | ${r.threads} | ${r.batch} | ${r.tokens} | ${r.fileMiB.toFixed(0)} | ${r.graphSetupMs.toFixed(1)} | ${r.msPerItem.toFixed(1)} | ${r.itemsPerSecond.toFixed(2)} | ${r.peakRssMiB.toFixed(0)} | ${r.versus ? `${r.versus.minCos.toFixed(6)} / ${r.versus.medianCos.toFixed(6)} (vs ${r.versus.dtype})` : '—'} |`,
     ),
   ].join('\n');
 }

@@ -62,7 +62,7 @@ export const PRESETS: Record<string, Preset> = {
 const FILE_TYPES: Record<string, [number, number]> = { f32: [GgmlType.F32, 0], f16: [GgmlType.F16, 1] };
 
 /** Quantized presets are the f32 preset through jepa-quantize. */
-const QUANTIZED = ['q8_0', 'q4_k', 'q4_0'];
+const QUANTIZED = ['q8_0', 'q8_row', 'q4_k', 'q4_0'];
 
 export function presetModel(name: string, dtype: string, dir: string): string {
   const p = PRESETS[name];

@@ -11,10 +11,12 @@ const program = new Command('jepa-quantize')
   .option('--keep <substr...>', 'keep tensors whose name contains any of these')
   .addHelpText(
     'after',
-    "\nOn x86 CPUs with VNNI (AVX-512 or AVX-VNNI), q8_0, q4_k and q4_0 run on the engine's own kernels:\n" +
-      "q8_0 is the fastest and the closest to f32; the other types run on ggml's. `jepa devices` says which.\n" +
+    "\nOn x86 CPUs with VNNI (AVX-512 or AVX-VNNI), q8_0, q4_k and q4_0 run on the engine's own kernels;\n" +
+      "the other types run on ggml's. `jepa devices` says which. q8_0 is the closest to f32.\n" +
       '\nq8_row: int8 weights with one f32 scale per output row (any row length; general.file_type 1000);\n' +
-      'activations are quantized to 8 bits per token at run time. Fastest on x86 with VNNI / AMX.',
+      'each token is quantized once to 8 bits at run time and every output is one exact int32 dot. The\n' +
+      'fastest type on x86 CPUs with AMX or AVX-512 VNNI (docs/quantization.md); elsewhere, and on a GPU,\n' +
+      'it is dequantized to f16 at load.',
   )
   .action(async (input: string, output: string, type: string, opts: { keep?: string[] }) => {
     const target = type.toLowerCase() as Target;
