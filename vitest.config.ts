@@ -19,7 +19,7 @@ const atAvx2 = {
     name: 'kernels at JEPA_CPU=avx2',
     root,
     include: [
-      'packages/native/test/{ops,panel,panel-f32,attention,resample}.test.ts',
+      'packages/native/test/{ops,panel,panel-f32,panel-rows,attention,resample}.test.ts',
       'packages/convert/test/parity.test.ts',
       'packages/graph/test/{predictor-golden,heads-golden,clip-batch}.test.ts',
       'packages/worldmodel/test/{lewm-golden,ac-golden}.test.ts',

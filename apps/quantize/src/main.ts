@@ -15,7 +15,7 @@ const program = new Command('jepa-quantize')
       "the other types run on ggml's. `jepa devices` says which. q8_0 is the closest to f32.\n" +
       '\nq8_row: int8 weights with one f32 scale per output row (any row length; general.file_type 1000);\n' +
       'each token is quantized once to 8 bits at run time and every output is one exact int32 dot. The\n' +
-      'fastest type on x86 CPUs with AMX or AVX-512 VNNI (docs/quantization.md); elsewhere, and on a GPU,\n' +
+      'fastest type on x86 CPUs with AMX, AVX-512 VNNI or AVX-VNNI (docs/quantization.md); elsewhere, and on a GPU,\n' +
       'it is dequantized to f16 at load.',
   )
   .action(async (input: string, output: string, type: string, opts: { keep?: string[] }) => {

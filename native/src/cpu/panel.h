@@ -2,7 +2,7 @@
 // Quantized weights (q8_0, q4_0, q4_K) need VNNI: the activations are quantized to 8 bits per
 // 32-value block as ggml's q8_0 does; each block's products are summed exactly in int32 by vpdpbusd
 // before its scales (and, for 4-bit, its mins) are applied in f32. q8_row (I8 weights with row scales)
-// is summed exactly over the whole row instead, on AMX or AVX-512 VNNI (panel_rows.h). ggml has no repacked q8_0 kernel
+// is summed exactly over the whole row instead, on AMX, AVX-512 VNNI or AVX-VNNI (panel_rows.h). ggml has no repacked q8_0 kernel
 // for x86, and its generic one runs slower than f32 there. f32 and f16 weights need AVX-512: plain
 // f32 fma chains (f16 widened exactly as it loads), with the panels and the repacked activations
 // making every load a sequential one.
@@ -17,7 +17,7 @@ namespace jepa {
 constexpr int64_t kPanelRows = 16;
 
 // The fastest panel kernel this CPU runs for `type` ("avx512-vnni", "avx-vnni" for the quantized
-// types, "amx" or "avx512-vnni" for q8_row (I8 with row scales), "avx512" for f32 and f16), or nullptr
+// types, "amx", "avx512-vnni" or "avx-vnni" for q8_row (I8 with row scales), "avx512" for f32 and f16), or nullptr
 // when it has none.
 const char* panelBestKernel(ggml_type type);
 

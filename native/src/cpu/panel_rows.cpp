@@ -12,7 +12,8 @@
 namespace jepa::panel::rows {
 namespace {
 
-const Kernel* const kKernels[] = {&kAmx, &kAvx512Vnni};  // fastest first
+const Kernel* const kKernels[] = {&kAmx, &kAvx512Vnni, &kAvxVnni};  // fastest first
+constexpr size_t kKernelCount = sizeof kKernels / sizeof kKernels[0];
 
 struct OpChoice {
   const Kernel* kernel;
@@ -23,7 +24,7 @@ template <size_t... I>
 constexpr std::array<OpChoice, sizeof...(I)> makeChoices(std::index_sequence<I...>) {
   return {OpChoice{kKernels[I / kEpilogues], epilogueAt(static_cast<int>(I % kEpilogues))}...};
 }
-const std::array<OpChoice, 2 * kEpilogues> kChoices = makeChoices(std::make_index_sequence<2 * kEpilogues>{});
+const std::array<OpChoice, kKernelCount * kEpilogues> kChoices = makeChoices(std::make_index_sequence<kKernelCount * kEpilogues>{});
 
 void op(ggml_tensor* dst, int ith, int nth, void* userdata) {
   const auto* choice = static_cast<const OpChoice*>(userdata);
@@ -40,7 +41,7 @@ void op(ggml_tensor* dst, int ith, int nth, void* userdata) {
   xq.assign(static_cast<size_t>(padded * kp), 0);
   meta.resize(static_cast<size_t>(padded));
   const auto* xs = static_cast<const float*>(x->data);
-  for (int64_t t = 0; t < n; ++t) quantizeToken(xs + (share.tok0 + t) * k, k, xq.data() + t * kp, &meta[t]);
+  for (int64_t t = 0; t < n; ++t) choice->kernel->quantize(xs + (share.tok0 + t) * k, k, xq.data() + t * kp, &meta[t]);
   const auto* panels = static_cast<const uint8_t*>(dst->src[0]->data) + share.pan0 * panelBytes(k);
   float* out = static_cast<float*>(dst->data) + share.tok0 * rows + share.pan0 * kRows;
   // Kernels walk panels outer and tokens inner; blocks of tokens small enough to stay in L2 (about

@@ -33,16 +33,19 @@ struct TokenQuant {
 struct Kernel {
   const char* name;
   bool (*supported)();
+  // One token's k values as u8 (paddedK bytes, the padding zero) and its scale and zero point, the
+  // way onnxruntime's DynamicQuantizeLinear does for a whole tensor: the range [min(0, x), max(0, x)]
+  // over 255 steps, zero exact, values rounded to nearest even. The same bits on every kernel.
+  void (*quantize)(const float* x, int64_t k, uint8_t* u, TokenQuant* meta);
   void (*tokens)(const uint8_t* panels, int64_t npanels, int64_t k, const uint8_t* xq, const TokenQuant* meta, int64_t n, float* out,
                  int64_t ldo);
 };
 
 extern const Kernel kAvx512Vnni;
 extern const Kernel kAmx;
+extern const Kernel kAvxVnni;
 
-// One token's k values as u8 (paddedK bytes, the padding zero) and its scale and zero point, the way
-// onnxruntime's DynamicQuantizeLinear does for a whole tensor: the range [min(0, x), max(0, x)] over
-// 255 steps, zero exact, values rounded to nearest even. Needs AVX-512 (every kernel here does).
+// The AVX-512 quantizer (AMX's and AVX-512 VNNI's).
 void quantizeToken(const float* x, int64_t k, uint8_t* u, TokenQuant* meta);
 
 }  // namespace jepa::panel::rows

@@ -144,12 +144,12 @@ JEPA_TARGET void tokens(const uint8_t* panels, int64_t npanels, int64_t k, const
 
 }  // namespace
 
-const Kernel kAmx{"amx", supported, tokens};
+const Kernel kAmx{"amx", supported, quantizeToken, tokens};
 
 }  // namespace jepa::panel::rows
 
 #else
 namespace jepa::panel::rows {
-const Kernel kAmx{"amx", [] { return false; }, nullptr};
+const Kernel kAmx{"amx", [] { return false; }, nullptr, nullptr};
 }
 #endif

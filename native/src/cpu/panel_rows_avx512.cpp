@@ -103,13 +103,13 @@ bool supported() {
 
 }  // namespace
 
-const Kernel kAvx512Vnni{"avx512-vnni", supported, tokens};
+const Kernel kAvx512Vnni{"avx512-vnni", supported, quantizeToken, tokens};
 
 }  // namespace jepa::panel::rows
 
 #else
 namespace jepa::panel::rows {
 void quantizeToken(const float*, int64_t, uint8_t*, TokenQuant*) {}
-const Kernel kAvx512Vnni{"avx512-vnni", [] { return false; }, nullptr};
+const Kernel kAvx512Vnni{"avx512-vnni", [] { return false; }, nullptr, nullptr};
 }  // namespace jepa::panel::rows
 #endif

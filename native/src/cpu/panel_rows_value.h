@@ -15,5 +15,11 @@ __attribute__((target("avx512f"))) inline __m512 rowValues(__m512i dot, const To
   return _mm512_mul_ps(_mm512_cvtepi32_ps(exact), _mm512_mul_ps(scales, _mm512_set1_ps(t.scale)));
 }
 
+// The same for 8 rows (AVX2): the same operations, so the same bits.
+__attribute__((target("avx2"))) inline __m256 rowValues8(__m256i dot, const TokenQuant& t, __m256i sums, __m256 scales) {
+  const __m256i exact = _mm256_sub_epi32(dot, _mm256_mullo_epi32(_mm256_set1_epi32(t.zp), sums));
+  return _mm256_mul_ps(_mm256_cvtepi32_ps(exact), _mm256_mul_ps(scales, _mm256_set1_ps(t.scale)));
+}
+
 }  // namespace jepa::panel::rows
 #endif

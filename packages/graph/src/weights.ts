@@ -27,7 +27,7 @@ const GGML_F32 = GgmlType.F32;
 const GGML_F16 = GgmlType.F16;
 const GGML_I8 = GgmlType.I8;
 /** The q8_row kernels JEPA_PANEL may name. */
-const ROWS_KERNELS = new Set(['amx', 'avx512-vnni']);
+const ROWS_KERNELS = new Set(['amx', 'avx512-vnni', 'avx-vnni']);
 
 export interface Weights extends Disposable {
   /** The named tensor; a GraphError names a tensor the file does not have. */

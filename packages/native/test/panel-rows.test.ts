@@ -57,7 +57,7 @@ function model(q: Int8Array, scales: Float32Array, rows: number, k: number, x: F
   return out;
 }
 
-const KERNELS = ['amx', 'avx512-vnni'].filter((name) => {
+const KERNELS = ['amx', 'avx512-vnni', 'avx-vnni'].filter((name) => {
   const ctx = createContext(4);
   try {
     ctx.panelMulMat(ctx.newTensor(I8, [panelBytes(I8, 16, 64)]), ctx.newTensor(F32, [64, 1]), 16, I8, name);
