@@ -1,27 +1,12 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { deflateSync } from 'node:zlib';
 import { forgeModel } from '@jepa/gguf';
-import { pngChunk, rgbPngHeader } from '@jepa/preprocess';
 import { describe, expect, it } from 'vitest';
+import { png } from '../../../packages/server/test/helpers.js';
 import { agreements, runRetrievalBench, topK } from '../src/retrieval-bench.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'jepa-retrieval-'));
-
-/** A seeded noise PNG. */
-function png(width: number, height: number, seed: number): Buffer {
-  const raw = Buffer.alloc(height * (1 + width * 3));
-  let s = (seed * 2654435761) >>> 0;
-  for (let y = 0; y < height; y++) {
-    const row = y * (1 + width * 3);
-    for (let x = 0; x < width * 3; x++) {
-      s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-      raw[row + 1 + x] = (s >>> 24) ^ (x * 7 + y * 3);
-    }
-  }
-  return Buffer.concat([rgbPngHeader(width, height), pngChunk('IDAT', deflateSync(raw)), pngChunk('IEND', Buffer.alloc(0))]);
-}
 
 const photos = join(dir, 'photos');
 const names = Array.from({ length: 10 }, (_, i) => `img${String(i).padStart(2, '0')}.png`);

@@ -26,11 +26,9 @@ JEPA_TARGET void quantizeToken(const float* x, int64_t k, uint8_t* u, TokenQuant
     mn = x[j] < mn ? x[j] : mn;
     mx = x[j] > mx ? x[j] : mx;
   }
-  const float scale = (mx - mn) / 255.0f;
-  const float inv = scale != 0.0f ? 1.0f / scale : 0.0f;
-  int32_t zp = static_cast<int32_t>(__builtin_nearbyintf(-mn * inv));
-  zp = zp < 0 ? 0 : zp > 255 ? 255 : zp;
-  *meta = {scale, zp};
+  float inv;
+  *meta = tokenQuant(mn, mx, inv);
+  const int32_t zp = meta->zp;
   const __m512 vinv = _mm512_set1_ps(inv);
   const __m512i vzp = _mm512_set1_epi32(zp), zero = _mm512_setzero_si512(), top = _mm512_set1_epi32(255);
   const int64_t kp = paddedK(k);

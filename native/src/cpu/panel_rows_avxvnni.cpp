@@ -35,11 +35,9 @@ JEPA_TARGET void quantize(const float* x, int64_t k, uint8_t* u, TokenQuant* met
     mn = x[j] < mn ? x[j] : mn;
     mx = x[j] > mx ? x[j] : mx;
   }
-  const float scale = (mx - mn) / 255.0f;
-  const float inv = scale != 0.0f ? 1.0f / scale : 0.0f;
-  int32_t zp = static_cast<int32_t>(__builtin_nearbyintf(-mn * inv));
-  zp = zp < 0 ? 0 : zp > 255 ? 255 : zp;
-  *meta = {scale, zp};
+  float inv;
+  *meta = tokenQuant(mn, mx, inv);
+  const int32_t zp = meta->zp;
   const __m256 vinv = _mm256_set1_ps(inv);
   const __m256i vzp = _mm256_set1_epi32(zp), zero = _mm256_setzero_si256(), top = _mm256_set1_epi32(255);
   const int64_t kp = paddedK(k);

@@ -9,6 +9,14 @@
 
 namespace jepa::panel::rows {
 
+// A token's scale and zero point from its range (mn ≤ 0 ≤ mx), and 1/scale, shared by every quantizer.
+inline TokenQuant tokenQuant(float mn, float mx, float& inv) {
+  const float scale = (mx - mn) / 255.0f;
+  inv = scale != 0.0f ? 1.0f / scale : 0.0f;
+  const auto zp = static_cast<int32_t>(__builtin_nearbyintf(-mn * inv));
+  return {scale, zp < 0 ? 0 : zp > 255 ? 255 : zp};
+}
+
 // 16 rows of one token: float(dot − zp·Σq) · (scale_x · scale_w).
 __attribute__((target("avx512f"))) inline __m512 rowValues(__m512i dot, const TokenQuant& t, __m512i sums, __m512 scales) {
   const __m512i exact = _mm512_sub_epi32(dot, _mm512_mullo_epi32(_mm512_set1_epi32(t.zp), sums));
