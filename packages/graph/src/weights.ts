@@ -91,7 +91,7 @@ function rowsWeights(spec: ModelSpec): GgufTensorInfo[] {
 }
 
 /**
- * q8_row weights without a panel (a GPU, a CPU without AVX-512 VNNI, JEPA_PANEL=0 or another kernel)
+ * q8_row weights without a panel (a GPU, a CPU without AMX or VNNI, JEPA_PANEL=0 or a q8_0-only kernel)
  * are dequantized once into F16 (scale·q), the matrices every backend multiplies; on the CPU they then
  * take the f16 panels where those run.
  */
