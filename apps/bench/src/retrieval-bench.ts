@@ -6,7 +6,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
 import { embedCorpus, type CorpusItem, type Pool } from '@jepa/corpus';
-import { ggmlTypeInfo, readGguf } from '@jepa/gguf';
+import { FILE_TYPE_Q8_ROW, GgmlType, ggmlTypeInfo, readGguf } from '@jepa/gguf';
 import { Model } from '@jepa/graph';
 import { ModelInput } from '@jepa/input';
 
@@ -102,7 +102,9 @@ export function modelLabel(path: string): ModelLabel {
       best = type;
       bestN = n;
     }
-  return { file: basename(path), path, fileType, dominantType: typeName(best), dominantShare: total > 0 ? bestN / total : 0 };
+  // q8_row's i8 matrices are a weight type of their own (their f32 row scales beside them)
+  const dominantType = best === GgmlType.I8 && fileType === FILE_TYPE_Q8_ROW ? 'q8_row' : typeName(best);
+  return { file: basename(path), path, fileType, dominantType, dominantShare: total > 0 ? bestN / total : 0 };
 }
 
 /** Rows of unit length, in place. */

@@ -38,7 +38,9 @@ void op(ggml_tensor* dst, int ith, int nth, void* userdata) {
   thread_local std::vector<uint8_t> xq;
   thread_local std::vector<TokenQuant> meta;
   const int64_t padded = (n + 31) / 32 * 32;
-  xq.assign(static_cast<size_t>(padded * kp), 0);
+  // The quantizer writes every byte of a live row; only the rows past n need zeros.
+  xq.resize(static_cast<size_t>(padded * kp));
+  std::memset(xq.data() + n * kp, 0, static_cast<size_t>((padded - n) * kp));
   meta.resize(static_cast<size_t>(padded));
   const auto* xs = static_cast<const float*>(x->data);
   for (int64_t t = 0; t < n; ++t) choice->kernel->quantize(xs + (share.tok0 + t) * k, k, xq.data() + t * kp, &meta[t]);
