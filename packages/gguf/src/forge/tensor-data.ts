@@ -10,9 +10,13 @@ export function seededF32(seed: number, name: string, count: number): Float32Arr
   return out;
 }
 
+// one scratch word for every conversion: a fresh array per value made forging a ViT-H take minutes
+const scratchF32 = new Float32Array(1);
+const scratchU32 = new Uint32Array(scratchF32.buffer);
+
 function f32ToF16Bits(v: number): number {
-  const f = new Float32Array([v]);
-  const x = new Uint32Array(f.buffer)[0];
+  scratchF32[0] = v;
+  const x = scratchU32[0]!;
   const sign = (x >>> 16) & 0x8000;
   const exp = ((x >>> 23) & 0xff) - 127 + 15;
   const mant = x & 0x7fffff;
@@ -53,8 +57,11 @@ export function forgedTensorBytes(seed: number, name: string, type: number, shap
   switch (type) {
     case GgmlType.F32:
       return new Uint8Array(values.buffer);
-    case GgmlType.F16:
-      return new Uint8Array(Uint16Array.from(values, f32ToF16Bits).buffer);
+    case GgmlType.F16: {
+      const half = new Uint16Array(count);
+      for (let i = 0; i < count; i++) half[i] = f32ToF16Bits(values[i]!);
+      return new Uint8Array(half.buffer);
+    }
     case GgmlType.BF16:
       return new Uint8Array(Uint16Array.from(new Uint32Array(values.buffer), (x) => x >>> 16).buffer);
     case GgmlType.Q8_0: {
