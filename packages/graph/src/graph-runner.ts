@@ -13,10 +13,12 @@ export interface BuiltGraph {
 
 export class GraphRunner<G extends BuiltGraph> implements Disposable {
   #backend: Backend | undefined;
+  readonly #model: Model;
   readonly #graphs = new Map<string, G>();
   #queue: Promise<unknown> = Promise.resolve();
 
   constructor(model: Model, threads?: number) {
+    this.#model = model;
     this.#backend = openBackend({ device: model.device, threads: threads ?? model.threads });
   }
 
@@ -42,9 +44,15 @@ export class GraphRunner<G extends BuiltGraph> implements Disposable {
     return g;
   }
 
-  /** Runs `job` after every earlier job of this runner has settled. */
+  /**
+   * Runs `job` after every earlier job of this runner has settled. A job that starts after its
+   * model was disposed is refused: the cached graphs would otherwise keep running on its weights.
+   */
   serial<T>(job: () => Promise<T>): Promise<T> {
-    const run = this.#queue.then(job);
+    const run = this.#queue.then(() => {
+      if (this.#model.disposed) throw new GraphError('the model was disposed', 'DISPOSED');
+      return job();
+    });
     this.#queue = run.catch(() => undefined);
     return run;
   }

@@ -80,7 +80,15 @@ export class Model implements Disposable {
     return new MaskedPredictorContext(this, options);
   }
 
-  /** Releases the model's handles; memory in use by a running compute is freed when it finishes. */
+  /** Whether dispose() was called: a context's calls that start after it are refused (DISPOSED). */
+  get disposed(): boolean {
+    return this.#weights === undefined;
+  }
+
+  /**
+   * Releases the model's handles; memory in use by a running compute is freed when it finishes, and
+   * its contexts' later calls are refused.
+   */
   dispose(): void {
     this.#weights?.dispose();
     this.#backend?.dispose();

@@ -181,3 +181,21 @@ describe('compute deadline', () => {
     model.dispose();
   });
 });
+
+describe('model disposal', () => {
+  it('an encode in flight finishes with the same tokens; calls that have not started by model.dispose() are refused', async () => {
+    const model = await Model.load(forgeModel('hfvit').path, { threads: 2 });
+    const ctx = model.createContext();
+    const input = image(2, 16, 7);
+    const before = await ctx.encode(input);
+    const inFlight = ctx.encode(input);
+    await new Promise((r) => setImmediate(r)); // its job has started: the graph is computing
+    const queued = ctx.encode(input);
+    model.dispose();
+    expect(model.disposed).toBe(true);
+    expect(bits((await inFlight).tokens).equals(bits(before.tokens))).toBe(true);
+    await expect(queued).rejects.toMatchObject({ name: 'GraphError', code: 'DISPOSED' });
+    await expect(ctx.encode(input)).rejects.toMatchObject({ code: 'DISPOSED', message: 'the model was disposed' });
+    ctx.dispose();
+  });
+});
