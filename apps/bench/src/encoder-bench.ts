@@ -4,6 +4,7 @@
 import { statSync } from 'node:fs';
 import { loadModelSpec } from '@jepa/gguf';
 import { compareTokens, Model, timingsByOp, type EncoderContext } from '@jepa/graph';
+import { devices, resolveDevice } from '@jepa/native';
 import { presetModel, PRESETS } from './presets.js';
 import { median, sample, timeMs } from './stats.js';
 
@@ -21,6 +22,10 @@ export interface EncoderBenchOptions {
   noFlash: boolean;
   /** Also compute `repeat` runs node by node and report time per op (EncoderContext.profile). */
   profile?: boolean;
+  /** Where the model runs (Model.load's device: cpu, cuda:0, ...); the CPU by default. */
+  device?: string;
+  /** Called with each row as it is measured. */
+  onRow?: (row: EncoderRow) => void;
 }
 
 export interface OpTime {
@@ -46,6 +51,10 @@ export interface EncoderRow {
   msPerItem: number;
   itemsPerSecond: number;
   peakRssMiB: number;
+  /** The ggml device the model ran on. */
+  device: string;
+  /** On a GPU: device memory taken while the context was alive (free before the load minus free after the runs). */
+  deviceMiB?: number;
   samples: number[];
   /** With profile: time per op, and the sum over every node (ms per item). */
   ops?: OpTime[];
@@ -62,6 +71,13 @@ function input(batch: number, frames: number, size: number): { data: Float32Arra
   return { data, shape };
 }
 
+/** A GPU's free memory in bytes (null on the CPU, where RSS says it). */
+function freeMemory(device: string | undefined): number | null {
+  const name = resolveDevice(device);
+  const d = devices().find((x) => x.name === name);
+  return d && d.type !== 'cpu' ? d.memoryFree : null;
+}
+
 export async function runEncoderBench(o: EncoderBenchOptions, log: (s: string) => void): Promise<EncoderRow[]> {
   const rows: EncoderRow[] = [];
   for (const name of o.models) {
@@ -74,10 +90,11 @@ export async function runEncoderBench(o: EncoderBenchOptions, log: (s: string) =
     for (const dtype of file ? [`file type ${spec!.fileType ?? 0}`] : o.dtypes) {
       const path = file ?? presetModel(name, dtype, o.dir);
       for (const threads of o.threads) {
-        const model = await Model.load(path, { threads });
+        const freeBefore = freeMemory(o.device);
+        const model = await Model.load(path, { threads, ...(o.device ? { device: o.device } : {}) });
         for (const size of o.sizes.length ? o.sizes : [p.size])
           for (const frames of p.frames > 1 && o.frames.length ? o.frames : [p.frames])
-            for (const batch of p.frames > 1 ? [1] : o.batches) {
+            for (const batch of o.batches) {
               const ctx = model.createContext({ noFlash: o.noFlash, maxBatch: batch });
               const x = input(batch, frames, size);
               const graphSetupMs = await timeMs(() => ctx.prepare(x.shape));
@@ -85,6 +102,7 @@ export async function runEncoderBench(o: EncoderBenchOptions, log: (s: string) =
               const samples = (await sample(() => ctx.encode(x), o.repeat, o.warmup)).map((ms) => ms / batch);
               const msPerItem = median(samples);
               const out = await ctx.encode(x);
+              const freeAfter = freeMemory(o.device);
               const key = `${threads}|${size}|${frames}|${batch}`;
               const first = firsts.get(key);
               if (!first) firsts.set(key, { dtype, tokens: out.tokens, dim: out.dim });
@@ -103,11 +121,14 @@ export async function runEncoderBench(o: EncoderBenchOptions, log: (s: string) =
                 msPerItem,
                 itemsPerSecond: 1000 / msPerItem,
                 peakRssMiB: process.resourceUsage().maxRSS / 1024,
+                device: model.device,
+                ...(freeBefore !== null && freeAfter !== null ? { deviceMiB: (freeBefore - freeAfter) / 2 ** 20 } : {}),
                 samples,
                 ...(versus ? { versus: { dtype: versus.dtype, minCos: versus.minCos, medianCos: versus.medianCos } } : {}),
               };
               if (o.profile) Object.assign(row, await profileOps(ctx, x, batch, o.repeat));
               rows.push(row);
+              o.onRow?.(row);
               log(`${p.title} ${dtype} ${size}px${frames > 1 ? ` ${frames}f` : ''} t${threads} b${batch}: ${msPerItem.toFixed(1)} ms/item`);
               ctx.dispose();
             }
@@ -159,11 +180,11 @@ export function opsMarkdown(rows: EncoderRow[]): string {
 
 export function encoderMarkdown(rows: EncoderRow[]): string {
   return [
-    '| model | dtype | input | threads | batch | tokens | file MiB | graph setup ms | ms/item (median) | items/s | peak RSS MiB | token cosine vs the first dtype (worst / median) |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|',
+    '| model | dtype | input | device | threads | batch | tokens | file MiB | graph setup ms | ms/item (median) | items/s | peak RSS MiB | token cosine vs the first dtype (worst / median) |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...rows.map(
       (r) =>
-        `| ${r.model} | ${r.dtype} | ${r.size}²${r.frames > 1 ? ` × ${r.frames}f` : ''} | ${r.threads} | ${r.batch} | ${r.tokens} | ${r.fileMiB.toFixed(0)} | ${r.graphSetupMs.toFixed(1)} | ${r.msPerItem.toFixed(1)} | ${r.itemsPerSecond.toFixed(2)} | ${r.peakRssMiB.toFixed(0)} | ${r.versus ? `${r.versus.minCos.toFixed(6)} / ${r.versus.medianCos.toFixed(6)} (vs ${r.versus.dtype})` : '—'} |`,
+        `| ${r.model} | ${r.dtype} | ${r.size}²${r.frames > 1 ? ` × ${r.frames}f` : ''} | ${r.device}${r.deviceMiB !== undefined ? ` (${r.deviceMiB.toFixed(0)} MiB)` : ''} | ${r.threads} | ${r.batch} | ${r.tokens} | ${r.fileMiB.toFixed(0)} | ${r.graphSetupMs.toFixed(1)} | ${r.msPerItem.toFixed(1)} | ${r.itemsPerSecond.toFixed(2)} | ${r.peakRssMiB.toFixed(0)} | ${r.versus ? `${r.versus.minCos.toFixed(6)} / ${r.versus.medianCos.toFixed(6)} (vs ${r.versus.dtype})` : '—'} |`,
     ),
   ].join('\n');
 }

@@ -49,7 +49,8 @@ program
   .option('-m, --models <list>', `presets (${Object.keys(PRESETS).join(', ')}) or .gguf files`, list, ['vit-b16'])
   .option('--dtype <list>', 'f32, f16, q8_0, q8_row, q4_k, q4_0 (quantized: the f32 preset through jepa-quantize)', list, ['f32'])
   .option('-t, --threads <list>', 'thread counts', intList, [2])
-  .option('-b, --batch <list>', 'image batch sizes (clips always run one per graph)', intList, [1])
+  .option('-b, --batch <list>', 'batch sizes (images or clips)', intList, [1])
+  .option('--device <name>', 'cpu, cuda, cuda:N (Model.load)', 'cpu')
   .option('--size <list>', "input sizes in pixels (default: the preset's)", intList, [])
   .option('--frames <list>', "clip lengths for video presets (default: the preset's)", intList, [])
   .option('-r, --repeat <n>', 'timed runs', int, 5)
@@ -72,6 +73,7 @@ program
       flash: boolean;
       profile?: boolean;
       dir: string;
+      device: string;
       json?: boolean;
     }) => {
       const rows = await runEncoderBench(
@@ -87,6 +89,7 @@ program
           dir: o.dir,
           noFlash: !o.flash,
           profile: o.profile ?? false,
+          device: o.device,
         },
         (s) => process.stderr.write(`${s}\n`),
       );
