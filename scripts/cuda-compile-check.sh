@@ -3,10 +3,10 @@
 # development machines here: nvcc 13 without cuBLAS), taking cuBLAS 11.8's headers and libraries
 # from Debian bookworm's non-free archive into tmp/cublas. It proves the CUDA build configures and
 # compiles; running it needs a GPU machine with its own toolkit. About 15-30 minutes on 2 cores.
-#   bash scripts/cuda-compile-check.sh [ARCH]      (ARCH: CMAKE_CUDA_ARCHITECTURES, default 90)
+#   bash scripts/cuda-compile-check.sh [ARCH]      (ARCH: CMAKE_CUDA_ARCHITECTURES, default 90-real)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-arch=${1:-90}
+arch=${1:-90-real}
 root=$PWD/tmp/cublas
 lists=$root/lists
 mkdir -p "$root/debs" "$lists/partial" "$root/sources"
@@ -28,8 +28,10 @@ dpkg-deb --fsys-tarfile "$root"/debs/nvidia-cuda-dev_*.deb | tar -x -C "$root/x"
   ./usr/include/cublasXt.h ./usr/lib/x86_64-linux-gnu/stubs/libcuda.so
 lib=$root/x/usr/lib/x86_64-linux-gnu
 inc=$root/x/usr/include
-cd native
-JEPA_CUDA=1 CMAKE_CUDA_ARCHITECTURES=$arch JEPA_CMAKE_ARGS="-DCUDA_cublas_LIBRARY=$lib/libcublas.so.11 \
--DCUDA_cublasLt_LIBRARY=$lib/libcublasLt.so.11 -DCUDA_cuda_driver_LIBRARY=$lib/stubs/libcuda.so \
--DCMAKE_CUDA_FLAGS=-I$inc -DCMAKE_CXX_FLAGS=-I$inc" node build.mjs
+# the same build as the GPU machine's (scripts/gpu/build-cuda.sh), with the headers from node_modules
+headers=$(cd native && node -p "require('path').dirname(require.resolve('node-api-headers/package.json', { paths: [require.resolve('cmake-js')] }))")/include
+addon_api=$(cd native && node -p "require('path').dirname(require.resolve('node-addon-api/napi.h'))")
+CMAKE_CUDA_ARCHITECTURES=$arch bash scripts/gpu/build-cuda.sh "$headers" "$addon_api" \
+  "-DCUDA_cublas_LIBRARY=$lib/libcublas.so.11" "-DCUDA_cublasLt_LIBRARY=$lib/libcublasLt.so.11" \
+  "-DCUDA_cuda_driver_LIBRARY=$lib/stubs/libcuda.so" "-DCMAKE_CUDA_FLAGS=-I$inc" "-DCMAKE_CXX_FLAGS=-I$inc"
 echo "cuda-compile-check: built native/build-cuda/Release/jepa_native.node"

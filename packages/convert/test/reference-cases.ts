@@ -1,13 +1,12 @@
 // The reference fixtures (fixtures/reference/<family>): what to convert, with which overrides, and
 // which input / golden pairs to judge. Shapes and hyper-parameters come from each manifest.json.
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { FamilyClass, PoolMode } from '@jepa/graph';
 import { readNpy } from '@jepa/preprocess';
 import type { ConvertOptions } from '../src/index.js';
-import { FIXTURES } from './fixtures.js';
-
-export const REFERENCE = join(FIXTURES, '..', 'reference');
+// not from fixtures.ts, which imports vitest: the GPU check bundles this file to run without it
+export const REFERENCE = resolve(import.meta.dirname, '../../../fixtures/reference');
 
 export interface GoldenCase {
   input: string;
