@@ -271,10 +271,19 @@ export class EncoderContext implements Disposable {
 
   #graph(batch: number, patches: number, patchLen: number, image: boolean, geometry: PatchGeometry, tokens: number, keep?: number): EncoderGraph {
     const key = `${batch}:${geometry.frames}:${geometry.height}:${geometry.width}${keep === undefined ? '' : `:keep${keep}`}`;
-    return this.#runner.graph(key, () => this.#build(batch, patches, patchLen, image, geometry, tokens, keep));
+    return this.#runner.graph(key, (flash) => this.#build(flash, batch, patches, patchLen, image, geometry, tokens, keep), !this.#options.noFlash);
   }
 
-  #build(batch: number, patches: number, patchLen: number, image: boolean, geometry: PatchGeometry, tokens: number, keep?: number): EncoderGraph {
+  #build(
+    flash: boolean,
+    batch: number,
+    patches: number,
+    patchLen: number,
+    image: boolean,
+    geometry: PatchGeometry,
+    tokens: number,
+    keep?: number,
+  ): EncoderGraph {
     const e = this.#model.spec.enc;
     const blockCausal = e.attnMode === 'block_causal';
     const grid = patchGrid(geometry);
@@ -292,7 +301,7 @@ export class EncoderContext implements Disposable {
       );
     }
     const gpu = !this.#runner.backend.isCpu;
-    if (gpu && this.kvType === GGML_F32 && !this.#options.noFlash && !cudaKvNoticeShown) {
+    if (gpu && this.kvType === GGML_F32 && flash && !cudaKvNoticeShown) {
       cudaKvNoticeShown = true;
       process.stderr.write('jepa: flash attention on the GPU converts K/V to F16 whatever is asked; --no-flash is the F32 path there\n');
     }
@@ -301,7 +310,7 @@ export class EncoderContext implements Disposable {
       this.#model.weights,
       { batch, patches, patchLen, image, ...(keep === undefined ? {} : { keep }) },
       {
-        flash: !this.#options.noFlash,
+        flash,
         kvType: this.kvType,
         blockCausal,
         precF32: gpu && gpuPrecF32(),

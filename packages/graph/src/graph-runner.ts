@@ -11,6 +11,15 @@ export interface BuiltGraph {
   graph: Graph;
 }
 
+let naiveNoticeShown = false;
+
+/** Frees a graph that will not be cached; returns `err` to throw. */
+function disposed(g: BuiltGraph, err: unknown): unknown {
+  g.graph.dispose();
+  g.ctx.dispose();
+  return err;
+}
+
 export class GraphRunner<G extends BuiltGraph> implements Disposable {
   #backend: Backend | undefined;
   readonly #model: Model;
@@ -27,18 +36,36 @@ export class GraphRunner<G extends BuiltGraph> implements Disposable {
     return this.#backend;
   }
 
-  /** The cached graph for `key`, built, validated against the backend and allocated on first use. */
-  graph(key: string, build: () => G): G {
+  /**
+   * The cached graph for `key`, built, validated against the backend and allocated on first use.
+   * `build(flash)` gets `flash` (default off); when the backend refuses that graph, one built with
+   * flash off is tried before giving up (ggml's CUDA flash attention takes only some head sizes);
+   * JEPA_VALIDATE_GRAPH=0 skips both the validation and this fallback.
+   */
+  graph(key: string, build: (flash: boolean) => G, flash = false): G {
     const cached = this.#graphs.get(key);
     if (cached) return cached;
-    const g = build();
+    let g = build(flash);
     try {
       if (validateGraphs()) g.graph.validate(this.backend);
+    } catch (err) {
+      if (!flash || !(err instanceof NativeError) || err.code !== 'UNSUPPORTED_OP') throw disposed(g, err);
+      disposed(g, err);
+      g = build(false);
+      try {
+        g.graph.validate(this.backend);
+      } catch (naiveErr) {
+        throw disposed(g, naiveErr);
+      }
+      if (!naiveNoticeShown) {
+        naiveNoticeShown = true;
+        process.stderr.write(`jepa: ${err.message}; naive attention runs instead of flash attention on ${this.#model.device}\n`);
+      }
+    }
+    try {
       g.graph.allocate(this.backend);
     } catch (err) {
-      g.graph.dispose();
-      g.ctx.dispose();
-      throw err;
+      throw disposed(g, err);
     }
     this.#graphs.set(key, g);
     return g;

@@ -81,13 +81,16 @@ export class HeadContext implements Disposable {
     const n = out.nTokens - out.prefix;
     if (n < 1) throw new GraphError('the encoder output has no patch tokens', 'BAD_INPUT');
     const backend = this.#runner.backend;
-    const g = this.#runner.graph(String(n), () =>
-      buildAttentiveHeadGraph(spec.enc, head, this.#model.weights, n, {
-        flash: !this.#options.noFlash,
-        crossFlash: !this.#options.noFlash && backend.isCpu,
-        kvType: kvTypeFor(this.#model, this.#options.kv),
-        precF32: !backend.isCpu && gpuPrecF32(),
-      }),
+    const g = this.#runner.graph(
+      String(n),
+      (flash) =>
+        buildAttentiveHeadGraph(spec.enc, head, this.#model.weights, n, {
+          flash,
+          crossFlash: flash && backend.isCpu,
+          kvType: kvTypeFor(this.#model, this.#options.kv),
+          precF32: !backend.isCpu && gpuPrecF32(),
+        }),
+      !this.#options.noFlash,
     );
     const result: Float32Array[] = [];
     if (deadline) deadline.total = out.batch * g.graph.nodeCount;
