@@ -31,11 +31,27 @@ const atAvx2 = {
   },
 };
 
+// The GPU's graphs (ggml's generic ops, no CPU-only nodes) against the same references, on the CPU.
+const asOnGpu = {
+  test: {
+    name: 'graphs as on a GPU (JEPA_CPU_NODES=0)',
+    root,
+    include: [
+      'packages/convert/test/parity.test.ts',
+      'packages/graph/test/{predictor-golden,heads-golden,clip-batch}.test.ts',
+      'packages/worldmodel/test/{lewm-golden,ac-golden}.test.ts',
+    ],
+    env: { JEPA_CPU_NODES: '0' },
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
+  },
+};
+
 // Every package and app is a project (named after its package.json). `pnpm test` at the root runs
 // them all; a package's own `pnpm test` runs `vitest run --project <its name>`.
 export default defineConfig({
   test: {
-    projects: [`${root}packages/*`, `${root}apps/*`, ...(avx2Level ? [atAvx2] : [])],
+    projects: [`${root}packages/*`, `${root}apps/*`, asOnGpu, ...(avx2Level ? [atAvx2] : [])],
     testTimeout: 60_000,
     hookTimeout: 60_000,
   },

@@ -11,8 +11,9 @@
 #
 # The dry run is the same script on the same carry, with the CPU standing in for the card: the
 # carried Node unpacks and runs the bundle from a folder without node_modules, the carried ggml
-# and headers configure the addon's build, the checks run on the CPU, the bench on a small
-# preset, and the report is written. It skips only the CUDA compile and PyTorch.
+# and headers configure the addon's build, the checks run on the CPU with the GPU's graphs
+# (JEPA_CPU_NODES=0), the bench on a small preset, and the report is written. It skips only the
+# CUDA compile, PyTorch and transformers.
 #
 # GPU_CHECK_SECONDS (default 570) is the whole run's budget: each step gets what is left of it, and
 # every step's JSON is written as it goes, so a run cut short still reports what it measured.
@@ -96,7 +97,8 @@ models=$root/tmp/gpu-models
 
 if [ -n "$stand_in" ]; then
   device=cpu
-  export JEPA_ADDON=$stand_in
+  # the CPU stands in with the GPU's graphs: ggml's generic ops, none of the engine's CPU-only nodes
+  export JEPA_ADDON=$stand_in JEPA_CPU_NODES=0
   # the carried ggml and headers configure the build; compiling without CUDA proves nothing new
   JEPA_CONFIGURE_ONLY=1 JEPA_BUILD_DIR=$work/build-check step configure 120 \
     bash scripts/gpu/build-cuda.sh "${headers[@]}" -DJEPA_CUDA=OFF

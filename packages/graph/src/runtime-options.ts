@@ -1,5 +1,5 @@
 // The engine's environment switches, read once per call site: JEPA_MAX_BATCH, JEPA_MAX_GRAPH_MIB,
-// JEPA_KV_F16 / JEPA_KV_F32, JEPA_VALIDATE_GRAPH, JEPA_PANEL, JEPA_FLASH_CPU.
+// JEPA_KV_F16 / JEPA_KV_F32, JEPA_VALIDATE_GRAPH, JEPA_PANEL, JEPA_FLASH_CPU, JEPA_CPU_NODES.
 import { GraphError } from './errors.js';
 
 function positiveInt(name: string, fallback: number): number {
@@ -39,3 +39,10 @@ export function panelSetting(): { enabled: boolean; kernel: string | undefined }
 
 /** JEPA_FLASH_CPU=0: graphs on the CPU use ggml_flash_attn_ext instead of this engine's kernel. */
 export const flashCpuEnabled = () => process.env.JEPA_FLASH_CPU !== '0';
+
+/**
+ * JEPA_CPU_NODES=0: graphs on the CPU are built as on a GPU, from ggml's generic ops only (no panels,
+ * none of this engine's CPU GELU, LayerNorm, RoPE and flash nodes), so the GPU's graphs can be
+ * checked on a machine without one.
+ */
+export const cpuNodesEnabled = () => process.env.JEPA_CPU_NODES !== '0';

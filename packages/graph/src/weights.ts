@@ -18,7 +18,7 @@ import {
 } from '@jepa/native';
 import { expectedTensors, GgmlType, type GgufTensorInfo, type ModelSpec } from '@jepa/gguf';
 import { GraphError } from './errors.js';
-import { panelSetting } from './runtime-options.js';
+import { cpuNodesEnabled, panelSetting } from './runtime-options.js';
 
 // @jepa/gguf's copy of ggml's type ids (checked against the addon's by a native test), so that importing
 // this module does not load the addon
@@ -39,7 +39,7 @@ export interface Weights extends Disposable {
   readonly panelKernel: string | undefined;
   /** The q8_row panel kernel JEPA_PANEL names, or undefined for the CPU's fastest. */
   readonly rowsKernel: string | undefined;
-  /** The tensors live on the CPU backend, so graphs over them run there. */
+  /** Graphs over these tensors run on the CPU backend and may use its own nodes (JEPA_CPU_NODES=0: not). */
   readonly onCpu: boolean;
   dispose(): void;
 }
@@ -62,7 +62,7 @@ function repackCandidates(spec: ModelSpec, backend: Backend, panels: ReadonlySet
  */
 function panelCandidates(spec: ModelSpec, backend: Backend): GgufTensorInfo[] {
   const setting = panelSetting();
-  if (!backend.isCpu || !setting.enabled) return [];
+  if (!backend.isCpu || !setting.enabled || !cpuNodesEnabled()) return [];
   const info = buildInfo();
   const matmul = matmulNames(spec);
   const wanted = (t: GgufTensorInfo) =>
@@ -74,7 +74,7 @@ function panelCandidates(spec: ModelSpec, backend: Backend): GgufTensorInfo[] {
   return [...spec.tensors.values()].filter((t) => wanted(t) && t.shape.length === 2 && panelBytesOrNull(t.type, t.shape[1]!, t.shape[0]!) !== null);
 }
 
-const f32PanelsWanted = () => !!buildInfo().panelKernelF32 && panelSetting().enabled && panelSetting().kernel === undefined;
+const f32PanelsWanted = () => !!buildInfo().panelKernelF32 && panelSetting().enabled && panelSetting().kernel === undefined && cpuNodesEnabled();
 
 function matmulNames(spec: ModelSpec): Set<string> {
   return new Set(
@@ -262,7 +262,7 @@ async function bindWeights(spec: ModelSpec, mapping: Mapping, backend: Backend):
     panel: (name) => panels.get(name),
     panelKernel: panelSetting().kernel,
     rowsKernel: ROWS_KERNELS.has(panelSetting().kernel ?? '') ? panelSetting().kernel : undefined,
-    onCpu: backend.isCpu,
+    onCpu: backend.isCpu && cpuNodesEnabled(),
     dispose,
     [Symbol.dispose]: dispose,
   };

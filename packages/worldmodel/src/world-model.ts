@@ -240,7 +240,7 @@ export class WorldModel implements Disposable {
     const causal = !this.#options.unmasked;
     this.#checkBudget(K, T);
     // short sequences: flash with F32 K/V on the CPU; elsewhere the F32 naive path (CUDA's flash forces F16 K/V)
-    const flash = !this.#options.noFlash && backend.isCpu;
+    const flash = !this.#options.noFlash && this.model.weights.onCpu;
     const g = this.#runner.graph(`predictor:${K}:${T}`, () =>
       buildLewmPredictorGraph(p, this.model.weights, T, K, { flash, precF32: !backend.isCpu && gpuPrecF32(), causal }),
     ) as LewmPredictorGraph;

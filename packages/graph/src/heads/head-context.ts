@@ -86,7 +86,7 @@ export class HeadContext implements Disposable {
       (flash) =>
         buildAttentiveHeadGraph(spec.enc, head, this.#model.weights, n, {
           flash,
-          crossFlash: flash && backend.isCpu,
+          crossFlash: flash && this.#model.weights.onCpu,
           kvType: kvTypeFor(this.#model, this.#options.kv),
           precF32: !backend.isCpu && gpuPrecF32(),
         }),

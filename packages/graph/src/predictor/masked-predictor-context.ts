@@ -159,7 +159,7 @@ export class MaskedPredictorContext implements Disposable {
     const nc = ctxIds.length;
     const nt = tgtIds.length;
     const backend = this.#runner.backend;
-    const flash = !this.#options.noFlash && backend.isCpu;
+    const flash = !this.#options.noFlash && this.#model.weights.onCpu;
     const need = maskedPredictorBytes(p, nc + nt, flash);
     if (need > maxGraphBytes())
       throw new GraphError(

@@ -356,23 +356,27 @@ export class AcWorldModel implements Disposable {
     const p = this.#p;
     const control = this.#options.control ?? {};
     const masked = p.frameCausal && !control.unmasked;
-    return this.#runner.graph(`ac:${T}:${K}:${last}:${normalize}`, () => {
-      const backend = this.#runner.backend;
-      const g = buildAcPredictorGraph(
-        p,
-        this.embedDim,
-        this.model.weights,
-        { steps: T, candidates: K, ...this.grid, lastStepOnly: last },
-        {
-          flash: this.#flash(),
-          kvType: kvTypeFor(this.model, this.#options.kv),
-          precF32: !backend.isCpu && gpuPrecF32(),
-          masked,
-          normalizeEps: normalize ? AC_REPS_EPS : null,
-        },
-      );
-      return g;
-    });
+    return this.#runner.graph(
+      `ac:${T}:${K}:${last}:${normalize}`,
+      (flash) => {
+        const backend = this.#runner.backend;
+        const g = buildAcPredictorGraph(
+          p,
+          this.embedDim,
+          this.model.weights,
+          { steps: T, candidates: K, ...this.grid, lastStepOnly: last },
+          {
+            flash,
+            kvType: kvTypeFor(this.model, this.#options.kv),
+            precF32: !backend.isCpu && gpuPrecF32(),
+            masked,
+            normalizeEps: normalize ? AC_REPS_EPS : null,
+          },
+        );
+        return g;
+      },
+      this.#flash(),
+    );
   }
 
   /** The RoPE rows and the mask of a T-step sequence, built once per T. */
