@@ -109,6 +109,8 @@ if [ -n "$stand_in" ]; then
   bench_args=(--models vit-ti14 --batches 1,2 --repeat 2 --warmup 1 --threads 2)
 else
   device=cuda:0
+  # the H200's 139 GiB: a batch of 32 clips in one graph, not split at the CPU's default 8 GiB
+  export JEPA_MAX_GRAPH_MIB=65536
   [ -d /usr/local/cuda/bin ] && export PATH=$PATH:/usr/local/cuda/bin
   { nvidia-smi; nvcc --version; } > "$OUT/gpu.txt" 2>&1
   cores=$(nproc)
