@@ -50,18 +50,6 @@ def write_json(path, obj):
         f.write("\n")
 
 
-def file_table(directory):
-    """relative path -> size for every file of a folder but manifest.json (same shape as common.file_table)."""
-    table = {}
-    for root, dirs, files in os.walk(directory):
-        dirs.sort()
-        for name in sorted(files):
-            rel = os.path.relpath(os.path.join(root, name), directory)
-            if rel != "manifest.json":
-                table[rel] = os.path.getsize(os.path.join(root, name))
-    return table
-
-
 def folder_bytes(directory):
     total = 0
     for root, _, files in os.walk(directory):
@@ -87,6 +75,10 @@ def main(argv=None):
     import torch
     from torch import nn
     import transformers
+
+    # the fixtures' shared helpers (file_table), beside this folder
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "reference"))
+    import common
     from transformers import (Dinov2Config, Dinov2Model, IJepaConfig, IJepaModel, VJEPA2Config, VJEPA2Model,
                               ViTConfig, ViTModel)
 
@@ -495,7 +487,7 @@ def main(argv=None):
         manifest["torch_version"] = torch.__version__
         manifest["transformers_version"] = tf_version
         manifest["numpy_version"] = np.__version__
-        manifest["files"] = file_table(folder)
+        manifest["files"] = common.file_table(folder)
         write_json(os.path.join(folder, "manifest.json"), manifest)
         written.append((name, manifest))
         log("[hf_fixtures] %-10s %-7s %-14s lhs %s  checks %s" % (
