@@ -152,11 +152,11 @@ const md = [
   'jepa: host float32 in, host float32 out (patchify, upload and download included). PyTorch device: CUDA-event timed',
   'forward on resident inputs; host: the same with the upload and the download, like jepa.',
   '',
-  '| model | jepa dtype | batch | jepa ms/item | jepa items/s | jepa GPU MiB | PyTorch fp16 items/s (device / host) | PyTorch bf16 items/s (device / host) | PyTorch fp16 peak MiB | jepa ÷ fp16 (device / host) | parity (fixture on the GPU) | tokens vs f32 (worst cos) |',
+  '| model | jepa dtype | batch | jepa ms/item | jepa items/s | jepa GPU MiB | PyTorch fp16 items/s (device / host) | PyTorch bf16 items/s (device / host) | PyTorch fp16 peak MiB | jepa ÷ fp16 (device / host) | parity (the family fixture, same device) | tokens vs the first dtype (worst cos) |',
   '|---|---|---|---|---|---|---|---|---|---|---|---|',
   ...rows.map(
     (r) =>
-      `| ${r.title} | ${r.dtype} | ${r.batch} | ${f(r.jepa.msPerItem)} | ${f(r.jepa.itemsPerSecond, 1)} | ${f(r.jepa.deviceMiB, 0)} | ${r.torchFp16 ? `${f(r.torchFp16.itemsPerSecondDevice, 1)} / ${f(r.torchFp16.itemsPerSecondHost, 1)}` : '—'} | ${r.torchBf16 ? `${f(r.torchBf16.itemsPerSecondDevice, 1)} / ${f(r.torchBf16.itemsPerSecondHost, 1)}` : '—'} | ${f(r.torchFp16?.peakMiB, 0)} | ${f(r.ratioVsFp16Device)} / ${f(r.ratioVsFp16Host)} | ${r.parity ? (r.parity.pass ? 'pass' : '**FAIL**') : '—'} | ${r.jepa.versus ? f(r.jepa.versus.minCos, 6) : '—'} |`,
+      `| ${r.title} | ${r.dtype} | ${r.batch} | ${f(r.jepa.msPerItem)} | ${f(r.jepa.itemsPerSecond, 1)} | ${f(r.jepa.deviceMiB, 0)} | ${r.torchFp16 ? `${f(r.torchFp16.itemsPerSecondDevice, 1)} / ${f(r.torchFp16.itemsPerSecondHost, 1)}` : '—'} | ${r.torchBf16 ? `${f(r.torchBf16.itemsPerSecondDevice, 1)} / ${f(r.torchBf16.itemsPerSecondHost, 1)}` : '—'} | ${f(r.torchFp16?.peakMiB, 0)} | ${f(r.ratioVsFp16Device)} / ${f(r.ratioVsFp16Host)} | ${r.parity ? (r.parity.pass ? 'pass' : '**FAIL**') : '—'} | ${r.jepa.versus ? `${f(r.jepa.versus.minCos, 6)} vs ${r.jepa.versus.dtype}` : '—'} |`,
   ),
   '',
   ...[...(bench?.errors ?? []), ...(torch?.errors ?? [])].map((e) => `- error: ${e.model} ${e.dtype ?? ''} ${e.batch ?? ''}: ${e.error}`),

@@ -3,8 +3,8 @@
 // JSON after each result, so a run stopped by the time limit still leaves what it measured.
 //   machine --out F                        the device list and the build (machineInfo)
 //   checks  --device D --out F --tmp DIR   every GPU check (checks.ts)
-//   forge   --out F --dir DIR --models a,b --dtypes f32,f16   the bench's models, before it runs
-//   bench   --device D --out F --dir DIR --models a,b --dtypes f32,f16 --batches 1,8,32
+//   forge   --out F --dir DIR --models a,b --dtypes f16,f32   the bench's models, before it runs
+//   bench   --device D --out F --dir DIR --models a,b --dtypes f16,f32 --batches 1,8,32
 //           [--repeat N] [--warmup N] [--threads N] [--budget-s S]
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -124,7 +124,7 @@ async function main(argv: string[]): Promise<number> {
       tmp: { type: 'string' },
       dir: { type: 'string' },
       models: { type: 'string', default: 'vit-b16,vit-h14,vit-l16-video' },
-      dtypes: { type: 'string', default: 'f32,f16' },
+      dtypes: { type: 'string', default: 'f16,f32' },
       batches: { type: 'string', default: '1,8,32' },
       repeat: { type: 'string', default: '10' },
       warmup: { type: 'string', default: '2' },
