@@ -7,6 +7,7 @@ import { convertCheckpoint } from '@jepa/convert';
 import { compareTokens, cosine, EncodeOutput, judge, Model, policyRow, type FamilyClass, type Verdict } from '@jepa/graph';
 import { createContext, openBackend, resolveDevice } from '@jepa/native';
 import { readNpy } from '@jepa/preprocess';
+import { WorldModel } from '@jepa/worldmodel';
 import { FIXTURE_TABLE, npy, type ReferenceFixture } from '../../../packages/convert/test/reference-cases.js';
 import { quantizeFile } from '../../quantize/src/quantize-file.js';
 
@@ -187,6 +188,28 @@ function predictorCheck(dir: string): GpuCheck {
   };
 }
 
+const lewmCheck: GpuCheck = {
+  name: 'LeWM predictor (3 candidates x 3 steps) on the device meets the f32 tier',
+  async run(device) {
+    const dir = join(HEADS, 'lewm');
+    const read = (name: string) => readNpy(readFileSync(join(dir, `${name}.npy`)));
+    const wm = await WorldModel.load(join(dir, 'model.gguf'), { device });
+    try {
+      const embs = read('predict_embs');
+      const [K, T] = embs.shape as [number, number];
+      const out = await wm.predict(
+        { data: embs.data as Float32Array, candidates: K, steps: T },
+        { data: read('predict_actions').data as Float32Array, candidates: K, steps: T },
+      );
+      return passOrThrow(
+        judge(policyRow(backendOf(device), 'image', 'f32'), compareTokens(out, read('predict_out').data as Float32Array, wm.embedDim)),
+      );
+    } finally {
+      wm.dispose();
+    }
+  },
+};
+
 const refusalCheck: GpuCheck = {
   name: 'graph validation names a node the device cannot run',
   async run(device) {
@@ -223,6 +246,7 @@ export function gpuChecks(tmp: string): GpuCheck[] {
     headCheck('vjepa2_pooler'),
     headCheck('vjepa_probe'),
     predictorCheck('vjepa2_predictor'),
+    lewmCheck,
     refusalCheck,
     negativeControl(firstOfClass('image'), tmp),
   ];

@@ -1,7 +1,8 @@
 // The GPU checks (gpu/checks.ts) under vitest on the first GPU: every reference fixture at f32, f16
-// and q8_0 against the GPU rows of the parity policy, batching against one by one, disposal with work
-// in flight, the heads and the predictor, the refusal by name, and a negative control. Skips without
-// a GPU build and device; scripts/gpu-check.sh runs the same checks on the GPU machine without vitest.
+// and q8_0 against the GPU rows of the parity policy, batching against one by one, disposal with
+// work in flight, the heads, the masked and LeWM predictors, the refusal by name, and a negative
+// control. Skips without a GPU build and device; scripts/gpu-check.sh runs the same checks on the
+// GPU machine without vitest.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
