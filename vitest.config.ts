@@ -4,8 +4,10 @@ import { defineConfig } from 'vitest/config';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
 
-// On an AVX-512 machine the engine's own CPU kernels also have an AVX2 + FMA level (an AVX2 laptop's):
-// these suites run again with JEPA_CPU=avx2, against the same float64 references.
+// The kernel-selection, quantization-tier and parity suites run again at every CPU level this machine
+// can force, against the same float64 references: JEPA_CPU=avx2 (an AVX2 laptop's kernels) on an AVX-512
+// CPU, and JEPA_CPU_VNNI=0 (no VNNI of any kind: a Skylake-SP at avx512, a Zen 3 or Haswell at avx2)
+// on a CPU with VNNI. apps/cli/test/portable-cpu.test.ts runs the addon under qemu's Haswell as well.
 const cpuFlags = (() => {
   try {
     return readFileSync('/proc/cpuinfo', 'utf8');
@@ -13,23 +15,26 @@ const cpuFlags = (() => {
     return '';
   }
 })();
-const avx2Level = / avx512f /.test(cpuFlags) && / avx2 /.test(cpuFlags) && / fma /.test(cpuFlags) && / f16c /.test(cpuFlags);
-const atAvx2 = {
-  test: {
-    name: 'kernels at JEPA_CPU=avx2',
-    root,
-    include: [
-      'packages/native/test/{ops,panel,panel-f32,panel-rows,attention,resample}.test.ts',
-      'packages/convert/test/parity.test.ts',
-      'packages/graph/test/{predictor-golden,heads-golden,clip-batch}.test.ts',
-      'packages/worldmodel/test/{lewm-golden,ac-golden}.test.ts',
-      'apps/quantize/test/{tiers,q8-row-tiers}.test.ts',
-    ],
-    env: { JEPA_CPU: 'avx2' },
-    testTimeout: 120_000,
-    hookTimeout: 120_000,
-  },
-};
+const has = (flag: string) => new RegExp(` ${flag}( |$)`, 'm').test(cpuFlags);
+const avx2 = has('avx2') && has('fma') && has('f16c');
+const avx512 = avx2 && has('avx512f');
+const vnni = has('avx512_vnni') || has('avx_vnni') || has('amx_int8');
+const kernelSuites = [
+  'packages/native/test/{ops,panel,panel-f32,panel-rows,attention,resample}.test.ts',
+  'packages/convert/test/parity.test.ts',
+  'packages/graph/test/{predictor-golden,heads-golden,clip-batch}.test.ts',
+  'packages/worldmodel/test/{lewm-golden,ac-golden}.test.ts',
+  'apps/quantize/test/{tiers,q8-row-tiers,q8-row-models}.test.ts',
+];
+const atLevel = (name: string, env: Record<string, string>) => ({
+  test: { name, root, include: kernelSuites, env, testTimeout: 120_000, hookTimeout: 120_000 },
+});
+const levels = [
+  ...(avx512 ? [atLevel('kernels at JEPA_CPU=avx2', { JEPA_CPU: 'avx2' })] : []),
+  ...(vnni ? [atLevel('kernels without VNNI (JEPA_CPU_VNNI=0)', { JEPA_CPU_VNNI: '0' })] : []),
+  // where JEPA_CPU=avx2 keeps AVX-VNNI (Sapphire Rapids, Zen 5), plain AVX2 is one more level
+  ...(avx512 && has('avx_vnni') ? [atLevel('kernels at JEPA_CPU=avx2 without VNNI', { JEPA_CPU: 'avx2', JEPA_CPU_VNNI: '0' })] : []),
+];
 
 // The GPU's graphs (ggml's generic ops, no CPU-only nodes) against the same references, on the CPU.
 const asOnGpu = {
@@ -51,7 +56,7 @@ const asOnGpu = {
 // them all; a package's own `pnpm test` runs `vitest run --project <its name>`.
 export default defineConfig({
   test: {
-    projects: [`${root}packages/*`, `${root}apps/*`, asOnGpu, ...(avx2Level ? [atAvx2] : [])],
+    projects: [`${root}packages/*`, `${root}apps/*`, asOnGpu, ...levels],
     testTimeout: 60_000,
     hookTimeout: 60_000,
   },

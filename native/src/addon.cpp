@@ -77,6 +77,7 @@ static Napi::Value buildInfo(const Napi::CallbackInfo& info) {
   out.Set("portable", false);
 #endif
   out.Set("cpuLevel", cpuLevelName(cpuLevel()));
+  out.Set("cpuVnni", cpuVnniAllowed());
   out.Set("geluErfCpu", jepa::geluErfCpuKernel());
   const char* panel = jepa::panelBestKernel(GGML_TYPE_Q8_0);
   out.Set("panelKernel", panel ? Napi::Value(Napi::String::New(env, panel)) : env.Null());
@@ -86,6 +87,10 @@ static Napi::Value buildInfo(const Napi::CallbackInfo& info) {
   out.Set("panelKernelF32", panelF32 ? Napi::Value(Napi::String::New(env, panelF32)) : env.Null());
   const char* panelRows = jepa::panelBestKernel(GGML_TYPE_I8);
   out.Set("panelKernelRows", panelRows ? Napi::Value(Napi::String::New(env, panelRows)) : env.Null());
+  Napi::Array rowsKernels = Napi::Array::New(env);
+  for (const char* name : {"amx", "avx512-vnni", "avx-vnni", "avx2"})
+    if (jepa::panelKernelAvailable(GGML_TYPE_I8, name)) rowsKernels.Set(rowsKernels.Length(), Napi::String::New(env, name));
+  out.Set("panelKernelsRows", rowsKernels);
   out.Set("typeCount", static_cast<double>(GGML_TYPE_COUNT));
   return out;
 }

@@ -54,11 +54,15 @@ int findLoadedVariant(dl_phdr_info* info, size_t, void* out) {
   return 1;
 }
 
-// JEPA_CPU=avx2 without JEPA_CPU_VARIANT: ggml's own ops at that level too, as on an AVX2 laptop.
+// JEPA_CPU=avx2 or JEPA_CPU_VNNI=0 without JEPA_CPU_VARIANT: ggml's own ops at that level too, as on an
+// AVX2 laptop (alderlake with AVX-VNNI, else haswell) or, at avx512 without VNNI, a Skylake-SP.
 const char* levelVariant() {
   const char* level = std::getenv("JEPA_CPU");
-  if (!level || std::strcmp(level, "avx2") != 0) return nullptr;
-  return cpuHasAvxVnni() ? "alderlake" : "haswell";
+  const bool lowered = level && std::strcmp(level, "avx2") == 0;
+  if (!lowered && cpuVnniAllowed()) return nullptr;
+  if (cpuLevel() == CpuLevel::Avx512) return "skylakex";
+  if (cpuLevel() == CpuLevel::Avx2) return cpuHasAvxVnni() ? "alderlake" : "haswell";
+  return nullptr;
 }
 #endif
 
@@ -71,7 +75,7 @@ std::string loadCpuBackends() {
   std::string by = "JEPA_CPU_VARIANT=";
   if (!forced || !*forced) {
     forced = levelVariant();
-    by = "JEPA_CPU=avx2 (ggml's variant ";
+    by = std::string(cpuVnniAllowed() ? "JEPA_CPU=avx2" : "JEPA_CPU_VNNI=0") + " (ggml's variant ";
   }
   if (forced && *forced) {
     const std::string path = dir + "/libggml-cpu-" + forced + ".so";

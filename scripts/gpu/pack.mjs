@@ -103,7 +103,7 @@ async function bundle() {
     bundle: true,
     platform: 'node',
     format: 'esm',
-    target: 'node20',
+    target: 'node22',
     outfile: join(carry, 'device-main.mjs'),
     external: ['@jepa/addon'],
     logLevel: 'warning',

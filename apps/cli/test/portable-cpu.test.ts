@@ -12,6 +12,7 @@ import { describe, expect, it } from 'vitest';
 
 const root = resolve(__dirname, '../../..');
 const main = join(root, 'apps/cli/dist/main.js');
+const quantize = join(root, 'apps/quantize/dist/main.js');
 const sample = join(root, 'fixtures/preprocess/sample.jpg');
 const tmp = mkdtempSync(join(tmpdir(), 'jepa-portable-'));
 const CPU = 'Haswell-v4';
@@ -94,7 +95,10 @@ describe.runIf(buildInfo().portable)('the portable addon on an AVX2 CPU (qemu -c
     expect(build.cpu.avx2).toBe(true);
     expect(build.cpu.avx512).toBeUndefined();
     expect(build.cpuLevel).toBe('avx2');
-    expect(build.panelKernel).toBeNull(); // Haswell has no AVX-VNNI: 8-bit matrices on ggml's kernels
+    expect(build.panelKernel).toBeNull(); // Haswell has no AVX-VNNI: q8_0 / q4 matrices on ggml's kernels
+    expect(build.cpuVnni).toBe(true); // allowed, but there is none
+    expect(build.panelKernelRows).toBe('avx2'); // q8_row on vpmaddubsw, not dequantized
+    expect(build.panelKernelsRows).toEqual(['avx2']);
     expect(build.panelKernelF32).toBe('avx2');
     expect(build.flashAttnCpu).toBe('avx2');
     expect(build.geluErfCpu).toBe('libmvec-avx2');
@@ -129,5 +133,39 @@ describe.runIf(buildInfo().portable)('the portable addon on an AVX2 CPU (qemu -c
     const b = readNpy(join(tmp, 'clip-host.npy'));
     expect(a.shape).toEqual([1, 128, 32]);
     expect(cosine(a.data as Float32Array, b.data as Float32Array)).toBeGreaterThan(0.99999);
+  });
+
+  it('a q8_row model runs there on the plain-AVX2 kernel with the bits this machine gives at JEPA_CPU=avx2 JEPA_CPU_VNNI=0', {
+    timeout: 300_000,
+  }, () => {
+    const f32 = forgeModel('hfvit', { seed: 13, path: join(tmp, 'hfvit-13.gguf') }).path;
+    const rows = join(tmp, 'hfvit-13-q8_row.gguf');
+    const q = spawnSync(process.execPath, [quantize, f32, rows, 'q8_row'], { encoding: 'utf8' });
+    expect(q.status, q.stderr).toBe(0);
+    const args = (m: string, out: string) => [main, 'embed', '-m', m, sample, '--pool', 'none', '-o', join(tmp, out)];
+    const emulated = underQemu(process.execPath, args(rows, 'rows-haswell.npy'));
+    expect(emulated.code, emulated.err).toBe(0);
+    const plain = { ...process.env, JEPA_CPU: 'avx2', JEPA_CPU_VNNI: '0' };
+    const devices = spawnSync(process.execPath, [main, 'devices', '--json'], { encoding: 'utf8', env: plain });
+    const { build } = JSON.parse(devices.stdout) as { build: ReturnType<typeof buildInfo> };
+    expect([build.cpuLevel, build.cpuVariant, build.cpuVnni, build.panelKernelRows, build.panelKernel]).toEqual([
+      'avx2',
+      'haswell',
+      false,
+      'avx2',
+      null,
+    ]);
+    const host = spawnSync(process.execPath, args(rows, 'rows-host.npy'), { encoding: 'utf8', env: plain });
+    expect(host.status, host.stderr).toBe(0);
+    const a = readNpy(join(tmp, 'rows-haswell.npy'));
+    const b = readNpy(join(tmp, 'rows-host.npy'));
+    expect(a.shape).toEqual(b.shape);
+    expect(Buffer.from((a.data as Float32Array).buffer).equals(Buffer.from((b.data as Float32Array).buffer))).toBe(true);
+    // control: the f32 model's tokens are near but not these bits
+    const reference = spawnSync(process.execPath, args(f32, 'f32-host.npy'), { encoding: 'utf8', env: plain });
+    expect(reference.status, reference.stderr).toBe(0);
+    const c = readNpy(join(tmp, 'f32-host.npy')).data as Float32Array;
+    expect(Buffer.from(c.buffer).equals(Buffer.from((a.data as Float32Array).buffer))).toBe(false);
+    expect(cosine(c, a.data as Float32Array)).toBeGreaterThan(0.99);
   });
 });

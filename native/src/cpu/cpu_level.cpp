@@ -18,12 +18,19 @@ CpuLevel detected() {
 }
 
 CpuLevel level = detected();
+bool vnniAllowed = true;
 
 }  // namespace
 
 std::string initCpuLevel() {
   const CpuLevel best = detected();
   level = best;
+  const char* vnni = std::getenv("JEPA_CPU_VNNI");
+  vnniAllowed = true;
+  if (vnni && *vnni) {
+    if (std::strcmp(vnni, "0") != 0 && std::strcmp(vnni, "1") != 0) return "JEPA_CPU_VNNI=" + std::string(vnni) + ": not 0 or 1";
+    vnniAllowed = std::strcmp(vnni, "1") == 0;
+  }
   const char* forced = std::getenv("JEPA_CPU");
   if (!forced || !*forced) return "";
   CpuLevel want;
@@ -48,10 +55,21 @@ const char* cpuLevelName(CpuLevel l) {
   }
 }
 
+bool cpuVnniAllowed() { return vnniAllowed; }
+
 bool cpuHasAvxVnni() {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
   __builtin_cpu_init();
-  return __builtin_cpu_supports("avxvnni");
+  return vnniAllowed && __builtin_cpu_supports("avxvnni");
+#else
+  return false;
+#endif
+}
+
+bool cpuHasAvx512Vnni() {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  __builtin_cpu_init();
+  return vnniAllowed && level == CpuLevel::Avx512 && __builtin_cpu_supports("avx512vnni");
 #else
   return false;
 #endif

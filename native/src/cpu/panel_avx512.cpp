@@ -139,7 +139,7 @@ void wideTokens(const uint8_t* panels, int64_t nb, const uint8_t* scratch, int64
 
 bool supported() {
   __builtin_cpu_init();
-  return cpuLevel() == CpuLevel::Avx512 && __builtin_cpu_supports("avx512vnni");
+  return cpuHasAvx512Vnni();
 }
 
 }  // namespace

@@ -12,7 +12,7 @@
 namespace jepa::panel::rows {
 namespace {
 
-const Kernel* const kKernels[] = {&kAmx, &kAvx512Vnni, &kAvxVnni};  // fastest first
+const Kernel* const kKernels[] = {&kAmx, &kAvx512Vnni, &kAvxVnni, &kAvx2};  // fastest first
 constexpr size_t kKernelCount = sizeof kKernels / sizeof kKernels[0];
 
 struct OpChoice {
@@ -29,7 +29,7 @@ const std::array<OpChoice, kKernelCount * kEpilogues> kChoices = makeChoices(std
 void op(ggml_tensor* dst, int ith, int nth, void* userdata) {
   const auto* choice = static_cast<const OpChoice*>(userdata);
   const ggml_tensor* x = dst->src[1];
-  const int64_t k = x->ne[0], kp = paddedK(k);
+  const int64_t k = x->ne[0], kp = paddedK(k), stride = kp * choice->kernel->valueBytes;
   const int64_t rows = dst->ne[0], tokens = ggml_nrows(x);
   const Share share = shareOf(tokens, rows / kRows, ith, nth);
   if (share.empty()) return;
@@ -39,18 +39,18 @@ void op(ggml_tensor* dst, int ith, int nth, void* userdata) {
   thread_local std::vector<TokenQuant> meta;
   const int64_t padded = (n + 31) / 32 * 32;
   // The quantizer writes every byte of a live row; only the rows past n need zeros.
-  xq.resize(static_cast<size_t>(padded * kp));
-  std::memset(xq.data() + n * kp, 0, static_cast<size_t>((padded - n) * kp));
+  xq.resize(static_cast<size_t>(padded * stride));
+  std::memset(xq.data() + n * stride, 0, static_cast<size_t>((padded - n) * stride));
   meta.resize(static_cast<size_t>(padded));
   const auto* xs = static_cast<const float*>(x->data);
-  for (int64_t t = 0; t < n; ++t) choice->kernel->quantize(xs + (share.tok0 + t) * k, k, xq.data() + t * kp, &meta[t]);
+  for (int64_t t = 0; t < n; ++t) choice->kernel->quantize(xs + (share.tok0 + t) * k, k, xq.data() + t * stride, &meta[t]);
   const auto* panels = static_cast<const uint8_t*>(dst->src[0]->data) + share.pan0 * panelBytes(k);
   float* out = static_cast<float*>(dst->data) + share.tok0 * rows + share.pan0 * kRows;
   // Kernels walk panels outer and tokens inner; blocks of tokens small enough to stay in L2 (about
   // 192 KiB of them) keep a batch's activations from being re-read from L3 for every panel.
-  const int64_t block = std::max<int64_t>(32, 192 * 1024 / kp / 32 * 32);
+  const int64_t block = std::max<int64_t>(32, 192 * 1024 / stride / 32 * 32);
   for (int64_t t = 0; t < n; t += block)
-    choice->kernel->tokens(panels, share.pan1 - share.pan0, k, xq.data() + t * kp, meta.data() + t, std::min(block, n - t), out + t * rows, rows);
+    choice->kernel->tokens(panels, share.pan1 - share.pan0, k, xq.data() + t * stride, meta.data() + t, std::min(block, n - t), out + t * rows, rows);
   finish(choice->epilogue, dst, share.tok0, share.tok1, share.pan0 * kRows, share.pan1 * kRows);
 }
 

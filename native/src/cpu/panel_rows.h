@@ -1,7 +1,8 @@
 // The panels of q8_row matrices (I8 weights with one f32 scale per output row) and their kernels, as
 // onnxruntime's MLAS computes int8 products: each token's activations are quantized once to u8 with
 // its own scale and zero point, and every output is one exact int32 dot over the whole row, scaled
-// once. No per-block rescaling, so the inner loop is vpdpbusd (or AMX's tdpbusd) alone.
+// once. No per-block rescaling, so the inner loop is vpdpbusd (or AMX's tdpbusd) alone; plain AVX2
+// computes the same exact dot with vpmaddubsw.
 #pragma once
 
 #include <cstdint>
@@ -26,15 +27,18 @@ struct TokenQuant {
   int32_t zp;
 };
 
-// A kernel for one instruction set. tokens: n tokens (rows of xq, paddedK bytes apart, n rounded up to
-// 32 rows readable) against `panels` consecutive panels; token t's 16·panels results go to
+// A kernel for one instruction set. tokens: n tokens (rows of xq, paddedK·valueBytes bytes apart, n rounded
+// up to 32 rows readable) against `panels` consecutive panels; token t's 16·panels results go to
 // out + t·ldo. Every output is float(dot − zp·Σq)·(scale_x·scale_w) from an exact int32 dot, so all
 // kernels agree bit for bit with each other and with themselves however they tile.
 struct Kernel {
   const char* name;
   bool (*supported)();
-  // One token's k values as u8 (paddedK bytes, the padding zero) and its scale and zero point, the
-  // way onnxruntime's DynamicQuantizeLinear does for a whole tensor: the range [min(0, x), max(0, x)]
+  // Bytes per quantized value in the token rows it reads: 1 (u8), or 2 where the kernel wants the same
+  // values widened to u16 (plain AVX2's vpmaddwd).
+  int64_t valueBytes;
+  // One token's k values as u8 (paddedK values of valueBytes, the padding zero) and its scale and zero
+  // point, the way onnxruntime's DynamicQuantizeLinear does for a whole tensor: the range [min(0, x), max(0, x)]
   // over 255 steps, zero exact, values rounded to nearest even. The same bits on every kernel.
   void (*quantize)(const float* x, int64_t k, uint8_t* u, TokenQuant* meta);
   void (*tokens)(const uint8_t* panels, int64_t npanels, int64_t k, const uint8_t* xq, const TokenQuant* meta, int64_t n, float* out,
@@ -44,8 +48,11 @@ struct Kernel {
 extern const Kernel kAvx512Vnni;
 extern const Kernel kAmx;
 extern const Kernel kAvxVnni;
+extern const Kernel kAvx2;
 
 // The AVX-512 quantizer (AMX's and AVX-512 VNNI's).
 void quantizeToken(const float* x, int64_t k, uint8_t* u, TokenQuant* meta);
+// The AVX2 quantizer (AVX-VNNI's and plain AVX2's), with the AVX-512 one's bits.
+void quantizeTokenAvx2(const float* x, int64_t k, uint8_t* u, TokenQuant* meta);
 
 }  // namespace jepa::panel::rows

@@ -38,7 +38,7 @@ bool grantTiles() {
 
 bool supported() {
   static const bool granted = grantTiles();
-  return cpuLevel() == CpuLevel::Avx512 && granted;
+  return cpuLevel() == CpuLevel::Avx512 && cpuVnniAllowed() && granted;
 }
 
 JEPA_TARGET void configure() {
@@ -144,12 +144,12 @@ JEPA_TARGET void tokens(const uint8_t* panels, int64_t npanels, int64_t k, const
 
 }  // namespace
 
-const Kernel kAmx{"amx", supported, quantizeToken, tokens};
+const Kernel kAmx{"amx", supported, 1, quantizeToken, tokens};
 
 }  // namespace jepa::panel::rows
 
 #else
 namespace jepa::panel::rows {
-const Kernel kAmx{"amx", [] { return false; }, nullptr, nullptr};
+const Kernel kAmx{"amx", [] { return false; }, 1, nullptr, nullptr};
 }
 #endif

@@ -96,18 +96,18 @@ void tokens(const uint8_t* panels, int64_t npanels, int64_t k, const uint8_t* xq
 
 bool supported() {
   __builtin_cpu_init();
-  return cpuLevel() == CpuLevel::Avx512 && __builtin_cpu_supports("avx512vnni");
+  return cpuHasAvx512Vnni();
 }
 
 }  // namespace
 
-const Kernel kAvx512Vnni{"avx512-vnni", supported, quantizeToken, tokens};
+const Kernel kAvx512Vnni{"avx512-vnni", supported, 1, quantizeToken, tokens};
 
 }  // namespace jepa::panel::rows
 
 #else
 namespace jepa::panel::rows {
 void quantizeToken(const float*, int64_t, uint8_t*, TokenQuant*) {}
-const Kernel kAvx512Vnni{"avx512-vnni", [] { return false; }, nullptr, nullptr};
+const Kernel kAvx512Vnni{"avx512-vnni", [] { return false; }, 1, nullptr, nullptr};
 }  // namespace jepa::panel::rows
 #endif

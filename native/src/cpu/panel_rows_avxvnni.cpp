@@ -1,6 +1,5 @@
 // q8_row on AVX2 with AVX-VNNI (x86 laptops without AVX-512): a panel's 16 rows as two ymm halves,
-// 6 tokens per tile (12 accumulators, 2 weight halves and the broadcast fill AVX2's 16 registers);
-// and the token quantizer in AVX2, giving the AVX-512 one's bits.
+// 6 tokens per tile (12 accumulators, 2 weight halves and the broadcast fill AVX2's 16 registers).
 #include <cstring>
 
 #include "cpu_level.h"
@@ -14,43 +13,6 @@
 
 namespace jepa::panel::rows {
 namespace {
-
-JEPA_TARGET float reduce(__m256 v, bool max) {
-  __m128 h = max ? _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1)) : _mm_min_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-  h = max ? _mm_max_ps(h, _mm_movehl_ps(h, h)) : _mm_min_ps(h, _mm_movehl_ps(h, h));
-  h = max ? _mm_max_ss(h, _mm_movehdup_ps(h)) : _mm_min_ss(h, _mm_movehdup_ps(h));
-  return _mm_cvtss_f32(h);
-}
-
-JEPA_TARGET void quantize(const float* x, int64_t k, uint8_t* u, TokenQuant* meta) {
-  __m256 lo = _mm256_setzero_ps(), hi = _mm256_setzero_ps();
-  int64_t j = 0;
-  for (; j + 8 <= k; j += 8) {
-    const __m256 v = _mm256_loadu_ps(x + j);
-    lo = _mm256_min_ps(lo, v);
-    hi = _mm256_max_ps(hi, v);
-  }
-  float mn = reduce(lo, false), mx = reduce(hi, true);
-  for (; j < k; ++j) {
-    mn = x[j] < mn ? x[j] : mn;
-    mx = x[j] > mx ? x[j] : mx;
-  }
-  float inv;
-  *meta = tokenQuant(mn, mx, inv);
-  const int32_t zp = meta->zp;
-  const __m256 vinv = _mm256_set1_ps(inv);
-  const __m256i vzp = _mm256_set1_epi32(zp), zero = _mm256_setzero_si256(), top = _mm256_set1_epi32(255);
-  const int64_t kp = paddedK(k);
-  for (j = 0; j < kp; j += 8) {
-    alignas(32) float v[8] = {};
-    for (int64_t i = 0; i < 8 && j + i < k; ++i) v[i] = x[j + i];
-    __m256i q = _mm256_add_epi32(_mm256_cvtps_epi32(_mm256_mul_ps(_mm256_load_ps(v), vinv)), vzp);
-    q = _mm256_max_epi32(_mm256_min_epi32(q, top), zero);
-    alignas(32) int32_t lanes[8];
-    _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), q);
-    for (int64_t i = 0; i < 8; ++i) u[j + i] = j + i < k ? static_cast<uint8_t>(lanes[i]) : 0;
-  }
-}
 
 template <int T>
 JEPA_TARGET void tile(const uint8_t* panel, int64_t k, const uint8_t* xq, const TokenQuant* meta, float* out, int64_t ldo) {
@@ -94,12 +56,12 @@ bool supported() { return cpuLevel() >= CpuLevel::Avx2 && cpuHasAvxVnni(); }
 
 }  // namespace
 
-const Kernel kAvxVnni{"avx-vnni", supported, quantize, tokens};
+const Kernel kAvxVnni{"avx-vnni", supported, 1, quantizeTokenAvx2, tokens};
 
 }  // namespace jepa::panel::rows
 
 #else
 namespace jepa::panel::rows {
-const Kernel kAvxVnni{"avx-vnni", [] { return false; }, nullptr, nullptr};
+const Kernel kAvxVnni{"avx-vnni", [] { return false; }, 1, nullptr, nullptr};
 }
 #endif

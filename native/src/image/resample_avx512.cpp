@@ -221,8 +221,7 @@ JEPA_AVX512 void vertical(const uint8_t* const* rows, const int32_t* weights, in
 
 bool avx512Supported() {
   __builtin_cpu_init();
-  return cpuLevel() == CpuLevel::Avx512 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
-         __builtin_cpu_supports("avx512vnni");
+  return cpuHasAvx512Vnni() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
 }
 
 const Kernels& avx512() {

@@ -27,7 +27,9 @@ const GGML_F32 = GgmlType.F32;
 const GGML_F16 = GgmlType.F16;
 const GGML_I8 = GgmlType.I8;
 /** The q8_row kernels JEPA_PANEL may name. */
-const ROWS_KERNELS = new Set(['amx', 'avx512-vnni', 'avx-vnni']);
+const ROWS_KERNELS = new Set(['amx', 'avx512-vnni', 'avx-vnni', 'avx2']);
+/** The q8_0 / q4_0 / q4_K kernels JEPA_PANEL may name; a q8_row-only name leaves those types on ggml's. */
+const BLOCK_KERNELS = new Set(['avx512-vnni', 'avx-vnni']);
 
 export interface Weights extends Disposable {
   /** The named tensor; a GraphError names a tensor the file does not have. */
@@ -70,7 +72,7 @@ function panelCandidates(spec: ModelSpec, backend: Backend): GgufTensorInfo[] {
       ? f32PanelsWanted() && matmul.has(t.name)
       : t.type === GGML_I8
         ? !!info.panelKernelRows && (setting.kernel === undefined || ROWS_KERNELS.has(setting.kernel)) && matmul.has(t.name)
-        : !!info.panelKernel && PANEL_TYPES.has(t.type);
+        : !!info.panelKernel && (setting.kernel === undefined || BLOCK_KERNELS.has(setting.kernel)) && PANEL_TYPES.has(t.type);
   return [...spec.tensors.values()].filter((t) => wanted(t) && t.shape.length === 2 && panelBytesOrNull(t.type, t.shape[1]!, t.shape[0]!) !== null);
 }
 
@@ -260,7 +262,7 @@ async function bindWeights(spec: ModelSpec, mapping: Mapping, backend: Backend):
     },
     has: (name) => tensors.has(name),
     panel: (name) => panels.get(name),
-    panelKernel: panelSetting().kernel,
+    panelKernel: BLOCK_KERNELS.has(panelSetting().kernel ?? '') ? panelSetting().kernel : undefined,
     rowsKernel: ROWS_KERNELS.has(panelSetting().kernel ?? '') ? panelSetting().kernel : undefined,
     onCpu: backend.isCpu && cpuNodesEnabled(),
     dispose,

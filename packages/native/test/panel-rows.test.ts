@@ -1,6 +1,7 @@
 // The q8_row panel kernels (I8 weights, one f32 scale per row; each token quantized once to u8 with a
 // zero point) against a float64 model of their arithmetic, against the f32 product of the weights they
-// stand for, across kernels (AMX, AVX-512 VNNI), and for independence from tiling and thread splits.
+// stand for, across kernels (AMX, AVX-512 VNNI, AVX-VNNI, plain AVX2), and for independence from tiling
+// and thread splits.
 import { describe, expect, it } from 'vitest';
 import { buildInfo, createContext, panelBytes, panelPack, type Tensor } from '../src/index.js';
 import { F32, cpu, relMax, run, uniform } from './helpers.js';
@@ -57,7 +58,7 @@ function model(q: Int8Array, scales: Float32Array, rows: number, k: number, x: F
   return out;
 }
 
-const KERNELS = ['amx', 'avx512-vnni', 'avx-vnni'].filter((name) => {
+const KERNELS = ['amx', 'avx512-vnni', 'avx-vnni', 'avx2'].filter((name) => {
   const ctx = createContext(4);
   try {
     ctx.panelMulMat(ctx.newTensor(I8, [panelBytes(I8, 16, 64)]), ctx.newTensor(F32, [64, 1]), 16, I8, name);
@@ -89,6 +90,35 @@ describe.skipIf(!buildInfo().panelKernelRows)(`q8_row panel kernels (${KERNELS.j
       for (const r of results) expect(r.equals(results[0]!)).toBe(true);
     });
   }
+
+  it('sums the extremes exactly: u8 activations at 0 and 255 against weights of ±127 (no 16-bit saturation on plain AVX2)', async () => {
+    const k = 64;
+    const rows16 = 32;
+    const q = Int8Array.from({ length: rows16 * k }, (_, i) => ((i * 7) % 3 === 0 ? -127 : 127));
+    const scales = uniform(rows16, 21, 0.001, 0.02);
+    const ctx = createContext(4);
+    const w = ctx.newTensor(I8, [k, rows16]);
+    const s = ctx.newTensor(F32, [rows16]);
+    const panel = ctx.newTensor(I8, [panelBytes(I8, rows16, k)]);
+    ctx.allocate(cpu());
+    w.set(new Uint8Array(q.buffer));
+    s.set(scales);
+    panelPack(w, panel, s);
+    // ±1 quantizes to u = 0 and 255 (zero point 128); the signs follow the weights in runs, so pairs of
+    // u = 255 meet q = 127 (255·127·2 would saturate vpmaddubsw's 16 bits) and u = 0 meets q = -127
+    const data = Float32Array.from({ length: k * 7 }, (_, i) => ((((i % k) * 7) % 3 === 0) !== (Math.floor(i / k) % 2 === 0) ? -1 : 1));
+    const ref = model(q, scales, rows16, k, data, 7);
+    expect(quantizeToken(data.subarray(0, k)).u.every((u) => u === 0 || u >= 254)).toBe(true);
+    const results: Buffer[] = [];
+    for (const kernel of KERNELS) {
+      const c = createContext(8);
+      const x = c.newTensor(F32, [k, 7]);
+      const [got] = await run(c, [c.panelMulMat(panel, x, rows16, I8, kernel)], [{ tensor: x, data }]);
+      expect(relMax(got!, ref), kernel).toBeLessThan(1e-6);
+      results.push(Buffer.from(got!.buffer));
+    }
+    for (const r of results) expect(r.equals(results[0]!)).toBe(true);
+  });
 
   it('stays within its activation rounding of the f32 product of the weights it stands for; a wrong row scale is caught', async () => {
     const k = 256;
