@@ -61,11 +61,12 @@ describe('jepa embed', () => {
 
   it('--pool none writes every token; --input-npy bypasses preprocessing and agrees with it', () => {
     const x = join(tmp, 'x.npy');
-    expect(jepa('preprocess', '-m', demo, clip, '-o', x).code).toBe(0);
+    const ok = (r: ReturnType<typeof jepa>) => expect(r.code, r.err).toBe(0);
+    ok(jepa('preprocess', '-m', demo, clip, '-o', x));
     const viaTensor = join(tmp, 'a.npy');
     const viaClip = join(tmp, 'b.npy');
-    expect(jepa('embed', '-m', demo, '--input-npy', x, '--pool', 'none', '-o', viaTensor).code).toBe(0);
-    expect(jepa('embed', '-m', demo, '--video', clip, '--pool', 'none', '-o', viaClip).code).toBe(0);
+    ok(jepa('embed', '-m', demo, '--input-npy', x, '--pool', 'none', '-o', viaTensor));
+    ok(jepa('embed', '-m', demo, '--video', clip, '--pool', 'none', '-o', viaClip));
     const a = readNpy(viaTensor);
     const b = readNpy(viaClip);
     expect(a.shape).toEqual([1, 256, 192]);

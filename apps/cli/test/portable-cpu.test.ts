@@ -86,6 +86,25 @@ describe.runIf(buildInfo().portable)('the portable addon on an AVX2 CPU (qemu -c
     },
   );
 
+  // qemu's TCG (Debian's 7.2) has no AVX-512 at all, so an AVX-512 CPU without VNNI (Skylake-SP, Cascade
+  // Lake's predecessor) cannot be emulated: JEPA_CPU_VNNI=0 shows a real AVX-512 CPU to the engine as one.
+  it.runIf(buildInfo().cpuLevel === 'avx512')(
+    'JEPA_CPU_VNNI=0 at avx512 chooses what a Skylake-SP runs: AVX-512 f32 panels, q8_row on plain AVX2, q8_0 on ggml, skylakex',
+    () => {
+      const r = spawnSync(process.execPath, [main, 'devices', '--json'], { encoding: 'utf8', env: { ...process.env, JEPA_CPU_VNNI: '0' } });
+      expect(r.status, r.stderr).toBe(0);
+      const { build } = JSON.parse(r.stdout) as { build: ReturnType<typeof buildInfo> };
+      expect([build.cpuLevel, build.cpuVnni, build.cpuVariant]).toEqual(['avx512', false, 'skylakex']);
+      expect([build.panelKernelF32, build.flashAttnCpu, build.panelKernel, build.panelKernelRows]).toEqual(['avx512', 'avx512', null, 'avx2']);
+      expect(build.panelKernelsRows).toEqual(['avx2']);
+      const text = spawnSync(process.execPath, [main, 'devices'], { encoding: 'utf8', env: { ...process.env, JEPA_CPU_VNNI: '0' } });
+      expect(text.stdout).toMatch(/CPU kernels at avx512 without VNNI \(JEPA_CPU_VNNI=0\): .*q8_row matmul avx2 panels/);
+      const bad = spawnSync(process.execPath, [main, 'devices'], { encoding: 'utf8', env: { ...process.env, JEPA_CPU_VNNI: 'no' } });
+      expect(bad.status).toBe(2);
+      expect(bad.stderr).toMatch(/JEPA_CPU_VNNI=no: not 0 or 1/);
+    },
+  );
+
   it('jepa devices names the haswell variant and the AVX2 level of the own kernels', { timeout: 300_000 }, () => {
     const r = underQemu(process.execPath, [main, 'devices', '--json']);
     expect(r.code, r.err).toBe(0);

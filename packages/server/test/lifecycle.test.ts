@@ -169,13 +169,15 @@ describe('jepa serve as a process', () => {
     expect(s.stderr()).toMatch(/stopped/);
   });
 
-  it('RSS after 2,000 requests stays within 10 % of RSS after 200', async () => {
+  it('RSS after 8,000 requests stays within 10 % of RSS after 4,000, and the JS heap in use within 10 % of its size after 200', async () => {
     const tiny = forgeModel('hfvit', { path: join(dir, 'tiny.gguf') });
     // One compute thread: a tiny model gains nothing from two, and they would fight the client for the
     // cores. V8's young generation is pinned at its default ceiling (16 MB semi-spaces), which it
     // otherwise grows to over the first few hundred requests, and each reading follows a full GC (the
     // debug route): what is compared is memory the server holds, not V8 warming up or garbage it has not
-    // collected yet. docs/server.md gives the unpinned figures too.
+    // collected yet. Node 24's V8 keeps enlarging its old space over the first few thousand requests
+    // (RSS 150 MB after 200, 191 after 2,000, 202 after 3,800, then 204 after 11,000) while the heap in
+    // use stays flat, so RSS is compared past that warm-up. docs/server.md gives the figures.
     const s = await serveChild(['-m', tiny.path, '-t', '1'], {
       nodeFlags: ['--expose-gc', '--min-semi-space-size=16', '--max-semi-space-size=16'],
       env: { JEPA_SERVER_DEBUG: '1' },
@@ -193,15 +195,21 @@ describe('jepa serve as a process', () => {
           }),
         );
       };
-      const rss = async () => {
-        expect((await get(s, '/debug/memory')).status).toBe(200);
-        return vmRssKiB(s.child.pid!, (p) => readFileSync(p, 'utf8'));
+      const memory = async () => {
+        const r = await get(s, '/debug/memory');
+        expect(r.status).toBe(200);
+        return { rss: vmRssKiB(s.child.pid!, (p) => readFileSync(p, 'utf8')), heapUsed: (r.json as { heapUsed: number }).heapUsed };
       };
       await run(200);
-      const at200 = await rss();
-      await run(1800);
-      const at2000 = await rss();
-      expect(at2000 / at200, `VmRSS ${at200} kB after 200, ${at2000} kB after 2,000`).toBeLessThan(1.1);
+      const at200 = await memory();
+      await run(3800);
+      const at4000 = await memory();
+      await run(4000);
+      const at8000 = await memory();
+      const said = `VmRSS ${at200.rss} / ${at4000.rss} / ${at8000.rss} kB, heap in use ${at200.heapUsed} / ${at4000.heapUsed} / ${at8000.heapUsed} B after 200 / 4,000 / 8,000`;
+      expect(at8000.rss / at4000.rss, said).toBeLessThan(1.1);
+      expect(at8000.heapUsed / at200.heapUsed, said).toBeLessThan(1.1);
+      console.log(said);
     } finally {
       s.child.kill('SIGTERM');
       await s.exit;
