@@ -5,7 +5,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { forgeModel, mulberry32 } from '@jepa/gguf';
-import { cosine } from '@jepa/graph';
+import { compareTokens, cosine, judge, policyRow } from '@jepa/graph';
 import { buildInfo } from '@jepa/native';
 import { readNpy, writeNpy } from '@jepa/preprocess';
 import { describe, expect, it } from 'vitest';
@@ -186,5 +186,35 @@ describe.runIf(buildInfo().portable)('the portable addon on an AVX2 CPU (qemu -c
     const c = readNpy(join(tmp, 'f32-host.npy')).data as Float32Array;
     expect(Buffer.from(c.buffer).equals(Buffer.from((a.data as Float32Array).buffer))).toBe(false);
     expect(cosine(c, a.data as Float32Array)).toBeGreaterThan(0.99);
+  });
+
+  it('the V-JEPA 2 fixture quantized to q8_row meets the q8-row tier there against its float64 golden; the wrong RoPE layout fails it', {
+    timeout: 300_000,
+  }, () => {
+    const folder = join(root, 'fixtures/reference/vjepa2');
+    const f32 = join(tmp, 'vjepa2-fixture.gguf');
+    const rows = join(tmp, 'vjepa2-fixture-q8_row.gguf');
+    const convert = spawnSync(process.execPath, [main, 'convert', folder, '--dtype', 'f32', '-o', f32], { encoding: 'utf8' });
+    expect(convert.status, convert.stderr).toBe(0);
+    const q = spawnSync(process.execPath, [quantize, f32, rows, 'q8_row'], { encoding: 'utf8' });
+    expect(q.status, q.stderr).toBe(0);
+    const out = join(tmp, 'vjepa2-fixture-haswell.npy');
+    const args = [main, 'embed', '-m', rows, '--input-npy', join(folder, 'input.npy'), '--pool', 'none', '-o', out];
+    const emulated = underQemu(process.execPath, args);
+    expect(emulated.code, emulated.err).toBe(0);
+    const tokens = readNpy(out).data as Float32Array;
+    const golden = readNpy(join(folder, 'last_hidden_state.npy')).data as Float32Array;
+    const dim = 160;
+    const mean = (t: Float32Array) =>
+      Float32Array.from({ length: dim }, (_, d) => {
+        let sum = 0;
+        for (let i = d; i < t.length; i += dim) sum += t[i]!;
+        return sum / (t.length / dim);
+      });
+    const row = policyRow('cpu', 'video', 'q8-row');
+    const verdict = judge(row, compareTokens(tokens, golden, dim), cosine(mean(tokens), readNpy(join(folder, 'pooled.npy')).data as Float32Array));
+    expect(verdict.failures, verdict.summary).toEqual([]);
+    const wrong = readNpy(join(folder, 'last_hidden_state_wrong_layout.npy')).data as Float32Array;
+    expect(judge(row, compareTokens(tokens, wrong, dim)).failures).not.toEqual([]);
   });
 });

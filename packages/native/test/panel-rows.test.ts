@@ -11,8 +11,17 @@ const I8 = 24;
 /** A q8_row weight: rows × k int8 values in [-127, 127] and a positive scale per row, and its panel. */
 function weight(rows: number, k: number, seed: number): { q: Int8Array; scales: Float32Array; panel: Tensor; w: Tensor; s: Tensor } {
   const u = uniform(rows * k, seed, -127.49, 127.49);
-  const q = Int8Array.from(u, (v) => Math.round(v));
-  const scales = uniform(rows, seed + 1, 0.001, 0.02);
+  return packed(
+    Int8Array.from(u, (v) => Math.round(v)),
+    rows,
+    k,
+    seed + 1,
+  );
+}
+
+/** q (rows × k) with a positive scale per row, and its panel. */
+function packed(q: Int8Array, rows: number, k: number, seed: number): { q: Int8Array; scales: Float32Array; panel: Tensor; w: Tensor; s: Tensor } {
+  const scales = uniform(rows, seed, 0.001, 0.02);
   const ctx = createContext(4);
   const w = ctx.newTensor(I8, [k, rows]);
   const s = ctx.newTensor(F32, [rows]);
@@ -94,16 +103,12 @@ describe.skipIf(!buildInfo().panelKernelRows)(`q8_row panel kernels (${KERNELS.j
   it('sums the extremes exactly: u8 activations at 0 and 255 against weights of ±127 (no 16-bit saturation on plain AVX2)', async () => {
     const k = 64;
     const rows16 = 32;
-    const q = Int8Array.from({ length: rows16 * k }, (_, i) => ((i * 7) % 3 === 0 ? -127 : 127));
-    const scales = uniform(rows16, 21, 0.001, 0.02);
-    const ctx = createContext(4);
-    const w = ctx.newTensor(I8, [k, rows16]);
-    const s = ctx.newTensor(F32, [rows16]);
-    const panel = ctx.newTensor(I8, [panelBytes(I8, rows16, k)]);
-    ctx.allocate(cpu());
-    w.set(new Uint8Array(q.buffer));
-    s.set(scales);
-    panelPack(w, panel, s);
+    const { q, scales, panel } = packed(
+      Int8Array.from({ length: rows16 * k }, (_, i) => ((i * 7) % 3 === 0 ? -127 : 127)),
+      rows16,
+      k,
+      21,
+    );
     // ±1 quantizes to u = 0 and 255 (zero point 128); the signs follow the weights in runs, so pairs of
     // u = 255 meet q = 127 (255·127·2 would saturate vpmaddubsw's 16 bits) and u = 0 meets q = -127
     const data = Float32Array.from({ length: k * 7 }, (_, i) => ((((i % k) * 7) % 3 === 0) !== (Math.floor(i / k) % 2 === 0) ? -1 : 1));
