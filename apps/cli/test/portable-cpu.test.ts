@@ -188,7 +188,7 @@ describe.runIf(buildInfo().portable)('the portable addon on an AVX2 CPU (qemu -c
     expect(cosine(c, a.data as Float32Array)).toBeGreaterThan(0.99);
   });
 
-  it('the V-JEPA 2 fixture quantized to q8_row meets the q8-row tier there against its float64 golden; the wrong RoPE layout fails it', {
+  it('the V-JEPA 2 fixture meets the f32 tier there against its float64 golden, and as q8_row the q8-row tier; the wrong RoPE layout fails both', {
     timeout: 300_000,
   }, () => {
     const folder = join(root, 'fixtures/reference/vjepa2');
@@ -198,12 +198,9 @@ describe.runIf(buildInfo().portable)('the portable addon on an AVX2 CPU (qemu -c
     expect(convert.status, convert.stderr).toBe(0);
     const q = spawnSync(process.execPath, [quantize, f32, rows, 'q8_row'], { encoding: 'utf8' });
     expect(q.status, q.stderr).toBe(0);
-    const out = join(tmp, 'vjepa2-fixture-haswell.npy');
-    const args = [main, 'embed', '-m', rows, '--input-npy', join(folder, 'input.npy'), '--pool', 'none', '-o', out];
-    const emulated = underQemu(process.execPath, args);
-    expect(emulated.code, emulated.err).toBe(0);
-    const tokens = readNpy(out).data as Float32Array;
     const golden = readNpy(join(folder, 'last_hidden_state.npy')).data as Float32Array;
+    const pooled = readNpy(join(folder, 'pooled.npy')).data as Float32Array;
+    const wrong = readNpy(join(folder, 'last_hidden_state_wrong_layout.npy')).data as Float32Array;
     const dim = 160;
     const mean = (t: Float32Array) =>
       Float32Array.from({ length: dim }, (_, d) => {
@@ -211,10 +208,29 @@ describe.runIf(buildInfo().portable)('the portable addon on an AVX2 CPU (qemu -c
         for (let i = d; i < t.length; i += dim) sum += t[i]!;
         return sum / (t.length / dim);
       });
-    const row = policyRow('cpu', 'video', 'q8-row');
-    const verdict = judge(row, compareTokens(tokens, golden, dim), cosine(mean(tokens), readNpy(join(folder, 'pooled.npy')).data as Float32Array));
-    expect(verdict.failures, verdict.summary).toEqual([]);
-    const wrong = readNpy(join(folder, 'last_hidden_state_wrong_layout.npy')).data as Float32Array;
-    expect(judge(row, compareTokens(tokens, wrong, dim)).failures).not.toEqual([]);
+    for (const [model, tier] of [
+      [f32, 'f32'],
+      [rows, 'q8-row'],
+    ] as const) {
+      const out = join(tmp, `vjepa2-fixture-${tier}-haswell.npy`);
+      const emulated = underQemu(process.execPath, [
+        main,
+        'embed',
+        '-m',
+        model,
+        '--input-npy',
+        join(folder, 'input.npy'),
+        '--pool',
+        'none',
+        '-o',
+        out,
+      ]);
+      expect(emulated.code, emulated.err).toBe(0);
+      const tokens = readNpy(out).data as Float32Array;
+      const row = policyRow('cpu', 'video', tier);
+      const verdict = judge(row, compareTokens(tokens, golden, dim), cosine(mean(tokens), pooled));
+      expect(verdict.failures, `${tier}: ${verdict.summary}`).toEqual([]);
+      expect(judge(row, compareTokens(tokens, wrong, dim)).failures, tier).not.toEqual([]);
+    }
   });
 });

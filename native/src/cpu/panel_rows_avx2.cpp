@@ -4,8 +4,8 @@
 // |c|·(q carrying c's sign), so a 16-bit pair sum is at most 2·128·127 = 32512 and never saturates
 // (vpmaddubsw on u itself would, at u = 255 against q = 127: onnxruntime's AVX2 int8 kernel takes that
 // risk). The int32 dot Σ (u − 128)·q, + 128·Σq, is the very dot the VNNI and AMX kernels sum: the same
-// bits. Measured on Ice Lake at the AVX2 level, this beat widening both sides to 16 bits for vpmaddwd
-// (7.8 against 9.4 ms for 197 tokens × 2304 × 768 on one core).
+// bits. Widening both sides to 16 bits for vpmaddwd alone, the other exact way, ran slower on Ice Lake
+// at the AVX2 level (docs/quantization.md).
 #include <cstring>
 
 #include "cpu_level.h"
