@@ -12,7 +12,7 @@ export function cpuLevelVariants(): Variant[] {
   if (levels.length === 0) throw new Error("this CPU has no AVX2: the engine runs ggml's own kernels only");
   const lowest = levels[levels.length - 1]!;
   // this process's own kernels: VNNI of some kind where any 8-bit kernel but plain AVX2's runs
-  const vnni = info.panelKernel !== null || info.panelKernelsRows.some((k) => k !== 'avx2');
+  const vnni = (info.panelKernel !== null && info.panelKernel !== 'avx2') || info.panelKernelsRows.some((k) => k !== 'avx2');
   return [
     ...levels.flatMap((l) => [
       { label: `JEPA_CPU=${l}`, env: { JEPA_CPU: l } },

@@ -73,7 +73,7 @@ describe.runIf(buildInfo().portable)('the portable addon on an AVX2 CPU (qemu -c
       expect(build.cpuVariant).toBe(build.cpu.avx_vnni ? 'alderlake' : 'haswell');
       expect(build.cpu.avx512).toBeUndefined();
       expect([build.panelKernelF32, build.flashAttnCpu, build.geluErfCpu]).toEqual(['avx2', 'avx2', 'libmvec-avx2']);
-      expect(build.panelKernel).toBe(build.cpu.avx_vnni ? 'avx-vnni' : null);
+      expect(build.panelKernel).toBe(build.cpu.avx_vnni ? 'avx-vnni' : 'avx2');
       expect(run({ JEPA_CPU: 'avx2' }, ['devices']).stdout).toMatch(/CPU kernels at avx2 \(JEPA_CPU\): .*f32 \/ f16 matmul avx2 panels/);
       // an explicit ggml variant still wins
       const both = JSON.parse(run({ JEPA_CPU: 'avx2', JEPA_CPU_VARIANT: 'haswell' }).stdout) as { build: ReturnType<typeof buildInfo> };
@@ -89,13 +89,13 @@ describe.runIf(buildInfo().portable)('the portable addon on an AVX2 CPU (qemu -c
   // qemu's TCG (Debian's 7.2) has no AVX-512 at all, so an AVX-512 CPU without VNNI (Skylake-SP, Cascade
   // Lake's predecessor) cannot be emulated: JEPA_CPU_VNNI=0 shows a real AVX-512 CPU to the engine as one.
   it.runIf(buildInfo().cpuLevel === 'avx512')(
-    'JEPA_CPU_VNNI=0 at avx512 chooses what a Skylake-SP runs: AVX-512 f32 panels, q8_row on plain AVX2, q8_0 on ggml, skylakex',
+    'JEPA_CPU_VNNI=0 at avx512 chooses what a Skylake-SP runs: AVX-512 f32 panels, 8-bit on plain AVX2, skylakex',
     () => {
       const r = spawnSync(process.execPath, [main, 'devices', '--json'], { encoding: 'utf8', env: { ...process.env, JEPA_CPU_VNNI: '0' } });
       expect(r.status, r.stderr).toBe(0);
       const { build } = JSON.parse(r.stdout) as { build: ReturnType<typeof buildInfo> };
       expect([build.cpuLevel, build.cpuVnni, build.cpuVariant]).toEqual(['avx512', false, 'skylakex']);
-      expect([build.panelKernelF32, build.flashAttnCpu, build.panelKernel, build.panelKernelRows]).toEqual(['avx512', 'avx512', null, 'avx2']);
+      expect([build.panelKernelF32, build.flashAttnCpu, build.panelKernel, build.panelKernelRows]).toEqual(['avx512', 'avx512', 'avx2', 'avx2']);
       expect(build.panelKernelsRows).toEqual(['avx2']);
       const text = spawnSync(process.execPath, [main, 'devices'], { encoding: 'utf8', env: { ...process.env, JEPA_CPU_VNNI: '0' } });
       expect(text.stdout).toMatch(/CPU kernels at avx512 without VNNI \(JEPA_CPU_VNNI=0\): .*q8_row matmul avx2 panels/);
@@ -114,7 +114,7 @@ describe.runIf(buildInfo().portable)('the portable addon on an AVX2 CPU (qemu -c
     expect(build.cpu.avx2).toBe(true);
     expect(build.cpu.avx512).toBeUndefined();
     expect(build.cpuLevel).toBe('avx2');
-    expect(build.panelKernel).toBeNull(); // Haswell has no AVX-VNNI: q8_0 / q4 matrices on ggml's kernels
+    expect(build.panelKernel).toBe('avx2'); // Haswell has no AVX-VNNI: q8_0 / q4 on the plain-AVX2 panels
     expect(build.cpuVnni).toBe(true); // allowed, but there is none
     expect(build.panelKernelRows).toBe('avx2'); // q8_row on vpmaddubsw, not dequantized
     expect(build.panelKernelsRows).toEqual(['avx2']);
@@ -172,7 +172,7 @@ describe.runIf(buildInfo().portable)('the portable addon on an AVX2 CPU (qemu -c
       'haswell',
       false,
       'avx2',
-      null,
+      'avx2',
     ]);
     const host = spawnSync(process.execPath, args(rows, 'rows-host.npy'), { encoding: 'utf8', env: plain });
     expect(host.status, host.stderr).toBe(0);

@@ -58,7 +58,7 @@ describe.each(FIXTURE_TABLE)('$folder low-bit', (f) => {
   });
 });
 
-describe.skipIf(!buildInfo().panelKernel)('quantized matrices on the VNNI panel kernels', () => {
+describe.skipIf(!buildInfo().panelKernel)('quantized matrices on the 8-bit panel kernels', () => {
   it.each(['q8_0', 'q4_0'] as const)('%s: every matrix it can hold, batched = per item bit for bit, JEPA_PANEL=0 turns it off', async (target) => {
     const f = FIXTURE_TABLE.find((x) => x.folder === 'hfvit')!;
     const f32 = join(tmp, `panel-${target}-f32.gguf`);

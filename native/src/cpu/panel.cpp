@@ -34,7 +34,8 @@ struct BlockQ4_K {
 };
 static_assert(sizeof(BlockQ8_0) == 34 && sizeof(BlockQ4_0) == 18 && sizeof(BlockQ4_K) == 144, "ggml's block layouts");
 
-const Kernel* const kKernels[] = {&panel::kAvx512Vnni, &panel::kAvxVnni};  // fastest first
+constexpr const Kernel* kKernels[] = {&panel::kAvx512Vnni, &panel::kAvxVnni, &panel::kAvx2};  // fastest first
+constexpr size_t kKernelCount = sizeof kKernels / sizeof kKernels[0];
 
 const Kernel* findKernel(const char* name) {
   for (const Kernel* k : kKernels)
@@ -55,14 +56,16 @@ struct OpChoice {
 // [wide][kernel][four][epilogue], kernels in the order of kKernels.
 template <size_t... I>
 constexpr std::array<OpChoice, sizeof...(I)> makeChoices(std::index_sequence<I...>) {
-  return {OpChoice{(I / (2 * panel::kEpilogues)) % 2 == 0 ? &panel::kAvx512Vnni : &panel::kAvxVnni, (I / panel::kEpilogues) % 2 != 0,
-                   panel::epilogueAt(static_cast<int>(I % panel::kEpilogues)), I >= 4 * panel::kEpilogues}...};
+  return {OpChoice{kKernels[(I / (2 * panel::kEpilogues)) % kKernelCount], (I / panel::kEpilogues) % 2 != 0,
+                   panel::epilogueAt(static_cast<int>(I % panel::kEpilogues)), I >= 2 * kKernelCount * panel::kEpilogues}...};
 }
-constexpr std::array<OpChoice, 8 * panel::kEpilogues> kChoices = makeChoices(std::make_index_sequence<8 * panel::kEpilogues>{});
+constexpr size_t kChoiceCount = 2 * kKernelCount * 2 * panel::kEpilogues;
+constexpr std::array<OpChoice, kChoiceCount> kChoices = makeChoices(std::make_index_sequence<kChoiceCount>{});
 
 const OpChoice* choiceFor(const Kernel* kernel, bool four, panel::Epilogue e, bool wide) {
-  for (size_t i = 0; i < 2; ++i)
-    if (kKernels[i] == kernel) return &kChoices[((wide ? 2 : 0) + i) * 2 * panel::kEpilogues + (four ? 1 : 0) * panel::kEpilogues + panel::epilogueIndex(e)];
+  for (size_t i = 0; i < kKernelCount; ++i)
+    if (kKernels[i] == kernel)
+      return &kChoices[((wide ? kKernelCount : 0) + i) * 2 * panel::kEpilogues + (four ? 1 : 0) * panel::kEpilogues + panel::epilogueIndex(e)];
   return nullptr;
 }
 

@@ -95,5 +95,9 @@ void finish(const Epilogue& e, const ggml_tensor* dst, int64_t t0, int64_t t1, i
 
 extern const Kernel kAvx512Vnni;
 extern const Kernel kAvxVnni;
+extern const Kernel kAvx2;
+
+// Kernel::quantize in AVX2 (AVX-VNNI's and plain AVX2's).
+void quantizeBlocksAvx2(const float* x, int64_t k, uint8_t* q, bool sums);
 
 }  // namespace jepa::panel

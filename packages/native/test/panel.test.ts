@@ -1,4 +1,5 @@
-// The VNNI panel kernels (q8_0, q4_0, q4_K weights) against a float64 model of their arithmetic,
+// The 8-bit panel kernels (q8_0, q4_0, q4_K weights; AVX-512 VNNI, AVX-VNNI, plain AVX2) against a
+// float64 model of their arithmetic,
 // against ggml's own mul_mat on the same weights, across kernels, and for independence from how
 // tokens are tiled and split between threads.
 import { describe, expect, it } from 'vitest';
@@ -8,8 +9,14 @@ import { F32, cpu, run, uniform, relMax } from './helpers.js';
 const I8 = 24;
 
 /** A quantized weight [k, rows] in host memory, its panel form, and its values as ggml dequantizes them. */
-async function weight(type: number, rows: number, k: number, seed: number): Promise<{ w: Tensor; panel: Tensor; values: Float32Array }> {
-  const bytes = await quantizeRows(type, uniform(rows * k, seed), rows, k);
+async function weight(
+  type: number,
+  rows: number,
+  k: number,
+  seed: number,
+  source = uniform(rows * k, seed),
+): Promise<{ w: Tensor; panel: Tensor; values: Float32Array }> {
+  const bytes = await quantizeRows(type, source, rows, k);
   const ctx = createContext(4);
   const w = ctx.newTensor(type, [k, rows]);
   const panel = ctx.newTensor(I8, [panelBytes(type, rows, k)]);
@@ -43,7 +50,7 @@ function model(values: Float32Array, rows: number, k: number, x: Float32Array, t
   return out;
 }
 
-const KERNELS = ['avx512-vnni', 'avx-vnni'].filter((name) => {
+const KERNELS = ['avx512-vnni', 'avx-vnni', 'avx2'].filter((name) => {
   const ctx = createContext(4);
   try {
     ctx.panelMulMat(ctx.newTensor(I8, [panelBytes(typeByName('q8_0'), 16, 32)]), ctx.newTensor(F32, [32, 1]), 16, typeByName('q8_0'), name);
@@ -53,7 +60,7 @@ const KERNELS = ['avx512-vnni', 'avx-vnni'].filter((name) => {
   }
 });
 
-describe.skipIf(!buildInfo().panelKernel)('panel kernels (VNNI)', () => {
+describe.skipIf(!buildInfo().panelKernel)(`8-bit panel kernels (${KERNELS.join(', ')})`, () => {
   const rows = 48;
   const shape = (k: number) => [k, 13, 2]; // 26 tokens: full tiles and single tails on both threads
 
@@ -103,6 +110,29 @@ describe.skipIf(!buildInfo().panelKernel)('panel kernels (VNNI)', () => {
       expect(relMax(broken!, ggml!)).toBeGreaterThan(5e-3);
     });
   }
+
+  it('q8_0: sums the extremes exactly, activations and weights all ±127 (no 16-bit saturation on plain AVX2)', async () => {
+    const k = 64;
+    const sign = (i: number) => (((i % k) * 7) % 3 === 0 ? -1 : 1);
+    const { panel, values } = await weight(
+      typeByName('q8_0'),
+      rows,
+      k,
+      0,
+      Float32Array.from({ length: rows * k }, (_, i) => sign(i)),
+    );
+    const data = Float32Array.from({ length: k * 26 }, (_, i) => (Math.floor(i / k) % 2 === 0 ? sign(i) : -sign(i)));
+    const ref = model(values, rows, k, data, 26);
+    const results: Buffer[] = [];
+    for (const kernel of KERNELS) {
+      const ctx = createContext(8);
+      const x = ctx.newTensor(F32, shape(k));
+      const [got] = await run(ctx, [ctx.panelMulMat(panel, x, rows, typeByName('q8_0'), kernel)], [{ tensor: x, data }]);
+      expect(relMax(got!, ref), kernel).toBeLessThan(1e-6);
+      results.push(Buffer.from(got!.buffer));
+    }
+    for (const r of results) expect(r.equals(results[0]!)).toBe(true);
+  });
 
   // only AVX-512 VNNI has wide tiles; elsewhere both runs would take the same path
   it.runIf(buildInfo().panelKernel === 'avx512-vnni').each(['q8_0', 'q4_0'] as const)(
