@@ -171,7 +171,7 @@ export interface Context extends Disposable {
    * ggml_mul_mat(w, x) for an f32, f16, q8_0, q4_0 or q4_K matrix w (ggml type `type`) of `rows` rows on
    * the CPU backend, from w repacked by panelPack into `panel`. Quantized w: x's rows are quantized to
    * 8 bits per 32-value block as ggml's q8_0 does, each block's products are summed exactly in int32
-   * by VNNI; `kernel` picks one of the CPU's kernels (default: the fastest, BuildInfo.panelKernel),
+   * (VNNI, or vpmaddubsw on plain AVX2); `kernel` picks one of the CPU's kernels (default: the fastest, BuildInfo.panelKernel),
    * all giving the same bits. q8_row w (I8 with per-row scales, type I8): each token quantized once to
    * u8 with its own scale and zero point, one exact int32 dot per output ('amx', 'avx512-vnni', 'avx-vnni' or
    * 'avx2', BuildInfo.panelKernelRows, the same bits). f32 / f16 w: f32 fma chains over k per output (kernel 'avx512',
@@ -250,7 +250,7 @@ export interface BuildInfo {
   cpuLevel: 'avx512' | 'avx2' | 'scalar';
   /** Whether this engine's kernels may use VNNI (AVX-512 VNNI, AVX-VNNI, AMX): false under JEPA_CPU_VNNI=0. */
   cpuVnni: boolean;
-  /** The fastest kernel of Context.panelMulMat this CPU runs ('avx512-vnni', 'avx-vnni'), or null. */
+  /** The fastest kernel of Context.panelMulMat for q8_0 / q4_0 / q4_K this CPU runs ('avx512-vnni', 'avx-vnni', 'avx2'), or null. */
   panelKernel: string | null;
   /** The kernel of Context.flashAttnCpu at this CPU level and build ('avx512', 'avx2'), or null. */
   flashAttnCpu: string | null;
