@@ -5,6 +5,7 @@ import type { ErrorKind } from './jepa-error.js';
 export const EXIT_CODE: Readonly<Record<ErrorKind, number>> = {
   input: 2,
   not_found: 2,
+  forbidden: 2,
   budget: 2,
   busy: 2,
   timeout: 2,
@@ -18,6 +19,7 @@ export const EXIT_CODE: Readonly<Record<ErrorKind, number>> = {
 export const HTTP_STATUS: Readonly<Record<ErrorKind, number>> = {
   input: 400,
   not_found: 404,
+  forbidden: 403,
   budget: 400,
   busy: 429,
   timeout: 504,

@@ -3,6 +3,7 @@
  * status, the HTTP status, whether MCP marks a tool result as the caller's error.
  * - input: the request or file is wrong (a bad field, a corrupt image, a refused checkpoint);
  * - not_found: it names something that is not there (a model id, a file);
+ * - forbidden: it names something it may not use (a path outside the allowed folders);
  * - budget: valid, but past a limit (a graph over its memory budget, an image too large to decode);
  * - busy: a queue is full; retrying later may work;
  * - timeout: a deadline passed;
@@ -11,9 +12,20 @@
  * - io: the file system or a child process failed (a full disk, ffmpeg missing);
  * - internal: a fault of the engine itself.
  */
-export type ErrorKind = 'input' | 'not_found' | 'budget' | 'busy' | 'timeout' | 'cancelled' | 'unavailable' | 'io' | 'internal';
+export type ErrorKind = 'input' | 'not_found' | 'forbidden' | 'budget' | 'busy' | 'timeout' | 'cancelled' | 'unavailable' | 'io' | 'internal';
 
-export const ERROR_KINDS: readonly ErrorKind[] = ['input', 'not_found', 'budget', 'busy', 'timeout', 'cancelled', 'unavailable', 'io', 'internal'];
+export const ERROR_KINDS: readonly ErrorKind[] = [
+  'input',
+  'not_found',
+  'forbidden',
+  'budget',
+  'busy',
+  'timeout',
+  'cancelled',
+  'unavailable',
+  'io',
+  'internal',
+];
 
 export interface JepaErrorOptions {
   cause?: unknown;
