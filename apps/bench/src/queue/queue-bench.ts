@@ -4,7 +4,7 @@
 import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { connectOnce, isFinished, queueStatus, readShard, type Redis } from '@jepa/corpus';
-import { RedisServer } from '@jepa/corpus/testing';
+import { RedisServer } from '@jepa/testing';
 import { Queue } from 'bullmq';
 import { ensureManySmall } from '../pipeline/photo-sets.js';
 import { runJepaEmbed } from '../pipeline/jepa-side.js';

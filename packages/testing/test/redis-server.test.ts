@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
-import { RedisServer } from './redis-server.js';
+import { RedisServer } from '../src/redis-server.js';
 
 /** Sends one command as a RESP array and resolves with the raw reply once it is complete. */
 function command(port: number, ...args: string[]): Promise<string> {

@@ -1,0 +1,95 @@
+// The reference fixtures (fixtures/reference/<family>): what to convert, with which overrides, and
+// which input / golden pairs to judge. Shapes and hyper-parameters come from each manifest.json.
+// Free of vitest: the GPU check (apps/bench/gpu) bundles it to run with plain Node.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { readNpy } from '@jepa/preprocess';
+import { REFERENCE } from './paths.js';
+
+/** The converter overrides a fixture needs (a subset of @jepa/convert's ConvertOptions). */
+export interface FixtureConvertOptions {
+  /** Meta pickles record no head count: given as the user would (--n-head). */
+  nHead?: number;
+}
+
+export interface GoldenCase {
+  input: string;
+  lastHiddenState: string;
+  pooled: string;
+}
+
+export interface ReferenceFixture {
+  folder: string;
+  /** What convertCheckpoint is given: the folder, or the pickle inside it. */
+  src: string;
+  options: FixtureConvertOptions;
+  familyClass: 'image' | 'video';
+  pool: 'mean' | 'cls';
+  cases: GoldenCase[];
+}
+
+interface Manifest {
+  hparams: Record<string, unknown>;
+  checkpoint: string[];
+  cases?: Record<string, { input: string; last_hidden_state: string; pooled: string }>;
+  input: string;
+  last_hidden_state: string;
+  pooled: string;
+}
+
+export function manifestOf(folder: string): Manifest {
+  return JSON.parse(readFileSync(join(REFERENCE, folder, 'manifest.json'), 'utf8')) as Manifest;
+}
+
+export function npy(folder: string, file: string): { data: Float32Array; shape: number[] } {
+  const a = readNpy(readFileSync(join(REFERENCE, folder, file)));
+  return { data: a.data as Float32Array, shape: [...a.shape] };
+}
+
+function fixture(
+  folder: string,
+  familyClass: ReferenceFixture['familyClass'],
+  pool: ReferenceFixture['pool'],
+  pickle?: string,
+  options: FixtureConvertOptions = {},
+): ReferenceFixture {
+  const m = manifestOf(folder);
+  const cases = m.cases
+    ? Object.values(m.cases).map((c) => ({ input: c.input, lastHiddenState: c.last_hidden_state, pooled: c.pooled }))
+    : [{ input: m.input, lastHiddenState: m.last_hidden_state, pooled: m.pooled }];
+  return { folder, src: join(REFERENCE, folder, pickle ?? ''), options, familyClass, pool, cases };
+}
+
+function metaOverrides(folder: string): FixtureConvertOptions {
+  return { nHead: manifestOf(folder).hparams.n_head as number };
+}
+
+export const FIXTURE_TABLE: ReferenceFixture[] = [
+  fixture('hfvit', 'image', 'cls'),
+  fixture('hfvit_reg', 'image', 'cls'),
+  fixture('ijepa', 'image', 'mean'),
+  fixture('vjepa2', 'video', 'mean'),
+  fixture('levjepa', 'video', 'cls'),
+  fixture('vjepa2_1', 'video', 'mean', 'vjepa2_1_fixture.pt', metaOverrides('vjepa2_1')),
+  fixture('vjepa', 'video', 'mean', 'vjepa_fixture.pth.tar', metaOverrides('vjepa')),
+  fixture('lewm', 'image', 'cls'),
+  fixture('hfvit_lejepa', 'image', 'cls'),
+  fixture('hfvit_swiglu', 'image', 'cls'),
+  fixture('hfvit_nobias', 'image', 'cls'),
+];
+
+function fixtureCase(folder: string): GoldenCase {
+  return FIXTURE_TABLE.find((f) => f.folder === folder)!.cases[0]!;
+}
+
+/** Recorded outputs of deliberately wrong models (manifest negative_controls) and the case they mirror. */
+export const NEGATIVE_CONTROLS: { folder: string; control: string; pooledControl?: string; case: GoldenCase }[] = [
+  { folder: 'vjepa2', control: 'last_hidden_state_wrong_layout.npy', case: FIXTURE_TABLE[3]!.cases[0]! },
+  { folder: 'vjepa2_1', control: 'last_hidden_state_wrong_layout.npy', case: FIXTURE_TABLE[5]!.cases[0]! },
+  { folder: 'vjepa2_1', control: 'last_hidden_state_no_interp.npy', case: FIXTURE_TABLE[5]!.cases[0]! },
+  { folder: 'hfvit', control: 'last_hidden_state_no_layerscale.npy', case: FIXTURE_TABLE[0]!.cases[0]! },
+  { folder: 'hfvit_reg', control: 'last_hidden_state_no_layerscale.npy', case: FIXTURE_TABLE[1]!.cases[0]! },
+  { folder: 'levjepa', control: 'last_hidden_state_unmasked.npy', pooledControl: 'pooled_unmasked.npy', case: FIXTURE_TABLE[4]!.cases[0]! },
+  { folder: 'hfvit_swiglu', control: 'last_hidden_state_gates_swapped.npy', case: fixtureCase('hfvit_swiglu') },
+  { folder: 'hfvit_nobias', control: 'last_hidden_state_with_qkv_bias.npy', case: fixtureCase('hfvit_nobias') },
+];
