@@ -14,6 +14,8 @@ import { pipelineMarkdown, runPipelineBench } from './pipeline/pipeline-bench.js
 import { writeReport } from './report.js';
 import { runVariantsBench, type VariantRow, variantsMarkdown } from './variants-bench.js';
 import { count, int, intList, list } from './cli-args.js';
+import { cliBuilds } from './cli-builds.js';
+import { runStartupBench, startupMarkdown } from './startup-bench.js';
 
 /** The variants are the rows: this process's own addon and level say nothing about them. */
 function printVariants(rows: VariantRow[], threads: number, json?: boolean): void {
@@ -205,11 +207,13 @@ program
   .option('-t, --threads <n>', 'server compute threads', int, 2)
   .option('-c, --clients <list>', 'concurrent clients', intList, [1, 8, 32])
   .option('--max-batch <list>', 'server --max-batch values', intList, [1, 8])
-  .option('-n, --requests <n>', 'timed requests per row', int, 128)
+  .option('-n, --requests <n>', 'timed requests per row (per build and round with several --cli)', int, 128)
   .option('--seconds <s>', 'timed seconds per row instead of a count', int)
   .option('--type <type>', 'weight type (jepa-quantize names)', 'q8_0')
   .option('--size <px>', 'side of the PNG each request sends', int, 256)
   .option('--dir <path>', 'where the ViT-B/16 export and GGUFs live (shared with peers)', 'tmp/peers')
+  .option('--cli <list>', "builds of the jepa CLI to serve, taking turns in each row (main.js paths; default this checkout's)", list)
+  .option('--rounds <n>', 'turns of every build per row', int, 1)
   .option('--json', 'print JSON')
   .action(
     async (o: {
@@ -221,15 +225,34 @@ program
       type: string;
       size: number;
       dir: string;
+      cli?: string[];
+      rounds: number;
       json?: boolean;
     }) => {
       const { runServeBench, serveMarkdown } = await import('./serve-bench.js');
-      const report = await runServeBench(o, (s) => process.stderr.write(`${s}\n`));
+      const report = await runServeBench({ ...o, clis: cliBuilds(o.cli) }, (s) => process.stderr.write(`${s}\n`));
       const machine = machineInfo(o.threads);
       if (o.json) process.stdout.write(`${JSON.stringify({ machine, report }, null, 2)}\n`);
       else process.stdout.write(`${machine.summary}\n\n${serveMarkdown(report)}\n`);
     },
   );
+
+program
+  .command('startup')
+  .description('jepa from start to exit (--help, features --pca on the demo model): wall time, peak RSS and whether fastify loads, per CLI build')
+  .option('--cli <list>', "builds of the jepa CLI, taking turns (main.js paths; default this checkout's)", list)
+  .option('-m, --model <gguf>', 'the model features loads', 'fixtures/demo/jepa-demo-vjepa2-untrained.gguf')
+  .option('--image <file>', 'the image features maps', 'fixtures/preprocess/sample.jpg')
+  .option('-t, --threads <n>', 'compute threads of features', int, 2)
+  .option('-n, --runs <n>', 'timed runs per build and command', int, 10)
+  .option('-w, --warmup <n>', 'untimed runs per build and command first', count, 1)
+  .option('--json', 'print every sample as JSON')
+  .action((o: { cli?: string[]; model: string; image: string; threads: number; runs: number; warmup: number; json?: boolean }) => {
+    const report = runStartupBench({ ...o, clis: cliBuilds(o.cli) }, (s) => process.stderr.write(`${s}\n`));
+    const machine = machineInfo(o.threads);
+    if (o.json) process.stdout.write(`${JSON.stringify({ machine, report }, null, 2)}\n`);
+    else process.stdout.write(`${machine.summary}\n\n${startupMarkdown(report)}\n`);
+  });
 
 program
   .command('mcp')

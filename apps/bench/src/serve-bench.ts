@@ -1,17 +1,17 @@
 // `jepa serve` under load: N clients on loopback, each posting one image per request and waiting for
 // the answer before the next, against the server in a child process, for every --max-batch x clients
 // pair; beside each row the encoder alone at batch 8, timed in this process on either side of it.
+// With several CLI builds (--cli), each serves from its own child and the builds take turns within
+// every row, so that the machine's drift falls on all of them alike.
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { pngChunk, rgbPngHeader } from '@jepa/preprocess';
 import { Model, type EncoderContext, type EncoderInput } from '@jepa/graph';
-import { cliMain } from './bins.js';
+import { type CliBuild, cliLegend, overBaseline, roundOrder } from './cli-builds.js';
 import { runEncoderBench } from './encoder-bench.js';
 import { peerModel } from './peers/peers-bench.js';
 import { median, timeMs } from './stats.js';
-
-const cli = cliMain();
 
 export interface ServeBenchOptions {
   threads: number;
@@ -24,9 +24,15 @@ export interface ServeBenchOptions {
   type: string;
   size: number;
   dir: string;
+  /** The builds of the command line that serve, in turn. */
+  clis: CliBuild[];
+  /** Turns of every build per row (the timed requests or seconds are per turn). */
+  rounds: number;
 }
 
 export interface ServeRow {
+  /** The label of the CLI build that served this row (A, B, ...). */
+  cli: string;
   maxBatch: number;
   clients: number;
   /** The encoder alone at batch 8, items/s, timed right before and right after this row (the server idle). */
@@ -48,6 +54,7 @@ export interface ServeReport {
   imageSize: number;
   /** `jepa-bench encoder` at batch 8, items/s, before the first row. */
   encoderBench: number;
+  clis: CliBuild[];
   rows: ServeRow[];
 }
 
@@ -72,11 +79,11 @@ interface Child {
   stop: () => Promise<number | null>;
 }
 
-function startServe(model: string, threads: number, maxBatch: number, log: (s: string) => void): Promise<Child> {
+function startServe(cli: CliBuild, model: string, threads: number, maxBatch: number, log: (s: string) => void): Promise<Child> {
   const child = spawn(
     process.execPath,
     [
-      cli,
+      cli.path,
       'serve',
       '-m',
       model,
@@ -104,7 +111,7 @@ function startServe(model: string, threads: number, maxBatch: number, log: (s: s
       if (!m) return;
       child.stderr!.off('data', listen);
       child.stderr!.resume();
-      log(`jepa serve --max-batch ${maxBatch}: ${m[1]}`);
+      log(`jepa serve (CLI ${cli.label}) --max-batch ${maxBatch}: ${m[1]}`);
       const stop = () => {
         child.kill('SIGTERM');
         return exit;
@@ -112,7 +119,7 @@ function startServe(model: string, threads: number, maxBatch: number, log: (s: s
       done({ url: m[1]!, stop });
     };
     child.stderr!.on('data', listen);
-    void exit.then((code) => fail(new Error(`jepa serve exited (${code}) before it was ready:\n${err}`)));
+    void exit.then((code) => fail(new Error(`jepa serve (${cli.path}) exited (${code}) before it was ready:\n${err}`)));
   });
 }
 
@@ -179,56 +186,103 @@ export async function runServeBench(o: ServeBenchOptions, log: (s: string) => vo
   await ctx.encode(x);
   const rows: ServeRow[] = [];
   for (const maxBatch of o.maxBatch) {
-    const server = await startServe(model, o.threads, maxBatch, log);
+    const servers: { cli: CliBuild; server: Child }[] = [];
     try {
+      for (const cli of o.clis) servers.push({ cli, server: await startServe(cli, model, o.threads, maxBatch, log) });
       for (const clients of o.clients) {
-        await load(server.url, bodies, clients, { requests: 2 * clients });
+        for (const { server } of servers) await load(server.url, bodies, clients, { requests: 2 * clients });
         const encoderBefore = await encoderRate(ctx, x, 3);
-        const before = await batchCounts(server.url);
-        const run = await load(server.url, bodies, clients, o.seconds !== undefined ? { ms: o.seconds * 1000 } : { requests: o.requests });
-        const after = await batchCounts(server.url);
+        const turns = servers.map(() => ({ latencies: [] as number[], failed: 0, seconds: 0, batches: {} as Record<number, number> }));
+        for (let round = 0; round < o.rounds; round++)
+          for (const i of roundOrder([...servers.keys()], round)) {
+            const { url } = servers[i]!.server;
+            const before = await batchCounts(url);
+            const run = await load(url, bodies, clients, o.seconds !== undefined ? { ms: o.seconds * 1000 } : { requests: o.requests });
+            const after = await batchCounts(url);
+            const turn = turns[i]!;
+            turn.latencies.push(...run.latencies);
+            turn.failed += run.failed;
+            turn.seconds += run.seconds;
+            for (const [size, n] of after)
+              if (n - (before.get(size) ?? 0) > 0) turn.batches[size] = (turn.batches[size] ?? 0) + n - (before.get(size) ?? 0);
+          }
         const encoderItemsPerSecond = (encoderBefore + (await encoderRate(ctx, x, 3))) / 2;
-        const batches: Record<number, number> = {};
-        for (const [size, n] of after) if (n - (before.get(size) ?? 0) > 0) batches[size] = n - (before.get(size) ?? 0);
-        const row: ServeRow = {
-          maxBatch,
-          clients,
-          encoderItemsPerSecond,
-          requests: run.latencies.length,
-          seconds: run.seconds,
-          requestsPerSecond: run.latencies.length / run.seconds,
-          p50Ms: median(run.latencies),
-          p99Ms: percentile(run.latencies, 0.99),
-          batches,
-          failed: run.failed,
-        };
-        rows.push(row);
-        log(
-          `max-batch ${maxBatch}, ${clients} clients: ${row.requestsPerSecond.toFixed(2)} req/s (encoder alone ${encoderItemsPerSecond.toFixed(2)} items/s), p50 ${row.p50Ms.toFixed(0)} ms, p99 ${row.p99Ms.toFixed(0)} ms`,
-        );
+        servers.forEach(({ cli }, i) => {
+          const turn = turns[i]!;
+          const row: ServeRow = {
+            cli: cli.label,
+            maxBatch,
+            clients,
+            encoderItemsPerSecond,
+            requests: turn.latencies.length,
+            seconds: turn.seconds,
+            requestsPerSecond: turn.latencies.length / turn.seconds,
+            p50Ms: median(turn.latencies),
+            p99Ms: percentile(turn.latencies, 0.99),
+            batches: turn.batches,
+            failed: turn.failed,
+          };
+          rows.push(row);
+          log(
+            `${servers.length > 1 ? `CLI ${cli.label}, ` : ''}max-batch ${maxBatch}, ${clients} clients: ${row.requestsPerSecond.toFixed(2)} req/s (encoder alone ${encoderItemsPerSecond.toFixed(2)} items/s), p50 ${row.p50Ms.toFixed(0)} ms, p99 ${row.p99Ms.toFixed(0)} ms`,
+          );
+        });
       }
     } finally {
-      const code = await server.stop();
-      if (code !== 0) log(`jepa serve exited with ${code}`);
+      for (const { cli, server } of servers) {
+        const code = await server.stop();
+        if (code !== 0) log(`jepa serve (CLI ${cli.label}) exited with ${code}`);
+      }
     }
   }
   ctx.dispose();
   alone.dispose();
-  return { model, type: o.type, threads: o.threads, imageSize: o.size, encoderBench: bench!.itemsPerSecond, rows };
+  return { model, type: o.type, threads: o.threads, imageSize: o.size, encoderBench: bench!.itemsPerSecond, clis: o.clis, rows };
+}
+
+function graphSizes(row: ServeRow): string {
+  return Object.entries(row.batches)
+    .map(([size, n]) => `${size}: ${n}`)
+    .join(', ');
+}
+
+function requestsCell(row: ServeRow): string {
+  return `${row.requests}${row.failed ? ` (+${row.failed} failed)` : ''}`;
 }
 
 export function serveMarkdown(r: ServeReport): string {
-  return [
+  const head = [
     `ViT-B/16 ${r.type}, ${r.threads} threads, one ${r.imageSize}x${r.imageSize} PNG per request (decoded and resized to 224 by the server).`,
     `\`jepa-bench encoder\` at batch 8 before the rows: ${r.encoderBench.toFixed(2)} items/s. "encoder b8" is the same encoder timed in the bench process right before and after each row (the server idle then); "x encoder" is req/s over it.`,
+  ];
+  if (r.clis.length > 1) return [...head, '', comparisonMarkdown(r)].join('\n');
+  return [
+    ...head,
     '',
     '| max-batch | clients | requests | req/s | encoder b8 items/s | x encoder | p50 ms | p99 ms | p99 / p50 | graphs by items per graph |',
     '|---|---|---|---|---|---|---|---|---|---|',
+    ...r.rows.map(
+      (row) =>
+        `| ${row.maxBatch} | ${row.clients} | ${requestsCell(row)} | ${row.requestsPerSecond.toFixed(2)} | ${row.encoderItemsPerSecond.toFixed(2)} | ${(row.requestsPerSecond / row.encoderItemsPerSecond).toFixed(2)} | ${row.p50Ms.toFixed(0)} | ${row.p99Ms.toFixed(0)} | ${(row.p99Ms / row.p50Ms).toFixed(2)} | ${graphSizes(row)} |`,
+    ),
+  ].join('\n');
+}
+
+/** Several builds: a row per build at each max-batch x clients, with req/s, p50 and p99 over the first build's. */
+function comparisonMarkdown(r: ServeReport): string {
+  const base = r.clis[0]!.label;
+  const baseline = (row: ServeRow) => r.rows.find((b) => b.cli === base && b.maxBatch === row.maxBatch && b.clients === row.clients)!;
+  return [
+    `The builds took turns within each row, the timed requests of every turn summed per build; "x ${base}" is the value over CLI ${base}'s in the same row.`,
+    '',
+    cliLegend(r.clis),
+    '',
+    `| max-batch | clients | cli | requests | req/s | x ${base} | encoder b8 items/s | p50 ms | x ${base} | p99 ms | x ${base} | graphs by items per graph |`,
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...r.rows.map((row) => {
-      const sizes = Object.entries(row.batches)
-        .map(([size, n]) => `${size}: ${n}`)
-        .join(', ');
-      return `| ${row.maxBatch} | ${row.clients} | ${row.requests}${row.failed ? ` (+${row.failed} failed)` : ''} | ${row.requestsPerSecond.toFixed(2)} | ${row.encoderItemsPerSecond.toFixed(2)} | ${(row.requestsPerSecond / row.encoderItemsPerSecond).toFixed(2)} | ${row.p50Ms.toFixed(0)} | ${row.p99Ms.toFixed(0)} | ${(row.p99Ms / row.p50Ms).toFixed(2)} | ${sizes} |`;
+      const b = baseline(row);
+      const isBase = row.cli === base;
+      return `| ${row.maxBatch} | ${row.clients} | ${row.cli} | ${requestsCell(row)} | ${row.requestsPerSecond.toFixed(2)} | ${overBaseline(row.requestsPerSecond, b.requestsPerSecond, isBase)} | ${row.encoderItemsPerSecond.toFixed(2)} | ${row.p50Ms.toFixed(0)} | ${overBaseline(row.p50Ms, b.p50Ms, isBase)} | ${row.p99Ms.toFixed(0)} | ${overBaseline(row.p99Ms, b.p99Ms, isBase)} | ${graphSizes(row)} |`;
     }),
   ].join('\n');
 }
