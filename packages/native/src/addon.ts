@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type { Addon } from './binding.js';
-import { NativeError } from './errors.js';
+import { NativeError, nativeErrorFromAddon } from './errors.js';
 
 let loaded: Addon | undefined;
 
@@ -14,11 +14,11 @@ function loadFirst(require: NodeRequire, paths: string[]): Addon {
     } catch (err) {
       const message = err instanceof Error ? err.message.split('\n')[0]! : String(err);
       // a refused JEPA_CPU / JEPA_CPU_VARIANT is the user's setting, which another binary would ignore
-      if (/^jepa native addon: JEPA_CPU/.test(message)) throw new NativeError(message, 'BAD_OPTION');
+      if (/^jepa native addon: JEPA_CPU/.test(message)) throw new NativeError('BAD_OPTION', message);
       failures.push(`${path} did not load: ${message}`);
     }
   }
-  throw new NativeError(failures.join('; '), 'NOT_BUILT');
+  throw new NativeError('NOT_BUILT', failures.join('; '));
 }
 
 /** The native addon, loaded once: `JEPA_ADDON`, else the CUDA build if it loads here, else the CPU build. */
@@ -29,10 +29,10 @@ export function addon(): Addon {
   try {
     paths = (require('@jepa/addon') as { addonPaths(): string[] }).addonPaths();
   } catch (err) {
-    throw new NativeError(err instanceof Error ? err.message : String(err), 'NOT_BUILT');
+    throw new NativeError('NOT_BUILT', err instanceof Error ? err.message : String(err), { cause: err });
   }
   const mod = loadFirst(require, paths);
-  mod.setErrorClass(NativeError);
+  mod.setErrorClass(nativeErrorFromAddon);
   for (const cls of [mod.Backend, mod.Context, mod.Mapping, mod.Tensor, mod.Buffer, mod.Graph]) {
     const proto = (cls as { prototype: { dispose(): void; [Symbol.dispose]?: () => void } }).prototype;
     proto[Symbol.dispose] = proto.dispose;

@@ -338,5 +338,6 @@ export interface Addon {
   resampleNormalizeSync(job: ResampleJob, tables: Float32Array, out: Float32Array, channelStride: number, offset: number): void;
   resampleKernels(): string[];
   findNonFinite(mapping: Mapping, entries: NonFiniteQuery[], threads?: number): Promise<NonFiniteResult[]>;
-  setErrorClass(cls: new (message: string, code: string) => Error): void;
+  /** The addon throws `new make(message, code)` for each failure (nativeErrorFromAddon). */
+  setErrorClass(make: (message: string, code: string) => Error): void;
 }

@@ -17,13 +17,13 @@ export function resolveDevice(request?: string | number): string {
     .toLowerCase();
   if (req === '' || req === 'cpu') return 'CPU';
   const m = /^(?:(?:cuda|gpu):?)?(\d+)?$/.exec(req);
-  if (!m) throw new NativeError(`unknown device '${req}' (use cpu, cuda, cuda:N or N)`, 'NO_DEVICE');
+  if (!m) throw new NativeError('NO_DEVICE', `unknown device '${req}' (use cpu, cuda, cuda:N or N)`);
   const index = Number(m[1] ?? 0);
   const gpus = devices().filter((d) => d.type === 'gpu' || d.type === 'igpu');
   const gpu = gpus[index];
   if (!gpu) {
     const have = gpus.length ? gpus.map((d) => d.name).join(', ') : 'none in this build';
-    throw new NativeError(`no GPU ${index} (GPUs: ${have})`, 'NO_DEVICE');
+    throw new NativeError('NO_DEVICE', `no GPU ${index} (GPUs: ${have})`);
   }
   return gpu.name;
 }

@@ -19,7 +19,7 @@ export type {
   Tensor,
   TypeTraits,
 } from './binding.js';
-export { NativeError } from './errors.js';
+export { NativeError, type NativeErrorCode } from './errors.js';
 export { devices, openBackend, resolveDevice, type BackendOptions } from './device.js';
 export { dequantizeRow, quantizeRows, rowBytes, typeByName, typeTraits } from './types.js';
 export { resampleKernels, resampleNormalize, resampleNormalizeSync, resampleU8, resampleU8Sync } from './resample.js';

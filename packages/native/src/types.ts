@@ -18,7 +18,7 @@ function table(): Map<string, number> {
 /** ggml's id for a type name as ggml spells it: `f32`, `f16`, `bf16`, `q8_0`, `q4_K`, `i32`, ... */
 export function typeByName(name: string): number {
   const id = table().get(name);
-  if (id === undefined) throw new NativeError(`ggml has no type named '${name}'`, 'BAD_TYPE');
+  if (id === undefined) throw new NativeError('BAD_TYPE', `ggml has no type named '${name}'`);
   return id;
 }
 
@@ -30,7 +30,7 @@ export function typeTraits(type: number): TypeTraits {
 /** Bytes of one row of `n` values of `type`. */
 export function rowBytes(type: number, n: number): number {
   const t = typeTraits(type);
-  if (n % t.blockSize !== 0) throw new NativeError(`${n} values are not a whole number of ${t.name} blocks`, 'BAD_SHAPE');
+  if (n % t.blockSize !== 0) throw new NativeError('BAD_SHAPE', `${n} values are not a whole number of ${t.name} blocks`);
   return (n / t.blockSize) * t.typeSize;
 }
 
