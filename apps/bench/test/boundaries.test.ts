@@ -1,0 +1,80 @@
+// The import boundaries of scripts/check-boundaries.mjs, run in CI through this test: the repository
+// has no violation, and the checker does report each rule broken in a small tree laid out as a workspace.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../../..', import.meta.url));
+const checker = join(root, 'scripts/check-boundaries.mjs');
+
+function check(tree: string) {
+  const r = spawnSync(process.execPath, [checker, tree], { encoding: 'utf8' });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+const fixture = mkdtempSync(join(tmpdir(), 'jepa-boundaries-'));
+afterAll(() => rmSync(fixture, { recursive: true, force: true }));
+
+function write(path: string, text: string): void {
+  mkdirSync(dirname(join(fixture, path)), { recursive: true });
+  writeFileSync(join(fixture, path), text);
+}
+
+function pkg(dir: string, name: string): void {
+  write(`${dir}/package.json`, JSON.stringify({ name, exports: { '.': './dist/index.js', './package.json': './package.json' } }));
+  write(`${dir}/src/index.ts`, 'export const x = 1;\n');
+}
+
+describe('import boundaries', () => {
+  it('the repository keeps them', () => {
+    const r = check(root);
+    expect(r.stderr, r.stderr).toBe('');
+    expect(r.status).toBe(0);
+  });
+
+  it('the checker reports each broken rule, and passes what the rules allow', () => {
+    for (const [dir, name] of [
+      ['packages/errors', '@jepa/errors'],
+      ['packages/gguf', '@jepa/gguf'],
+      ['packages/graph', '@jepa/graph'],
+      ['packages/corpus', '@jepa/corpus'],
+      ['packages/server', '@jepa/server'],
+      ['packages/mcp', '@jepa/mcp'],
+      ['packages/testing', '@jepa/testing'],
+      ['apps/cli', '@jepa/cli'],
+    ] as const)
+      pkg(dir, name);
+    write('packages/errors/src/up.ts', "import { x } from '@jepa/graph';\nexport const y = x;\n");
+    write('packages/graph/src/a.ts', "import { b } from './b.js';\nexport const a = () => b;\n");
+    write('packages/graph/src/b.ts', "import type { a } from './a.js';\nexport const b: typeof a | null = null;\n");
+    write('packages/graph/src/deep.ts', "export { x } from '@jepa/gguf/src/index.js';\n");
+    write('packages/graph/test/leaves.test.ts', "import { x } from '../../gguf/src/index.js';\nexport const y = x;\n");
+    write('packages/mcp/src/http.ts', "const s = await import('@jepa/server');\nexport default s;\n");
+    write('packages/corpus/src/kit.ts', "export * from '@jepa/testing';\n");
+    write('packages/corpus/test/kit.test.ts', "import '@jepa/testing';\nimport '@jepa/mcp';\n");
+    write('packages/gguf/scripts/forge.ts', "import '@jepa/testing';\n");
+    write('apps/cli/src/commands/serve.ts', "import '@jepa/server';\nimport '@jepa/corpus';\n");
+    write('apps/cli/src/commands/features.ts', "import '@jepa/server';\n");
+
+    const r = check(fixture);
+    expect(r.status).toBe(1);
+    const found = r.stderr
+      .split('\n')
+      .filter((l) => /^\S+:\d+: /.test(l))
+      .map((l) => l.replace(/: '.*$|: circular.*$/, ''));
+    expect(found).toEqual([
+      'apps/cli/src/commands/features.ts:1: front ends',
+      'packages/corpus/src/kit.ts:1: testing',
+      'packages/errors/src/up.ts:1: layers',
+      'packages/graph/src/a.ts:1: cycles',
+      'packages/graph/src/deep.ts:1: internals',
+      'packages/graph/test/leaves.test.ts:1: internals',
+      'packages/mcp/src/http.ts:1: front ends',
+      'packages/mcp/src/http.ts:1: layers',
+    ]);
+    expect(r.stderr).toContain('circular imports among src/a.ts, src/b.ts');
+  });
+});
