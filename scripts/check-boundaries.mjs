@@ -30,6 +30,13 @@ export const LAYERS = [
   ['jepa'],
 ];
 
+/** Imports let through for now, each with its reason: `file` and the exact specifier. */
+export const ALLOWED = [
+  // the resampler's parity test writes planes with the very function the TypeScript recipe uses, which
+  // @jepa/preprocess does not export; to go when the package exports it (or the test kit carries it)
+  { file: 'packages/native/test/resample.test.ts', specifier: '../../preprocess/src/normalize.js' },
+];
+
 const WORKSPACE_DIRS = ['packages', 'apps'];
 const SOURCE = /\.(ts|mts|cts|js|mjs|cjs)$/;
 const SKIPPED_DIRS = new Set(['node_modules', 'dist', 'ggml', 'tmp', 'coverage']);
@@ -160,6 +167,7 @@ export function checkBoundaries(root) {
       const test = isTestFile(inPackage);
       const inSrc = inPackage.startsWith('src/');
       for (const { specifier, line } of importsOf(readFileSync(join(root, file), 'utf8'), file)) {
+        if (ALLOWED.some((a) => a.file === file && a.specifier === specifier)) continue;
         if (specifier.startsWith('.')) {
           const target = join(dirname(file), specifier).split(sep).join('/');
           if (target !== pkg.dir && !target.startsWith(`${pkg.dir}/`)) {
