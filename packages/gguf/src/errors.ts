@@ -1,3 +1,5 @@
+import { type ErrorKind, JepaError, type JepaErrorOptions } from '@jepa/errors';
+
 /** Every refusal of this package. `code` is stable; the message names the key or tensor and the bound. */
 export type GgufErrorCode =
   // container (reader / writer)
@@ -43,13 +45,20 @@ export type GgufErrorCode =
   | 'JEPA_TENSOR_SHAPE'
   | 'JEPA_TENSOR_MISSING';
 
-export class GgufError extends Error {
-  readonly code: GgufErrorCode;
+/** What each code means to a front end; a code not listed is the caller's input ('input'). */
+const KIND_OF: Partial<Record<GgufErrorCode, ErrorKind>> = {
+  GGUF_IO: 'io',
+  JEPA_BUDGET: 'budget',
+  // the writer used out of order, or fed the wrong byte count: a fault of the code that writes
+  GGUF_WRITE_STATE: 'internal',
+  GGUF_WRITE_SIZE: 'internal',
+};
 
-  constructor(code: GgufErrorCode, message: string) {
-    super(message);
-    this.name = 'GgufError';
-    this.code = code;
+export class GgufError extends JepaError {
+  declare readonly code: GgufErrorCode;
+
+  constructor(code: GgufErrorCode, message: string, options: JepaErrorOptions = {}) {
+    super(code, message, { ...options, kind: options.kind ?? KIND_OF[code] ?? 'input' });
   }
 }
 

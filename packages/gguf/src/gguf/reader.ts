@@ -160,6 +160,7 @@ class ItemBudget {
         'GGUF_ARRAY_TOO_LONG',
         `array '${key}' of ${count} ${itemType} items brings the metadata to ${this.used + count} string/bool/array items; ` +
           `the limit is JEPA_MAX_META_ITEMS=${this.max} (set it higher to allow)`,
+        { kind: 'budget' },
       );
     }
     this.used += count;
