@@ -1,14 +1,16 @@
 // One stream of encoder work: checks the input, splits it into graphs (image batches within the
 // budget, one clip per graph), caches a graph per shape, fills host tables and runs it.
-import { GGML_F32, buildEncoderGraph, prefixTokens, type EncoderGraph } from './encoder-graph.js';
+import { buildEncoderGraph, prefixTokens, type EncoderGraph } from './encoder-graph.js';
+import { GGML_F32 } from './layers/attention.js';
 import { blockCausalMaskBytes, blockCausalMaskF16 } from './block-causal-mask.js';
 import { GraphError } from './errors.js';
-import type { Model } from './model.js';
+import type { ModelHandle } from './model-handle.js';
 import { patchGrid, patchify, type PatchGeometry } from './patchify.js';
 import { ropeTables, signedSin } from './rope3d.js';
 import { interpolatePositions } from './position-interpolation.js';
 import { tensorNames } from '@jepa/gguf';
-import { Deadline, GraphRunner, kvTypeFor, runGraph, type NodeTiming } from './graph-runner.js';
+import { Deadline, kvTypeFor, runGraph, type NodeTiming } from './graph-runner.js';
+import { ModelContext } from './model-context.js';
 import { gpuPrecF32, maxBatch, maxGraphBytes } from './runtime-options.js';
 
 export interface EncoderContextOptions {
@@ -76,7 +78,7 @@ export class EncodeOutput {
     for (let b = 0; b < batch; b++) {
       const item = this.item(b);
       if (mode === 'cls') {
-        if (this.nCls === 0) throw new GraphError('this model has no CLS token; pool with mean', 'NO_CLS');
+        if (this.nCls === 0) throw new GraphError('NO_CLS', 'this model has no CLS token; pool with mean');
         out.set(item.subarray(0, dim), b * dim);
         continue;
       }
@@ -91,33 +93,30 @@ export class EncodeOutput {
 let maskNoticeShown = false;
 let cudaKvNoticeShown = false;
 
-export class EncoderContext implements Disposable {
+export class EncoderContext extends ModelContext<EncoderGraph> {
   #patches: Float32Array | undefined;
-  readonly #model: Model;
-  readonly #runner: GraphRunner<EncoderGraph>;
   readonly #options: EncoderContextOptions;
 
-  constructor(model: Model, options: EncoderContextOptions) {
+  constructor(model: ModelHandle, options: EncoderContextOptions) {
     if (options.output === 'hierarchy' && model.spec.enc.hierLayers === null)
-      throw new GraphError(`${model.spec.name} has no hierarchy norms: its encoder has only the final output`, 'UNSUPPORTED');
-    this.#model = model;
+      throw new GraphError('UNSUPPORTED', `${model.spec.name} has no hierarchy norms: its encoder has only the final output`);
+    super(model, options.threads);
     this.#options = options;
-    this.#runner = new GraphRunner(model, options.threads);
   }
 
   /** Width of an output token: D, or n_hier·D in hierarchy mode. */
   get dim(): number {
-    const e = this.#model.spec.enc;
+    const e = this.model.spec.enc;
     return this.#options.output === 'hierarchy' ? e.hierLayers!.length * e.embedDim : e.embedDim;
   }
 
   get kvType(): number {
-    return kvTypeFor(this.#model, this.#options.kv);
+    return kvTypeFor(this.model, this.#options.kv);
   }
 
   /** Encodes a batch; calls on one context run one after another. */
   encode(input: EncoderInput, options: EncodeOptions = {}): Promise<EncodeOutput> {
-    return this.#runner.serial(() => this.#encode(input, options));
+    return this.runner.serial(() => this.#encode(input, options));
   }
 
   /**
@@ -125,7 +124,7 @@ export class EncoderContext implements Disposable {
    * finding where an encoder spends its time (jepa-bench encoder --profile). Slower than encode().
    */
   profile(input: EncoderInput, options: EncodeOptions = {}): Promise<{ output: EncodeOutput; nodes: NodeTiming[] }> {
-    return this.#runner.serial(async () => {
+    return this.runner.serial(async () => {
       const nodes: NodeTiming[] = [];
       const output = await this.#encode(input, options, nodes);
       return { output, nodes };
@@ -134,7 +133,7 @@ export class EncoderContext implements Disposable {
 
   /** Builds, validates and allocates the graphs an input of this shape needs, without running them. */
   prepare(shape: readonly number[]): Promise<void> {
-    return this.#runner.serial(async () => {
+    return this.runner.serial(async () => {
       const { batch, geometry, image } = this.#geometry({ data: new Float32Array(0), shape }, false);
       const { np, n, patchLen, perGraph } = this.#plan(batch, geometry);
       for (const b of new Set([Math.min(perGraph, batch), batch % perGraph || perGraph])) this.#graph(b, np, patchLen, image, geometry, n);
@@ -144,7 +143,7 @@ export class EncoderContext implements Disposable {
   #plan(batch: number, geometry: PatchGeometry) {
     const grid = patchGrid(geometry);
     const np = grid.t * grid.h * grid.w;
-    const n = prefixTokens(this.#model.spec.enc) + np;
+    const n = prefixTokens(this.model.spec.enc) + np;
     const patchLen = geometry.channels * geometry.tubelet * geometry.patch * geometry.patch;
     // clips batch like stills (windows of one long video share a shape), within JEPA_MAX_GRAPH_MIB
     return { grid, np, n, patchLen, perGraph: this.#batchFor(n, np * patchLen, batch) };
@@ -152,8 +151,8 @@ export class EncoderContext implements Disposable {
 
   async #encode(input: EncoderInput, options: EncodeOptions, timings?: NodeTiming[]): Promise<EncodeOutput> {
     const deadline = Deadline.of(options.timeoutMs ?? this.#options.timeoutMs, 'encoder');
-    const backend = this.#runner.backend;
-    const e = this.#model.spec.enc;
+    const backend = this.runner.backend;
+    const e = this.model.spec.enc;
     const { batch, geometry, image } = this.#geometry(input);
     const { grid, np, n: nAll, patchLen, perGraph } = this.#plan(batch, geometry);
     const prefix = prefixTokens(e);
@@ -198,12 +197,12 @@ export class EncoderContext implements Disposable {
   }
 
   #keptIds(ids: ArrayLike<number>, batch: number, np: number, prefix: number): Int32Array {
-    if (batch !== 1) throw new GraphError(`a context-only encoding takes one item, not ${batch}`, 'BAD_INPUT');
-    if (prefix > 0) throw new GraphError(`${this.#model.spec.name} has CLS or register tokens: it has no context-only encoding`, 'UNSUPPORTED');
-    if (ids.length < 1) throw new GraphError('a context-only encoding needs at least one patch id', 'BAD_INPUT');
+    if (batch !== 1) throw new GraphError('BAD_INPUT', `a context-only encoding takes one item, not ${batch}`);
+    if (prefix > 0) throw new GraphError('UNSUPPORTED', `${this.model.spec.name} has CLS or register tokens: it has no context-only encoding`);
+    if (ids.length < 1) throw new GraphError('BAD_INPUT', 'a context-only encoding needs at least one patch id');
     for (const id of Array.from(ids))
       if (!Number.isInteger(id) || id < 0 || id >= np)
-        throw new GraphError(`context token id ${id} is off this input's ${np} patch tokens`, 'OFF_GRID');
+        throw new GraphError('OFF_GRID', `context token id ${id} is off this input's ${np} patch tokens`);
     return Int32Array.from(ids);
   }
 
@@ -214,8 +213,8 @@ export class EncoderContext implements Disposable {
     const key = `${h}x${w}`;
     const cached = this.#positions.get(key);
     if (cached) return cached;
-    const e = this.#model.spec.enc;
-    const stored = this.#model.weights.get(tensorNames.encPosEmbed);
+    const e = this.model.spec.enc;
+    const stored = this.model.weights.get(tensorNames.encPosEmbed);
     const table = stored.get(new Float32Array(stored.nbytes / 4));
     const prefix = e.pos === 'learned' ? e.nCls : 0;
     // Dinov2WithRegisters resizes with antialias=True; Dinov2, ViT and I-JEPA without.
@@ -225,24 +224,24 @@ export class EncoderContext implements Disposable {
   }
 
   #geometry(input: EncoderInput, checkData = true): { batch: number; geometry: PatchGeometry; image: boolean } {
-    const spec = this.#model.spec;
+    const spec = this.model.spec;
     const e = spec.enc;
     const s = input.shape;
     if (!(s.length === 4 || s.length === 5) || !s.every((d) => Number.isInteger(d) && d > 0))
-      throw new GraphError(`input shape [${s.join(', ')}] is not [B, C, H, W] or [B, C, T, H, W] of positive integers`, 'BAD_INPUT');
+      throw new GraphError('BAD_INPUT', `input shape [${s.join(', ')}] is not [B, C, H, W] or [B, C, T, H, W] of positive integers`);
     const [batch, channels] = s as [number, number];
     const frames = s.length === 5 ? s[2]! : 1;
     const height = s[s.length - 2]!;
     const width = s[s.length - 1]!;
     const total = s.reduce((a, b) => a * b, 1);
     if (checkData && input.data.length !== total)
-      throw new GraphError(`input holds ${input.data.length} values; shape [${s.join(', ')}] needs ${total}`, 'BAD_INPUT');
-    if (channels !== e.inChans) throw new GraphError(`the model takes ${e.inChans} channels, the input has ${channels}`, 'BAD_INPUT');
+      throw new GraphError('BAD_INPUT', `input holds ${input.data.length} values; shape [${s.join(', ')}] needs ${total}`);
+    if (channels !== e.inChans) throw new GraphError('BAD_INPUT', `the model takes ${e.inChans} channels, the input has ${channels}`);
     const image = e.imgTubeletSize !== null && frames === 1;
     const tubelet = image ? e.imgTubeletSize! : e.tubeletSize;
-    if (frames % tubelet !== 0) throw new GraphError(`${frames} frames are not a whole number of ${tubelet}-frame tubelets`, 'BAD_INPUT');
+    if (frames % tubelet !== 0) throw new GraphError('BAD_INPUT', `${frames} frames are not a whole number of ${tubelet}-frame tubelets`);
     if (height < e.patchSize || width < e.patchSize)
-      throw new GraphError(`a ${width}x${height} input is smaller than one ${e.patchSize}-pixel patch`, 'BAD_INPUT');
+      throw new GraphError('BAD_INPUT', `a ${width}x${height} input is smaller than one ${e.patchSize}-pixel patch`);
     return { batch, geometry: { channels, frames, height, width, patch: e.patchSize, tubelet }, image };
   }
 
@@ -261,7 +260,7 @@ export class EncoderContext implements Disposable {
 
   /** inputFloats: one item's patchified input, held twice (the host's copy and the graph's tensor). */
   #estimateBytes(batch: number, tokens: number, inputFloats: number): number {
-    const e = this.#model.spec.enc;
+    const e = this.model.spec.enc;
     const levels = this.#options.output === 'hierarchy' ? 2 * this.dim : 0;
     const activations = 4 * batch * tokens * (8 * e.embedDim + 2 * e.ffnDim + levels);
     const scores = this.#options.noFlash ? 2 * 4 * tokens * tokens * e.nHead * batch : 0;
@@ -271,7 +270,7 @@ export class EncoderContext implements Disposable {
 
   #graph(batch: number, patches: number, patchLen: number, image: boolean, geometry: PatchGeometry, tokens: number, keep?: number): EncoderGraph {
     const key = `${batch}:${geometry.frames}:${geometry.height}:${geometry.width}${keep === undefined ? '' : `:keep${keep}`}`;
-    return this.#runner.graph(key, (flash) => this.#build(flash, batch, patches, patchLen, image, geometry, tokens, keep), !this.#options.noFlash);
+    return this.runner.graph(key, (flash) => this.#build(flash, batch, patches, patchLen, image, geometry, tokens, keep), !this.#options.noFlash);
   }
 
   #build(
@@ -284,15 +283,15 @@ export class EncoderContext implements Disposable {
     tokens: number,
     keep?: number,
   ): EncoderGraph {
-    const e = this.#model.spec.enc;
+    const e = this.model.spec.enc;
     const blockCausal = e.attnMode === 'block_causal';
     const grid = patchGrid(geometry);
     const maskBytes = blockCausal ? blockCausalMaskBytes({ prefix: prefixTokens(e), slots: grid.t, tokensPerSlot: grid.h * grid.w }) : 0;
     const need = this.#estimateBytes(batch, tokens, patches * patchLen) + 2 * maskBytes;
     if (need > maxGraphBytes())
       throw new GraphError(
-        `one item of ${tokens} tokens needs about ${Math.ceil(need / 2 ** 20)} MiB of graph memory, over JEPA_MAX_GRAPH_MIB=${maxGraphBytes() / 2 ** 20}`,
         'OVER_BUDGET',
+        `one item of ${tokens} tokens needs about ${Math.ceil(need / 2 ** 20)} MiB of graph memory, over JEPA_MAX_GRAPH_MIB=${maxGraphBytes() / 2 ** 20}`,
       );
     if (maskBytes > 64 * 2 ** 20 && !maskNoticeShown) {
       maskNoticeShown = true;
@@ -300,14 +299,14 @@ export class EncoderContext implements Disposable {
         `jepa: the block-causal mask of ${tokens} tokens takes ${(maskBytes / 2 ** 20).toFixed(0)} MiB (held on the host and in the graph)\n`,
       );
     }
-    const gpu = !this.#runner.backend.isCpu;
+    const gpu = !this.runner.backend.isCpu;
     if (gpu && this.kvType === GGML_F32 && flash && !cudaKvNoticeShown) {
       cudaKvNoticeShown = true;
       process.stderr.write('jepa: flash attention on the GPU converts K/V to F16 whatever is asked; --no-flash is the F32 path there\n');
     }
     return buildEncoderGraph(
       e,
-      this.#model.weights,
+      this.model.weights,
       { batch, patches, patchLen, image, ...(keep === undefined ? {} : { keep }) },
       {
         flash,
@@ -317,13 +316,5 @@ export class EncoderContext implements Disposable {
         hierarchy: this.#options.output === 'hierarchy',
       },
     );
-  }
-
-  dispose(): void {
-    this.#runner.dispose();
-  }
-
-  [Symbol.dispose](): void {
-    this.dispose();
   }
 }

@@ -4,11 +4,15 @@
 //   (the MLP may be SwiGLU, w3(silu(x1) ⊙ x2), and qkv may have no bias: jepa.enc.ffn_kind / qkv_bias);
 //   x = final norm (V-JEPA 2.1: the last hierarchy norm; in hierarchy mode every hierarchy norm of the
 //   block it follows, concatenated along channels: what the 2.1 g/G predictors read).
-import { createContext, typeByName, type Context, type Graph, type Tensor } from '@jepa/native';
-import { GgmlType, tensorNames, type Activation, type EncoderHparams } from '@jepa/gguf';
-import { attention, GGML_F16, GGML_F32 } from './attention.js';
+import { typeByName, type Context, type Graph, type Tensor } from '@jepa/native';
+import { tensorNames, type EncoderHparams } from '@jepa/gguf';
 import { GraphError } from './errors.js';
-import { applyRope } from './rope-apply.js';
+import { GGML_F32 } from './layers/attention.js';
+import { graphContext } from './layers/graph-budget.js';
+import { graphInput, maskInput, ropeInputs } from './layers/graph-inputs.js';
+import { layerNorm } from './layers/layer-norm.js';
+import { linear } from './layers/linear.js';
+import { vitBlock } from './layers/vit-block.js';
 import type { Weights } from './weights.js';
 
 export interface EncoderGraphShape {
@@ -57,76 +61,6 @@ export function prefixTokens(e: EncoderHparams): number {
   return e.nCls + e.nReg;
 }
 
-/** onCpu: the graph runs on the CPU backend, where GELU(erf) has a vectorised node. */
-export function activation(ctx: Context, x: Tensor, act: Activation, onCpu: boolean): Tensor {
-  switch (act) {
-    case 'gelu':
-      return onCpu ? ctx.geluErfCpu(x) : ctx.geluErf(x);
-    case 'gelu_tanh':
-      return ctx.gelu(x);
-    case 'silu':
-      return ctx.silu(x);
-    default:
-      throw new GraphError(`activation '${act}' is not supported by this engine`, 'UNSUPPORTED');
-  }
-}
-
-export function layerNorm(ctx: Context, x: Tensor, w: Weights, prefix: string, eps: number): Tensor {
-  const [weight, bias] = [w.get(`${prefix}.weight`), w.get(`${prefix}.bias`)];
-  if (w.onCpu && x.isContiguous) return ctx.layerNormCpu(x, weight, bias, eps);
-  return ctx.add(ctx.mul(ctx.norm(x, eps), weight), bias);
-}
-
-/** What follows a linear layer: an activation, a layer scale, a residual (added last: residual + y). */
-export interface LinearThen {
-  act?: Activation;
-  scale?: Tensor | null;
-  residual?: Tensor | null;
-}
-
-export function linear(ctx: Context, input: Tensor, w: Weights, prefix: string, precF32 = false, then: LinearThen = {}): Tensor {
-  const weight = w.get(`${prefix}.weight`);
-  const panel = w.panel(`${prefix}.weight`);
-  // A q8_row (I8) matrix has no ggml product: its panel is the only way, so x is made contiguous for it.
-  const x = panel && !input.isContiguous && weight.type === GgmlType.I8 ? ctx.cont(input) : input;
-  const bias = w.has(`${prefix}.bias`) ? w.get(`${prefix}.bias`) : null;
-  let y: Tensor;
-  // The panel kernels want contiguous activations (a strided view keeps ggml's own) and finish their
-  // outputs themselves: bias, GELU(erf), layer scale, residual, in the order of the nodes they replace.
-  if (panel && x.isContiguous) {
-    const kernel = weight.type === GGML_F32 || weight.type === GGML_F16 ? undefined : weight.type === GgmlType.I8 ? w.rowsKernel : w.panelKernel;
-    const fusable = (then.act === undefined || then.act === 'gelu') && (!then.residual || then.residual.isContiguous);
-    if (fusable)
-      return ctx.panelMulMat(panel, x, weight.ne[1], weight.type, kernel, { bias, gelu: then.act === 'gelu', scale: then.scale, add: then.residual });
-    y = ctx.panelMulMat(panel, x, weight.ne[1], weight.type, kernel, { bias });
-  } else {
-    y = ctx.mulMat(weight, x);
-    if (precF32) y.setPrecF32();
-    if (bias) y = ctx.add(y, bias);
-  }
-  if (then.act) y = activation(ctx, y, then.act, w.onCpu);
-  if (then.scale) y = ctx.mul(y, then.scale);
-  return then.residual ? ctx.add(then.residual, y) : y;
-}
-
-/**
- * An encoder block's MLP on ln2's output m: fc2(act(fc1 m)), or the SwiGLU w3(silu(x1) ⊙ x2) with
- * [x1; x2] = w12 m along channels (transformers' chunk(2) order). `then` finishes the last linear.
- */
-export function encoderFfn(
-  ctx: Context,
-  m: Tensor,
-  w: Weights,
-  blk: string,
-  e: Pick<EncoderHparams, 'ffnKind' | 'act'>,
-  precF32: boolean,
-  then: LinearThen,
-): Tensor {
-  if (e.ffnKind === 'mlp') return linear(ctx, linear(ctx, m, w, `${blk}.ffn.fc1`, precF32, { act: e.act }), w, `${blk}.ffn.fc2`, precF32, then);
-  const x12 = linear(ctx, m, w, `${blk}.ffn.w12`, precF32); // [2h, n, batch]
-  return linear(ctx, ctx.swiglu(x12), w, `${blk}.ffn.w3`, precF32, then);
-}
-
 /** Broadcasts a [D, n] table over the batch: [D, n, batch]. */
 function perItem(ctx: Context, t: Tensor, n: number, batch: number): Tensor {
   const rows = ctx.reshape(t, [t.ne[0], n, 1]);
@@ -140,10 +74,8 @@ export function buildEncoderGraph(e: EncoderHparams, w: Weights, shape: EncoderG
   const { batch, patches: np } = shape;
   const prefix = prefixTokens(e);
   const n = prefix + (shape.keep ?? np);
-  const ctx = createContext(e.nLayer * 48 + 64);
-  const patches = ctx.newTensor(GGML_F32, [shape.patchLen, np, batch]);
-  patches.name = 'patches';
-  patches.setInput();
+  const ctx = graphContext(e.nLayer);
+  const patches = graphInput(ctx, GGML_F32, [shape.patchLen, np, batch], 'patches');
 
   const embedName = shape.image ? tensorNames.encPatchEmbedImg : tensorNames.encPatchEmbed;
   let x = linear(ctx, patches, w, embedName, o.precF32); // [D, np, batch]
@@ -155,13 +87,11 @@ export function buildEncoderGraph(e: EncoderHparams, w: Weights, shape: EncoderG
   if (pos && pos.ne[1] !== posRows) {
     if (e.pos === 'sincos3d')
       throw new GraphError(
-        `the 3-D position table has ${pos.ne[1]} rows for the trained grid; this input gives ${np} patch tokens`,
         'UNSUPPORTED_INPUT_SIZE',
+        `the 3-D position table has ${pos.ne[1]} rows for the trained grid; this input gives ${np} patch tokens`,
       );
     // another image size: the table is resized on the host (see position-interpolation.ts)
-    posTable = ctx.newTensor(GGML_F32, [D, posRows]);
-    posTable.name = 'pos_table';
-    posTable.setInput();
+    posTable = graphInput(ctx, GGML_F32, [D, posRows], 'pos_table');
     pos = posTable;
   }
   if (pos) {
@@ -171,10 +101,8 @@ export function buildEncoderGraph(e: EncoderHparams, w: Weights, shape: EncoderG
   let keepRows: Tensor | null = null;
   if (shape.keep !== undefined) {
     if (prefix > 0 || batch !== 1)
-      throw new GraphError('a context-only encoding takes one item of a model without CLS or register tokens', 'UNSUPPORTED');
-    keepRows = ctx.newTensor(typeByName('i32'), [shape.keep]);
-    keepRows.name = 'keep_rows';
-    keepRows.setInput();
+      throw new GraphError('UNSUPPORTED', 'a context-only encoding takes one item of a model without CLS or register tokens');
+    keepRows = graphInput(ctx, typeByName('i32'), [shape.keep], 'keep_rows');
     x = ctx.reshape(ctx.getRows(ctx.reshape(x, [D, np]), keepRows), [D, shape.keep, 1]);
   }
   if (prefix > 0) {
@@ -190,45 +118,25 @@ export function buildEncoderGraph(e: EncoderHparams, w: Weights, shape: EncoderG
     x = ctx.concat(head, x, 1); // [D, n, batch]
   }
 
-  const hd = e.headDim;
-  const H = e.nHead;
-  let ropeCos: Tensor | null = null;
-  let ropeSin: Tensor | null = null;
-  if (e.pos === 'rope3d') {
-    ropeCos = ctx.newTensor(GGML_F32, [hd, 1, n]);
-    ropeSin = ctx.newTensor(GGML_F32, [hd, 1, n]);
-    ropeCos.name = 'rope_cos';
-    ropeSin.name = 'rope_sin';
-    ropeCos.setInput();
-    ropeSin.setInput();
-  }
-  let mask: Tensor | null = null;
-  if (o.blockCausal) {
-    mask = ctx.newTensor(GGML_F16, [n, n]);
-    mask.name = 'block_causal_mask';
-    mask.setInput();
-  }
+  const rope = e.pos === 'rope3d' ? ropeInputs(ctx, e.headDim, n, '') : null;
+  const mask = o.blockCausal ? maskInput(ctx, n, n, 'block_causal_mask') : null;
 
   const hierLayers = o.hierarchy ? e.hierLayers : null;
-  if (o.hierarchy && hierLayers === null) throw new GraphError('this encoder has no hierarchy norms (jepa.enc.hier_layers)', 'UNSUPPORTED');
+  if (o.hierarchy && hierLayers === null) throw new GraphError('UNSUPPORTED', 'this encoder has no hierarchy norms (jepa.enc.hier_layers)');
   const levels: Tensor[] = [];
-  const attnOptions = { scale: 1 / Math.sqrt(hd), mask, flash: o.flash, kvType: o.kvType, precF32: o.precF32, cpu: w.onCpu };
+  const block = {
+    dim: D,
+    nHead: e.nHead,
+    lnEps: e.lnEps,
+    act: e.act,
+    ffn: e.ffnKind,
+    layerScale: e.layerScale,
+    rope,
+    attn: { mask, flash: o.flash, kvType: o.kvType, precF32: o.precF32 },
+    precF32: o.precF32,
+  };
   for (let l = 0; l < e.nLayer; l++) {
-    const blk = tensorNames.encBlock(l);
-    const h = layerNorm(ctx, x, w, `${blk}.ln1`, e.lnEps);
-    const qkv = linear(ctx, h, w, `${blk}.attn.qkv`, o.precF32); // [3D, n, batch]
-    const split = (which: number) => ctx.view(qkv, [hd, H, n, batch], [hd * 4, qkv.nb[1], qkv.nb[2]], which * D * 4);
-    let q = split(0);
-    let k = split(1);
-    if (ropeCos && ropeSin) {
-      q = applyRope(ctx, q, ropeCos, ropeSin, w.onCpu);
-      k = applyRope(ctx, k, ropeCos, ropeSin, w.onCpu);
-    }
-    const heads = (t: Tensor) => ctx.permute(t, 0, 2, 1, 3); // [hd, H, n, B] -> [hd, n, H, B]
-    const a = attention(ctx, heads(q), heads(k), heads(split(2)), attnOptions);
-    x = linear(ctx, a, w, `${blk}.attn.proj`, o.precF32, { scale: e.layerScale ? w.get(`${blk}.ls1`) : null, residual: x });
-    const m = layerNorm(ctx, x, w, `${blk}.ln2`, e.lnEps);
-    x = encoderFfn(ctx, m, w, blk, e, o.precF32, { scale: e.layerScale ? w.get(`${blk}.ls2`) : null, residual: x });
+    x = vitBlock(ctx, x, w, tensorNames.encBlock(l), block);
     const level = hierLayers ? hierLayers.indexOf(l) : -1;
     if (level >= 0) levels.push(layerNorm(ctx, x, w, tensorNames.encHierNorm(level), e.lnEps));
   }
@@ -236,7 +144,17 @@ export function buildEncoderGraph(e: EncoderHparams, w: Weights, shape: EncoderG
   const output = hierLayers ? levels.reduce((a, b) => ctx.concat(a, b, 0)) : layerNorm(ctx, x, w, finalNorm, e.lnEps);
   output.name = 'tokens';
   output.setOutput();
-  return { ctx, graph: ctx.buildGraph([output]), patches, posTable, ropeCos, ropeSin, mask, keepRows, output, tokens: n, prefix };
+  return {
+    ctx,
+    graph: ctx.buildGraph([output]),
+    patches,
+    posTable,
+    ropeCos: rope?.cos ?? null,
+    ropeSin: rope?.sin ?? null,
+    mask,
+    keepRows,
+    output,
+    tokens: n,
+    prefix,
+  };
 }
-
-export { GGML_F16, GGML_F32 };

@@ -2,8 +2,8 @@
 // by shape (each graph validated and allocated once), and calls that run one after another.
 import { NativeError, openBackend, type Backend, type Context, type Graph } from '@jepa/native';
 import { GraphError } from './errors.js';
-import type { Model } from './model.js';
-import { GGML_F16, GGML_F32 } from './attention.js';
+import type { ModelHandle } from './model-handle.js';
+import { GGML_F16, GGML_F32 } from './layers/attention.js';
 import { kvOverride, validateGraphs } from './runtime-options.js';
 
 export interface BuiltGraph {
@@ -20,19 +20,20 @@ function disposed(g: BuiltGraph, err: unknown): unknown {
   return err;
 }
 
-export class GraphRunner<G extends BuiltGraph> implements Disposable {
+export class GraphRunner<G extends BuiltGraph> implements AsyncDisposable {
   #backend: Backend | undefined;
-  readonly #model: Model;
+  readonly #model: ModelHandle;
   readonly #graphs = new Map<string, G>();
   #queue: Promise<unknown> = Promise.resolve();
+  #disposal: Promise<void> | undefined;
 
-  constructor(model: Model, threads?: number) {
+  constructor(model: ModelHandle, threads?: number) {
     this.#model = model;
     this.#backend = openBackend({ device: model.device, threads: threads ?? model.threads });
   }
 
   get backend(): Backend {
-    if (!this.#backend) throw new GraphError('the context was disposed', 'DISPOSED');
+    if (!this.#backend) throw new GraphError('DISPOSED', 'the context was disposed');
     return this.#backend;
   }
 
@@ -71,20 +72,33 @@ export class GraphRunner<G extends BuiltGraph> implements Disposable {
     return g;
   }
 
+  /** Whether dispose() was called. */
+  get disposed(): boolean {
+    return this.#disposal !== undefined;
+  }
+
   /**
    * Runs `job` after every earlier job of this runner has settled. A job that starts after its
-   * model was disposed is refused: the cached graphs would otherwise keep running on its weights.
+   * model or this runner was disposed is refused: the cached graphs would otherwise keep running on
+   * released weights.
    */
   serial<T>(job: () => Promise<T>): Promise<T> {
     const run = this.#queue.then(() => {
-      if (this.#model.disposed) throw new GraphError('the model was disposed', 'DISPOSED');
+      if (this.#model.disposed) throw new GraphError('DISPOSED', 'the model was disposed');
+      if (this.disposed) throw new GraphError('DISPOSED', 'the context was disposed');
       return job();
     });
     this.#queue = run.catch(() => undefined);
     return run;
   }
 
-  dispose(): void {
+  /** Refuses the jobs that have not started, waits for the one running, then frees the graphs and the backend. */
+  dispose(): Promise<void> {
+    this.#disposal ??= this.#queue.then(() => this.#free());
+    return this.#disposal;
+  }
+
+  #free(): void {
     for (const g of this.#graphs.values()) {
       g.graph.dispose();
       g.ctx.dispose();
@@ -94,8 +108,8 @@ export class GraphRunner<G extends BuiltGraph> implements Disposable {
     this.#backend = undefined;
   }
 
-  [Symbol.dispose](): void {
-    this.dispose();
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.dispose();
   }
 }
 
@@ -122,7 +136,7 @@ export class Deadline {
   static of(timeoutMs: number | undefined, what: string, total = 0): Deadline | undefined {
     if (timeoutMs === undefined) return undefined;
     if (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs < 0)
-      throw new GraphError(`timeoutMs must be a finite number of ms >= 0, got ${String(timeoutMs)}`, 'BAD_OPTION');
+      throw new GraphError('BAD_OPTION', `timeoutMs must be a finite number of ms >= 0, got ${String(timeoutMs)}`);
     return new Deadline(timeoutMs, what, total);
   }
 
@@ -133,8 +147,8 @@ export class Deadline {
 
   error(nodesDone: number): GraphError {
     return new GraphError(
-      `the ${this.what} ran past the ${formatDuration(this.timeoutMs)} deadline (timeoutMs, --timeout) after node ${this.done + nodesDone} of ${this.total}; nothing was returned`,
       'TIMEOUT',
+      `the ${this.what} ran past the ${formatDuration(this.timeoutMs)} deadline (timeoutMs, --timeout) after node ${this.done + nodesDone} of ${this.total}; nothing was returned`,
     );
   }
 }
@@ -187,7 +201,7 @@ export function timingsByOp(nodes: readonly NodeTiming[]): { op: string; ms: num
 }
 
 /** The flash-attention K/V type: forced by the option or JEPA_KV_*, else F32 for f32 files and F16 otherwise. */
-export function kvTypeFor(model: Model, forced: 'f16' | 'f32' | undefined): number {
+export function kvTypeFor(model: Pick<ModelHandle, 'spec'>, forced: 'f16' | 'f32' | undefined): number {
   const kv = forced ?? kvOverride();
   if (kv) return kv === 'f16' ? GGML_F16 : GGML_F32;
   const ft = model.spec.fileType;

@@ -1,4 +1,5 @@
 export { Model, type ModelLoadOptions } from './model.js';
+export type { ModelHandle, ModelOwned } from './model-handle.js';
 export { EncodeOutput, EncoderContext, type EncodeOptions, type EncoderContextOptions, type EncoderInput, type PoolMode } from './encoder-context.js';
 export { GraphError } from './errors.js';
 export { patchify, patchGrid, type PatchGeometry } from './patchify.js';
@@ -40,9 +41,15 @@ export {
 } from './predictor/masked-predictor-context.js';
 export { predictorEncoderOutput } from './predictor/predictor-input.js';
 export { Deadline, GraphRunner, kvTypeFor, runGraph, timingsByOp, type BuiltGraph, type NodeTiming } from './graph-runner.js';
-export { attention, GGML_F16, GGML_F32, type AttentionOptions } from './attention.js';
-export { layerNorm, linear, type LinearThen } from './encoder-graph.js';
-export { vitBlock, type VitBlockOptions } from './heads/vit-block.js';
+export { attention, GGML_F16, GGML_F32, type AttentionOptions } from './layers/attention.js';
+export { layerNorm } from './layers/layer-norm.js';
+export { activation, linear, type LinearThen } from './layers/linear.js';
+export { blockFfn, mlp } from './layers/ffn.js';
+export { vitBlock, type VitBlockOptions } from './layers/vit-block.js';
+export { applyRope } from './layers/rope-apply.js';
+export { headsMajor, packedPart, type HeadLayout } from './layers/head-split.js';
+export { graphInput, maskInput, ropeInputs } from './layers/graph-inputs.js';
+export { ADALN_BLOCK_TENSORS, BLOCK_TENSORS, graphContext } from './layers/graph-budget.js';
 export { gpuPrecF32, maxGraphBytes } from './runtime-options.js';
 export type { Weights } from './weights.js';
 export {

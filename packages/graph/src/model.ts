@@ -1,9 +1,11 @@
-// A loaded model: its validated spec, the weights on one device, and the contexts that run it.
+// A loaded model: its validated spec, the weights on one device, and the contexts that run it, which
+// it records so that disposing the model disposes them once their running work has finished.
 import { loadModelSpec, type ModelSpec } from '@jepa/gguf';
 import { openBackend, resolveDevice, type Backend } from '@jepa/native';
 import { availableParallelism } from 'node:os';
 import { EncoderContext, type EncoderContextOptions } from './encoder-context.js';
 import { GraphError } from './errors.js';
+import type { ModelHandle, ModelOwned } from './model-handle.js';
 import { HeadContext, type HeadContextOptions } from './heads/head-context.js';
 import { MaskedPredictorContext, type PredictorContextOptions } from './predictor/masked-predictor-context.js';
 import { loadWeights, type Weights } from './weights.js';
@@ -20,11 +22,13 @@ export interface ModelLoadOptions {
   allowNonFinite?: boolean;
 }
 
-export class Model implements Disposable {
+export class Model implements ModelHandle, AsyncDisposable {
   readonly device: string;
   readonly threads: number;
   #weights: Weights | undefined;
   #backend: Backend | undefined;
+  readonly #owned = new Set<ModelOwned>();
+  #disposal: Promise<void> | undefined;
 
   private constructor(
     readonly spec: ModelSpec,
@@ -59,14 +63,14 @@ export class Model implements Disposable {
   }
 
   get weights(): Weights {
-    if (!this.#weights) throw new GraphError('the model was disposed', 'DISPOSED');
+    if (!this.#weights) throw new GraphError('DISPOSED', 'the model was disposed');
     return this.#weights;
   }
 
   /** A context: one stream of work with its own backend (thread pool) and graph cache. */
   createContext(options: EncoderContextOptions = {}): EncoderContext {
     if (options.device !== undefined && resolveDevice(options.device) !== this.device)
-      throw new GraphError(`the model lives on ${this.device}; a context on ${resolveDevice(options.device)} is refused`, 'DEVICE_MISMATCH');
+      throw new GraphError('DEVICE_MISMATCH', `the model lives on ${this.device}; a context on ${resolveDevice(options.device)} is refused`);
     return new EncoderContext(this, options);
   }
 
@@ -82,21 +86,42 @@ export class Model implements Disposable {
 
   /** Whether dispose() was called: a context's calls that start after it are refused (DISPOSED). */
   get disposed(): boolean {
-    return this.#weights === undefined;
+    return this.#disposal !== undefined;
+  }
+
+  /** Records a context or world model over this model, to be disposed with it. */
+  track(owned: ModelOwned): void {
+    if (this.disposed) throw new GraphError('DISPOSED', 'the model was disposed');
+    this.#owned.add(owned);
+  }
+
+  /** Forgets one disposed on its own. */
+  untrack(owned: ModelOwned): void {
+    this.#owned.delete(owned);
   }
 
   /**
-   * Releases the model's handles; memory in use by a running compute is freed when it finishes, and
-   * its contexts' later calls are refused.
+   * Refuses every call that has not started, disposes the contexts and world models over the model,
+   * each once its running call has finished, then releases the weights. Resolves when all of it is
+   * done; a second call returns the same promise.
    */
-  dispose(): void {
+  dispose(): Promise<void> {
+    // from the next microtask: `disposed` holds before any owner's dispose (which may call this again) runs
+    this.#disposal ??= Promise.resolve().then(() => this.#release());
+    return this.#disposal;
+  }
+
+  async #release(): Promise<void> {
+    const owned = [...this.#owned];
+    this.#owned.clear();
+    await Promise.allSettled(owned.map((o) => o.dispose()));
     this.#weights?.dispose();
     this.#backend?.dispose();
     this.#weights = undefined;
     this.#backend = undefined;
   }
 
-  [Symbol.dispose](): void {
-    this.dispose();
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.dispose();
   }
 }

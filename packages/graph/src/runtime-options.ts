@@ -6,7 +6,7 @@ function positiveInt(name: string, fallback: number): number {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
   const v = Number(raw);
-  if (!Number.isInteger(v) || v < 1) throw new GraphError(`${name}=${raw} is not a positive integer`, 'BAD_OPTION');
+  if (!Number.isInteger(v) || v < 1) throw new GraphError('BAD_OPTION', `${name}=${raw} is not a positive integer`);
   return v;
 }
 
@@ -18,7 +18,7 @@ export const validateGraphs = () => process.env.JEPA_VALIDATE_GRAPH !== '0';
 export function kvOverride(): 'f16' | 'f32' | undefined {
   const f16 = process.env.JEPA_KV_F16 && process.env.JEPA_KV_F16 !== '0';
   const f32 = process.env.JEPA_KV_F32 && process.env.JEPA_KV_F32 !== '0';
-  if (f16 && f32) throw new GraphError('JEPA_KV_F16 and JEPA_KV_F32 are both set', 'BAD_OPTION');
+  if (f16 && f32) throw new GraphError('BAD_OPTION', 'JEPA_KV_F16 and JEPA_KV_F32 are both set');
   return f16 ? 'f16' : f32 ? 'f32' : undefined;
 }
 

@@ -160,8 +160,8 @@ export async function checkFinite(spec: ModelSpec, mapping: Mapping, threads = 1
   const where = `first at element ${r.element}${r.inScale ? `, the scale of its ${typeTraits(info.type).name} block` : ''}`;
   const more = bad.length === 2 ? ', as does 1 more tensor' : bad.length > 2 ? `, as do ${bad.length - 1} more tensors` : '';
   throw new GraphError(
-    `${info.name} holds ${r.status === 'nan' ? 'NaN' : 'Inf'} (${where})${more}; the file is damaged or was saved from a diverged run; --allow-nonfinite loads it anyway`,
     'NON_FINITE',
+    `${info.name} holds ${r.status === 'nan' ? 'NaN' : 'Inf'} (${where})${more}; the file is damaged or was saved from a diverged run; --allow-nonfinite loads it anyway`,
   );
 }
 
@@ -257,7 +257,7 @@ async function bindWeights(spec: ModelSpec, mapping: Mapping, backend: Backend):
   return {
     get(name) {
       const t = tensors.get(name);
-      if (!t) throw new GraphError(`the model has no tensor '${name}'`, 'MISSING_TENSOR');
+      if (!t) throw new GraphError('MISSING_TENSOR', `the model has no tensor '${name}'`);
       return t;
     },
     has: (name) => tensors.has(name),

@@ -88,7 +88,7 @@ describe('block-causal mask against the reference', () => {
 
 async function rotateInGraph(rows: Float32Array, tables: { cos: Float32Array; sin: Float32Array; rows: number; headDim: number }) {
   const { createContext, openBackend } = await import('@jepa/native');
-  const { applyRope } = await import('../src/rope-apply.js');
+  const { applyRope } = await import('../src/layers/rope-apply.js');
   const { signedSin } = await import('../src/index.js');
   const backend = openBackend({ device: 'cpu', threads: 1 });
   const ctx = createContext(16);

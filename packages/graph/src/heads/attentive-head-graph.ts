@@ -2,12 +2,17 @@
 //   depth self-attention blocks (no RoPE) over the tokens;
 //   one learned query cross-attends LN1(tokens): o = softmax(q_proj(query) k^T / sqrt(hd)) v, with
 //   no output projection; y = query + o; y += MLP(LN2(y)); logits = cls(y).
-import { createContext, type Context, type Graph, type Tensor } from '@jepa/native';
+import type { Context, Graph, Tensor } from '@jepa/native';
 import { tensorNames, type EncoderHparams, type HeadHparams } from '@jepa/gguf';
-import { attention, GGML_F32 } from '../attention.js';
-import { layerNorm, linear } from '../encoder-graph.js';
+import { attention, GGML_F32 } from '../layers/attention.js';
+import { mlp } from '../layers/ffn.js';
+import { graphContext } from '../layers/graph-budget.js';
+import { graphInput } from '../layers/graph-inputs.js';
+import { headsMajor, packedPart } from '../layers/head-split.js';
+import { layerNorm } from '../layers/layer-norm.js';
+import { linear } from '../layers/linear.js';
+import { vitBlock } from '../layers/vit-block.js';
 import type { Weights } from '../weights.js';
-import { vitBlock } from './vit-block.js';
 
 export interface AttentiveHeadGraph {
   ctx: Context;
@@ -35,10 +40,8 @@ export function buildAttentiveHeadGraph(
   o: AttentiveHeadGraphOptions,
 ): AttentiveHeadGraph {
   const D = e.embedDim;
-  const ctx = createContext(h.depth * 48 + 96);
-  const tokens = ctx.newTensor(GGML_F32, [D, nTokens, 1]);
-  tokens.name = 'head_tokens';
-  tokens.setInput();
+  const ctx = graphContext(h.depth);
+  const tokens = graphInput(ctx, GGML_F32, [D, nTokens, 1], 'head_tokens');
 
   let x: Tensor = tokens;
   for (let i = 0; i < h.depth; i++) {
@@ -57,8 +60,8 @@ export function buildAttentiveHeadGraph(
   const query = ctx.reshape(w.get('head.query'), [D, 1, 1]);
   const q = ctx.reshape(linear(ctx, query, w, 'head.xattn.q', o.precF32), [hd, h.nHead, 1, 1]);
   const kv = linear(ctx, layerNorm(ctx, x, w, 'head.xattn.ln1', h.lnEps), w, 'head.xattn.kv', o.precF32); // [2D, n, 1]
-  const split = (which: number) => ctx.view(kv, [hd, h.nHead, nTokens, 1], [hd * 4, kv.nb[1], kv.nb[2]], which * D * 4);
-  const heads = (t: Tensor) => ctx.permute(t, 0, 2, 1, 3);
+  const split = (which: number) => packedPart(ctx, kv, which, { headDim: hd, nHead: h.nHead, tokens: nTokens, batch: 1 });
+  const heads = (t: Tensor) => headsMajor(ctx, t);
   // one query row: ggml's per-row kernel would round q and the accumulator to F16 with F16 K/V
   const o1 = attention(ctx, heads(q), heads(split(0)), heads(split(1)), {
     scale: 1 / Math.sqrt(hd),
@@ -70,7 +73,7 @@ export function buildAttentiveHeadGraph(
   });
   let y = ctx.add(query, o1);
   const m = layerNorm(ctx, y, w, 'head.xattn.ln2', h.lnEps);
-  y = linear(ctx, linear(ctx, m, w, 'head.xattn.ffn.fc1', o.precF32, { act: h.act }), w, 'head.xattn.ffn.fc2', o.precF32, { residual: y });
+  y = mlp(ctx, m, w, 'head.xattn.ffn', h.act, o.precF32, { residual: y });
   const logits = linear(ctx, y, w, 'head.cls', o.precF32);
   logits.name = 'logits';
   logits.setOutput();

@@ -1,10 +1,11 @@
 // Runs the model's attentive classifier over encoder tokens: logits, softmax and top-k labels.
 import { GraphError } from '../errors.js';
 import type { EncodeOutput } from '../encoder-context.js';
-import type { Model } from '../model.js';
+import type { ModelHandle } from '../model-handle.js';
 import { gpuPrecF32 } from '../runtime-options.js';
 import { buildAttentiveHeadGraph, type AttentiveHeadGraph } from './attentive-head-graph.js';
-import { Deadline, GraphRunner, kvTypeFor, runGraph } from '../graph-runner.js';
+import { Deadline, kvTypeFor, runGraph } from '../graph-runner.js';
+import { ModelContext } from '../model-context.js';
 
 export interface HeadContextOptions {
   threads?: number;
@@ -46,25 +47,22 @@ export function topK(logits: ArrayLike<number>, k: number): number[] {
   return order.slice(0, Math.max(0, Math.min(k, logits.length)));
 }
 
-export class HeadContext implements Disposable {
-  readonly #model: Model;
-  readonly #runner: GraphRunner<AttentiveHeadGraph>;
+export class HeadContext extends ModelContext<AttentiveHeadGraph> {
   readonly #options: HeadContextOptions;
 
-  constructor(model: Model, options: HeadContextOptions = {}) {
-    if (!model.spec.head) throw new GraphError(`${model.spec.name} has no classifier head`, 'NO_HEAD');
-    this.#model = model;
+  constructor(model: ModelHandle, options: HeadContextOptions = {}) {
+    if (!model.spec.head) throw new GraphError('NO_HEAD', `${model.spec.name} has no classifier head`);
+    super(model, options.threads);
     this.#options = options;
-    this.#runner = new GraphRunner(model, options.threads);
   }
 
   /** Logits of each item's patch tokens (prefix tokens are not fed to the head): [batch][nClasses]. */
   logits(tokens: EncodeOutput): Promise<Float32Array[]> {
-    return this.#runner.serial(() => this.#logits(tokens));
+    return this.runner.serial(() => this.#logits(tokens));
   }
 
   async classify(tokens: EncodeOutput, k = 5): Promise<Classification[]> {
-    const labels = this.#model.spec.labels;
+    const labels = this.model.spec.labels;
     return (await this.logits(tokens)).map((logits) => {
       const probs = softmax(logits);
       const top = topK(logits, k).map((index) => ({ index, label: labels?.[index] ?? String(index), logit: logits[index]!, prob: probs[index]! }));
@@ -74,20 +72,20 @@ export class HeadContext implements Disposable {
 
   async #logits(out: EncodeOutput): Promise<Float32Array[]> {
     const deadline = Deadline.of(this.#options.timeoutMs, 'classifier head');
-    const spec = this.#model.spec;
+    const spec = this.model.spec;
     const head = spec.head!;
     if (out.dim !== spec.enc.embedDim)
-      throw new GraphError(`the head takes ${spec.enc.embedDim}-wide tokens, these are ${out.dim} wide`, 'BAD_INPUT');
+      throw new GraphError('BAD_INPUT', `the head takes ${spec.enc.embedDim}-wide tokens, these are ${out.dim} wide`);
     const n = out.nTokens - out.prefix;
-    if (n < 1) throw new GraphError('the encoder output has no patch tokens', 'BAD_INPUT');
-    const backend = this.#runner.backend;
-    const g = this.#runner.graph(
+    if (n < 1) throw new GraphError('BAD_INPUT', 'the encoder output has no patch tokens');
+    const backend = this.runner.backend;
+    const g = this.runner.graph(
       String(n),
       (flash) =>
-        buildAttentiveHeadGraph(spec.enc, head, this.#model.weights, n, {
+        buildAttentiveHeadGraph(spec.enc, head, this.model.weights, n, {
           flash,
-          crossFlash: flash && this.#model.weights.onCpu,
-          kvType: kvTypeFor(this.#model, this.#options.kv),
+          crossFlash: flash && this.model.weights.onCpu,
+          kvType: kvTypeFor(this.model, this.#options.kv),
           precF32: !backend.isCpu && gpuPrecF32(),
         }),
       !this.#options.noFlash,
@@ -100,13 +98,5 @@ export class HeadContext implements Disposable {
       result.push(g.logits.get(new Float32Array(head.nClasses)));
     }
     return result;
-  }
-
-  dispose(): void {
-    this.#runner.dispose();
-  }
-
-  [Symbol.dispose](): void {
-    this.dispose();
   }
 }

@@ -3,8 +3,9 @@
 import type { MaskedPredictorHparams, ModelSpec, RopeLayout } from '@jepa/gguf';
 import { GraphError } from '../errors.js';
 import type { EncodeOutput } from '../encoder-context.js';
-import { Deadline, GraphRunner, kvTypeFor, runGraph } from '../graph-runner.js';
-import type { Model } from '../model.js';
+import { Deadline, kvTypeFor, runGraph } from '../graph-runner.js';
+import { ModelContext } from '../model-context.js';
+import type { ModelHandle } from '../model-handle.js';
 import { ropeTables, signedSin } from '../rope3d.js';
 import { gpuPrecF32, maxGraphBytes } from '../runtime-options.js';
 import { buildMaskedPredictorGraph, type MaskedPredictorGraph } from './masked-predictor-graph.js';
@@ -78,7 +79,7 @@ export function contextOnlyTokens(
   const [h, w] = shape.slice(-2) as [number, number];
   const nTokens = Math.max(1, Math.floor(frames / tubelet)) * Math.floor(h / e.patchSize) * Math.floor(w / e.patchSize);
   if (out.batch !== 1 || out.prefix !== 0 || out.nTokens !== contextIds.length)
-    throw new GraphError(`a context-only encoding of ${contextIds.length} ids was expected, got ${out.batch} x ${out.nTokens} tokens`, 'BAD_INPUT');
+    throw new GraphError('BAD_INPUT', `a context-only encoding of ${contextIds.length} ids was expected, got ${out.batch} x ${out.nTokens} tokens`);
   const tokens = new Float32Array(nTokens * out.dim);
   for (let r = 0; r < contextIds.length; r++) tokens.set(out.tokens.subarray(r * out.dim, (r + 1) * out.dim), contextIds[r]! * out.dim);
   return { tokens, dim: out.dim };
@@ -90,55 +91,52 @@ export function contextOnlyTokens(
  */
 export function checkPredictorInputSize(spec: ModelSpec, shape: readonly number[]): void {
   const p = spec.pred;
-  if (p?.kind !== 'masked') throw new GraphError(`${spec.name} has no masked predictor`, 'NO_PREDICTOR');
+  if (p?.kind !== 'masked') throw new GraphError('NO_PREDICTOR', `${spec.name} has no masked predictor`);
   const [h, w] = shape.slice(-2) as [number, number];
   const side = p.gridSize * spec.enc.patchSize;
   if (h !== side || w !== side)
     throw new GraphError(
-      `the predictor's positions are those of the trained ${side}x${side} input (a ${p.gridSize}x${p.gridSize} patch grid), not ${h}x${w}; it does not interpolate them`,
       'OFF_GRID',
+      `the predictor's positions are those of the trained ${side}x${side} input (a ${p.gridSize}x${p.gridSize} patch grid), not ${h}x${w}; it does not interpolate them`,
     );
 }
 
-export class MaskedPredictorContext implements Disposable {
-  readonly #model: Model;
+export class MaskedPredictorContext extends ModelContext<MaskedPredictorGraph> {
   readonly #p: MaskedPredictorHparams;
-  readonly #runner: GraphRunner<MaskedPredictorGraph>;
   readonly #options: PredictorContextOptions;
 
-  constructor(model: Model, options: PredictorContextOptions = {}) {
+  constructor(model: ModelHandle, options: PredictorContextOptions = {}) {
     const p = model.spec.pred;
-    if (p?.kind !== 'masked') throw new GraphError(`${model.spec.name} has no masked predictor`, 'NO_PREDICTOR');
-    this.#model = model;
+    if (p?.kind !== 'masked') throw new GraphError('NO_PREDICTOR', `${model.spec.name} has no masked predictor`);
+    super(model, options.threads);
     this.#p = p;
     this.#options = options;
-    this.#runner = new GraphRunner(model, options.threads);
   }
 
   predict(input: PredictInput): Promise<PredictOutput> {
-    return this.#runner.serial(() => this.#predict(input));
+    return this.runner.serial(() => this.#predict(input));
   }
 
   async #predict(input: PredictInput): Promise<PredictOutput> {
     const deadline = Deadline.of(this.#options.timeoutMs, 'predictor');
     const p = this.#p;
     const { tokens, dim } = input;
-    if (dim !== p.embedInDim) throw new GraphError(`the predictor takes ${p.embedInDim}-wide tokens, these are ${dim} wide`, 'BAD_INPUT');
+    if (dim !== p.embedInDim) throw new GraphError('BAD_INPUT', `the predictor takes ${p.embedInDim}-wide tokens, these are ${dim} wide`);
     const plane = p.gridSize * p.gridSize;
     const nTokens = tokens.length / dim;
     if (!Number.isInteger(nTokens) || nTokens < 1 || nTokens % plane !== 0)
-      throw new GraphError(`${tokens.length / dim} tokens are not whole ${p.gridSize}x${p.gridSize} frames of the predictor grid`, 'BAD_INPUT');
+      throw new GraphError('BAD_INPUT', `${tokens.length / dim} tokens are not whole ${p.gridSize}x${p.gridSize} frames of the predictor grid`);
     // The reference indexes its fixed table by token id and never resizes it: fewer frames read its
     // leading rows (t-major), more than it holds have no position.
     if (p.pos === 'table' && nTokens > p.posRows)
       throw new GraphError(
-        `${nTokens} tokens are more than the ${p.posRows} positions of the predictor's table (${p.posRows / plane}x${p.gridSize}x${p.gridSize}); its reference does not interpolate it`,
         'OFF_GRID',
+        `${nTokens} tokens are more than the ${p.posRows} positions of the predictor's table (${p.posRows / plane}x${p.gridSize}x${p.gridSize}); its reference does not interpolate it`,
       );
     const slots = nTokens / plane;
     const ctxIds = Array.from(input.contextIds);
     const tgtIds = Array.from(input.targetIds);
-    if (ctxIds.length < 1 || tgtIds.length < 1) throw new GraphError('the predictor needs at least one context and one target id', 'BAD_INPUT');
+    if (ctxIds.length < 1 || tgtIds.length < 1) throw new GraphError('BAD_INPUT', 'the predictor needs at least one context and one target id');
     for (const [what, ids] of [
       ['context', ctxIds],
       ['target', tgtIds],
@@ -146,34 +144,34 @@ export class MaskedPredictorContext implements Disposable {
       for (const id of ids)
         if (!Number.isInteger(id) || id < 0 || id >= nTokens)
           throw new GraphError(
-            `${what} token id ${id} is off the predictor grid (${slots}x${p.gridSize}x${p.gridSize}, ids 0..${nTokens - 1})`,
             'OFF_GRID',
+            `${what} token id ${id} is off the predictor grid (${slots}x${p.gridSize}x${p.gridSize}, ids 0..${nTokens - 1})`,
           );
     const maskIndex = input.maskIndex ?? 1;
-    if (!Number.isInteger(maskIndex)) throw new GraphError(`mask index ${maskIndex} is not an integer`, 'BAD_INPUT');
+    if (!Number.isInteger(maskIndex)) throw new GraphError('BAD_INPUT', `mask index ${maskIndex} is not an integer`);
     const maskRow = ((maskIndex % p.nMaskTokens) + p.nMaskTokens) % p.nMaskTokens;
     const withContext = input.returnContext === true;
-    if (withContext && !p.projContext) throw new GraphError(`${this.#model.spec.name} has no pred.proj_context`, 'BAD_INPUT');
+    if (withContext && !p.projContext) throw new GraphError('BAD_INPUT', `${this.model.spec.name} has no pred.proj_context`);
     const modality = input.modality ?? 'video';
 
     const nc = ctxIds.length;
     const nt = tgtIds.length;
-    const backend = this.#runner.backend;
-    const flash = !this.#options.noFlash && this.#model.weights.onCpu;
+    const backend = this.runner.backend;
+    const flash = !this.#options.noFlash && this.model.weights.onCpu;
     const need = maskedPredictorBytes(p, nc + nt, flash);
     if (need > maxGraphBytes())
       throw new GraphError(
-        `the predictor over ${nc} + ${nt} tokens needs about ${Math.ceil(need / 2 ** 20)} MiB of graph memory, over JEPA_MAX_GRAPH_MIB=${maxGraphBytes() / 2 ** 20}`,
         'OVER_BUDGET',
+        `the predictor over ${nc} + ${nt} tokens needs about ${Math.ceil(need / 2 ** 20)} MiB of graph memory, over JEPA_MAX_GRAPH_MIB=${maxGraphBytes() / 2 ** 20}`,
       );
-    const g = this.#runner.graph(`${nc}:${nt}:${modality}:${withContext}`, () =>
+    const g = this.runner.graph(`${nc}:${nt}:${modality}:${withContext}`, () =>
       buildMaskedPredictorGraph(
         p,
-        this.#model.weights,
+        this.model.weights,
         { nContext: nc, nTarget: nt, modality, withContext },
         {
           flash,
-          kvType: kvTypeFor(this.#model, this.#options.kv),
+          kvType: kvTypeFor(this.model, this.#options.kv),
           precF32: !backend.isCpu && gpuPrecF32(),
         },
       ),
@@ -214,13 +212,5 @@ export class MaskedPredictorContext implements Disposable {
       context: g.contextOut ? g.contextOut.get(new Float32Array(nc * p.outDim)) : null,
       outDim: p.outDim,
     };
-  }
-
-  dispose(): void {
-    this.#runner.dispose();
-  }
-
-  [Symbol.dispose](): void {
-    this.dispose();
   }
 }

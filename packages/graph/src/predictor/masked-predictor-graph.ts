@@ -5,11 +5,14 @@
 //   proj_context). Sorting and picking are get_rows with host-computed orders.
 // The I-JEPA / V-JEPA v1 predictor (pos 'table'): each context row and each mask token gets its id's
 //   row of pred.pos_embed; no sorting (the reference concatenates context then targets) and no RoPE.
-import { createContext, typeByName, type Context, type Graph, type Tensor } from '@jepa/native';
+import { typeByName, type Context, type Graph, type Tensor } from '@jepa/native';
 import { tensorNames, type MaskedPredictorHparams } from '@jepa/gguf';
-import { GGML_F32 } from '../attention.js';
-import { layerNorm, linear } from '../encoder-graph.js';
-import { vitBlock } from '../heads/vit-block.js';
+import { GGML_F32 } from '../layers/attention.js';
+import { graphContext } from '../layers/graph-budget.js';
+import { graphInput, ropeInputs } from '../layers/graph-inputs.js';
+import { layerNorm } from '../layers/layer-norm.js';
+import { linear } from '../layers/linear.js';
+import { vitBlock } from '../layers/vit-block.js';
 import type { Weights } from '../weights.js';
 
 export interface MaskedPredictorShape {
@@ -58,13 +61,8 @@ export function buildMaskedPredictorGraph(
   const n = nContext + nTarget;
   const Dp = p.embedDim;
   const i32 = typeByName('i32');
-  const ctx = createContext(p.nLayer * 48 + 128);
-  const input = (type: number, ne: number[], name: string) => {
-    const t = ctx.newTensor(type, ne);
-    t.name = name;
-    t.setInput();
-    return t;
-  };
+  const ctx = graphContext(p.nLayer);
+  const input = (type: number, ne: number[], name: string) => graphInput(ctx, type, ne, name);
   const context = input(GGML_F32, [p.embedInDim, nContext], 'pred_context');
   const maskRows = input(i32, [nTarget], 'pred_mask_rows');
   const table = p.pos === 'table';
@@ -73,8 +71,7 @@ export function buildMaskedPredictorGraph(
   const targetPos = table ? input(i32, [nTarget], 'pred_target_pos') : null;
   const targetRows = input(i32, [nTarget], 'pred_target_rows');
   const contextRows = shape.withContext ? input(i32, [nContext], 'pred_context_rows') : null;
-  const ropeCos = table ? null : input(GGML_F32, [p.headDim, 1, n], 'pred_rope_cos');
-  const ropeSin = table ? null : input(GGML_F32, [p.headDim, 1, n], 'pred_rope_sin');
+  const rope = table ? null : ropeInputs(ctx, p.headDim, n, 'pred_');
 
   let c: Tensor = context;
   if (p.embedMlp) c = linear(ctx, c, w, 'pred.embed_in', o.precF32, { act: p.act });
@@ -94,7 +91,7 @@ export function buildMaskedPredictorGraph(
       nHead: p.nHead,
       lnEps: p.lnEps,
       act: p.act,
-      rope: ropeCos && ropeSin ? { cos: ropeCos, sin: ropeSin } : null,
+      rope,
       attn: { mask: null, flash: o.flash, kvType: o.kvType, precF32: o.precF32 },
       precF32: o.precF32,
     });
@@ -121,8 +118,8 @@ export function buildMaskedPredictorGraph(
     targetPos,
     targetRows,
     contextRows,
-    ropeCos,
-    ropeSin,
+    ropeCos: rope?.cos ?? null,
+    ropeSin: rope?.sin ?? null,
     targets,
     contextOut,
   };

@@ -6,12 +6,12 @@ import { GraphError } from '../errors.js';
 
 export function predictorEncoderOutput(spec: ModelSpec): NonNullable<EncoderContextOptions['output']> {
   const p = spec.pred;
-  if (p?.kind !== 'masked') throw new GraphError(`${spec.name} has no masked predictor`, 'NO_PREDICTOR');
+  if (p?.kind !== 'masked') throw new GraphError('NO_PREDICTOR', `${spec.name} has no masked predictor`);
   const { embedDim, hierLayers } = spec.enc;
   if (p.embedInDim === embedDim) return 'final';
   if (hierLayers !== null && p.embedInDim === hierLayers.length * embedDim) return 'hierarchy';
   throw new GraphError(
-    `the predictor reads ${p.embedInDim}-wide tokens; the encoder gives ${embedDim} (its output)${hierLayers ? ` or ${hierLayers.length * embedDim} (its ${hierLayers.length} hierarchy levels)` : ''}`,
     'UNSUPPORTED',
+    `the predictor reads ${p.embedInDim}-wide tokens; the encoder gives ${embedDim} (its output)${hierLayers ? ` or ${hierLayers.length * embedDim} (its ${hierLayers.length} hierarchy levels)` : ''}`,
   );
 }

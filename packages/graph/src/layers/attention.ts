@@ -5,7 +5,7 @@
 // from 16 queries up, F16 K/V from 64 up, where ggml rounds K and V to f16 and does the rest in f32
 // as well (below that it also rounds q and the accumulator, which this kernel does not copy).
 import { buildInfo, type Context, type Tensor } from '@jepa/native';
-import { flashCpuEnabled } from './runtime-options.js';
+import { flashCpuEnabled } from '../runtime-options.js';
 
 export const GGML_F32 = 0;
 export const GGML_F16 = 1;

@@ -1,0 +1,54 @@
+// A linear layer (`prefix.weight`, optional `prefix.bias`) and what may follow it in one node: on the
+// CPU the panel kernels finish their outputs themselves (bias, GELU(erf), layer scale, residual).
+import type { Activation } from '@jepa/gguf';
+import { GgmlType } from '@jepa/gguf';
+import type { Context, Tensor } from '@jepa/native';
+import { GraphError } from '../errors.js';
+import type { Weights } from '../weights.js';
+import { GGML_F16, GGML_F32 } from './attention.js';
+
+/** onCpu: the graph runs on the CPU backend, where GELU(erf) has a vectorised node. */
+export function activation(ctx: Context, x: Tensor, act: Activation, onCpu: boolean): Tensor {
+  switch (act) {
+    case 'gelu':
+      return onCpu ? ctx.geluErfCpu(x) : ctx.geluErf(x);
+    case 'gelu_tanh':
+      return ctx.gelu(x);
+    case 'silu':
+      return ctx.silu(x);
+    default:
+      throw new GraphError('UNSUPPORTED', `activation '${act}' is not supported by this engine`);
+  }
+}
+
+/** What follows a linear layer: an activation, a layer scale, a residual (added last: residual + y). */
+export interface LinearThen {
+  act?: Activation;
+  scale?: Tensor | null;
+  residual?: Tensor | null;
+}
+
+export function linear(ctx: Context, input: Tensor, w: Weights, prefix: string, precF32 = false, then: LinearThen = {}): Tensor {
+  const weight = w.get(`${prefix}.weight`);
+  const panel = w.panel(`${prefix}.weight`);
+  // A q8_row (I8) matrix has no ggml product: its panel is the only way, so x is made contiguous for it.
+  const x = panel && !input.isContiguous && weight.type === GgmlType.I8 ? ctx.cont(input) : input;
+  const bias = w.has(`${prefix}.bias`) ? w.get(`${prefix}.bias`) : null;
+  let y: Tensor;
+  // The panel kernels want contiguous activations (a strided view keeps ggml's own) and finish their
+  // outputs themselves: bias, GELU(erf), layer scale, residual, in the order of the nodes they replace.
+  if (panel && x.isContiguous) {
+    const kernel = weight.type === GGML_F32 || weight.type === GGML_F16 ? undefined : weight.type === GgmlType.I8 ? w.rowsKernel : w.panelKernel;
+    const fusable = (then.act === undefined || then.act === 'gelu') && (!then.residual || then.residual.isContiguous);
+    if (fusable)
+      return ctx.panelMulMat(panel, x, weight.ne[1], weight.type, kernel, { bias, gelu: then.act === 'gelu', scale: then.scale, add: then.residual });
+    y = ctx.panelMulMat(panel, x, weight.ne[1], weight.type, kernel, { bias });
+  } else {
+    y = ctx.mulMat(weight, x);
+    if (precF32) y.setPrecF32();
+    if (bias) y = ctx.add(y, bias);
+  }
+  if (then.act) y = activation(ctx, y, then.act, w.onCpu);
+  if (then.scale) y = ctx.mul(y, then.scale);
+  return then.residual ? ctx.add(then.residual, y) : y;
+}
