@@ -5,9 +5,22 @@
 //     x += gate_a * attn(modulate(LN0(x), shift_a, scale_a))   attn = attn_norm -> qkv (no bias) -> causal SDPA -> proj
 //     x += gate_m * ffn(modulate(LN0(x), shift_m, scale_m))    ffn  = ffn_norm -> fc1 -> act -> fc2
 //   LN0 is non-affine (adaln_eps); then pred.norm and pred_proj (fc1 -> proj_act -> fc2, BatchNorm folded).
-import { createContext, type Context, type Graph, type Tensor } from '@jepa/native';
+import type { Context, Graph, Tensor } from '@jepa/native';
 import { tensorNames, type ActionPredictorHparams } from '@jepa/gguf';
-import { attention, GGML_F16, GGML_F32, layerNorm, linear, type Weights } from '@jepa/graph';
+import {
+  ADALN_BLOCK_TENSORS,
+  GGML_F32,
+  attention,
+  graphContext,
+  graphInput,
+  headsMajor,
+  layerNorm,
+  linear,
+  maskInput,
+  mlp,
+  packedPart,
+  type Weights,
+} from '@jepa/graph';
 
 export interface LewmPredictorGraphOptions {
   flash: boolean;
@@ -41,24 +54,15 @@ export function buildLewmPredictorGraph(
   const inner = H * hd;
   const T = steps;
   const K = candidates;
-  const ctx = createContext(p.nLayer * 64 + 64);
-  const embs = ctx.newTensor(GGML_F32, [Dp, T, K]);
-  embs.name = 'lewm_embs';
-  embs.setInput();
-  const actions = ctx.newTensor(GGML_F32, [p.actionDim, T, K]);
-  actions.name = 'lewm_actions';
-  actions.setInput();
-  let mask: Tensor | null = null;
-  if (o.causal) {
-    mask = ctx.newTensor(GGML_F16, [T, T]);
-    mask.name = 'lewm_causal_mask';
-    mask.setInput();
-  }
+  const ctx = graphContext(p.nLayer, ADALN_BLOCK_TENSORS);
+  const embs = graphInput(ctx, GGML_F32, [Dp, T, K], 'lewm_embs');
+  const actions = graphInput(ctx, GGML_F32, [p.actionDim, T, K], 'lewm_actions');
+  const mask = o.causal ? maskInput(ctx, T, T, 'lewm_causal_mask') : null;
 
   // every Linear runs on [width, T·K] rows: one matmul per layer rather than one per candidate
   const rows = T * K;
   const a = linear(ctx, ctx.reshape(actions, [p.actionDim, rows]), w, 'pred.action.embed', o.precF32);
-  const c = linear(ctx, linear(ctx, a, w, 'pred.action.fc1', o.precF32, { act: p.actionAct }), w, 'pred.action.fc2', o.precF32);
+  const c = mlp(ctx, a, w, 'pred.action', p.actionAct, o.precF32);
   const cAct = ctx.silu(c);
 
   const pos = w.get('pred.pos_embed');
@@ -72,7 +76,7 @@ export function buildLewmPredictorGraph(
 
     const ha = layerNorm(ctx, modulate(ctx.norm(x, p.adalnEps), chunk(0), chunk(1)), w, `${blk}.attn_norm`, p.lnEps);
     const qkv = linear(ctx, ha, w, `${blk}.attn.qkv`, o.precF32); // [3 inner, T·K]
-    const split = (which: number) => ctx.permute(ctx.view(qkv, [hd, H, T, K], [hd * 4, qkv.nb[1], qkv.nb[1] * T], which * inner * 4), 0, 2, 1, 3);
+    const split = (which: number) => headsMajor(ctx, packedPart(ctx, qkv, which, { headDim: hd, nHead: H, tokens: T, batch: K }));
     // short sequences: F32 K/V, as for every one-row-per-query attention here
     const att = attention(ctx, split(0), split(1), split(2), {
       scale: 1 / Math.sqrt(hd),
@@ -85,11 +89,11 @@ export function buildLewmPredictorGraph(
     x = ctx.add(x, ctx.mul(linear(ctx, ctx.reshape(att, [inner, rows]), w, `${blk}.attn.proj`, o.precF32), chunk(2)));
 
     const hm = layerNorm(ctx, modulate(ctx.norm(x, p.adalnEps), chunk(3), chunk(4)), w, `${blk}.ffn_norm`, p.lnEps);
-    const f = linear(ctx, linear(ctx, hm, w, `${blk}.ffn.fc1`, o.precF32, { act: p.act }), w, `${blk}.ffn.fc2`, o.precF32);
+    const f = mlp(ctx, hm, w, `${blk}.ffn`, p.act, o.precF32);
     x = ctx.add(x, ctx.mul(f, chunk(5)));
   }
   const xn = layerNorm(ctx, x, w, 'pred.norm', p.lnEps);
-  const output = linear(ctx, linear(ctx, xn, w, 'pred.out_proj.fc1', o.precF32, { act: p.projAct }), w, 'pred.out_proj.fc2', o.precF32);
+  const output = mlp(ctx, xn, w, 'pred.out_proj', p.projAct, o.precF32);
   output.name = 'lewm_pred'; // [Dp, T·K]: the same bytes as [Dp, T, K]
   output.setOutput();
   return { ctx, graph: ctx.buildGraph([output]), embs, actions, mask, output };

@@ -1,33 +1,17 @@
 // LeWorldModel at inference: frames -> state embeddings (encoder CLS -> projector), the
 // action-conditioned predictor, the reference's autoregressive rollout with a 3-step history,
 // the goal cost, and CEM planning with every candidate of an iteration batched into one graph.
+import { type ActionStats, denormalizeActions, normalizeActions } from './action-stats.js';
 import type { ActionPredictorHparams } from '@jepa/gguf';
-import {
-  GraphRunner,
-  Model,
-  gpuPrecF32,
-  maxGraphBytes,
-  type BuiltGraph,
-  type EncoderContext,
-  type EncoderInput,
-  type ModelLoadOptions,
-} from '@jepa/graph';
+import { gpuPrecF32, maxGraphBytes, type BuiltGraph, type EncoderInput, type Model, type ModelLoadOptions } from '@jepa/graph';
 import { planCem, type CemOptions } from './cem.js';
 import { causalMaskF16 } from './causal-mask.js';
 import { WorldModelError } from './errors.js';
 import { buildLewmPredictorGraph, type LewmPredictorGraph } from './lewm-predictor-graph.js';
 import { buildMlpGraph, type MlpGraph } from './mlp-graph.js';
+import { ModelOwner, loadOwned, type ModelOwnerOptions } from './model-owner.js';
 
-/** Dataset statistics of the model's actions (z-scoring); they are not part of the weights. */
-export interface ActionStats {
-  mean: ArrayLike<number>;
-  std: ArrayLike<number>;
-}
-
-export interface WorldModelOptions {
-  threads?: number;
-  /** Naive mul_mat + soft_max_ext attention instead of flash attention. */
-  noFlash?: boolean;
+export interface WorldModelOptions extends ModelOwnerOptions {
   actionStats?: ActionStats;
   /** Negative controls only: run the predictor without its causal mask. */
   unmasked?: boolean;
@@ -66,40 +50,28 @@ const repeat2 = (row: Float32Array) => {
 
 type AnyGraph = (LewmPredictorGraph | MlpGraph) & BuiltGraph;
 
-export class WorldModel implements Disposable {
-  readonly model: Model;
+export class WorldModel extends ModelOwner<AnyGraph> {
   readonly #p: ActionPredictorHparams;
-  readonly #runner: GraphRunner<AnyGraph>;
   readonly #options: WorldModelOptions;
-  readonly #ownsModel: boolean;
-  #encoder: EncoderContext | undefined;
 
   constructor(model: Model, options: WorldModelOptions = {}, ownsModel = false) {
     const p = model.spec.pred;
-    if (p?.kind !== 'action') throw new WorldModelError(`${model.spec.name} has no action-conditioned (LeWM) predictor`, 'NO_PREDICTOR');
+    if (p?.kind !== 'action') throw new WorldModelError('NO_PREDICTOR', `${model.spec.name} has no action-conditioned (LeWM) predictor`);
     const stats = options.actionStats;
     if (stats) {
       if (stats.mean.length !== p.actionDim || stats.std.length !== p.actionDim)
-        throw new WorldModelError(`action statistics must have ${p.actionDim} values each`, 'BAD_INPUT');
+        throw new WorldModelError('BAD_INPUT', `action statistics must have ${p.actionDim} values each`);
       for (let i = 0; i < p.actionDim; i++)
         if (!(Number.isFinite(stats.mean[i]) && Number.isFinite(stats.std[i]) && stats.std[i] !== 0))
-          throw new WorldModelError(`action statistic ${i} is not finite or has std 0`, 'BAD_INPUT');
+          throw new WorldModelError('BAD_INPUT', `action statistic ${i} is not finite or has std 0`);
     }
-    this.model = model;
+    super(model, options, ownsModel);
     this.#p = p;
     this.#options = options;
-    this.#ownsModel = ownsModel;
-    this.#runner = new GraphRunner<AnyGraph>(model, options.threads);
   }
 
-  static async load(path: string, options: WorldModelOptions & ModelLoadOptions = {}): Promise<WorldModel> {
-    const model = await Model.load(path, options);
-    try {
-      return new WorldModel(model, options, true);
-    } catch (err) {
-      model.dispose();
-      throw err;
-    }
+  static load(path: string, options: WorldModelOptions & ModelLoadOptions = {}): Promise<WorldModel> {
+    return loadOwned(path, options, (model) => new WorldModel(model, options, true));
   }
 
   get embedDim(): number {
@@ -115,21 +87,17 @@ export class WorldModel implements Disposable {
 
   /** Frames ([B, C, H, W]) -> state embeddings [B, Dp]: the encoder's CLS through the projector. */
   async encode(frames: EncoderInput): Promise<Float32Array> {
-    this.#encoder ??= this.model.createContext({
-      ...(this.#options.threads ? { threads: this.#options.threads } : {}),
-      noFlash: this.#options.noFlash ?? false,
-    });
-    const out = await this.#encoder.encode(frames);
+    const out = await this.encoder.encode(frames);
     return this.project(out.pool('cls'), out.batch);
   }
 
   /** CLS rows [rows, D] -> state embeddings [rows, Dp]. */
   project(cls: Float32Array, rows: number): Promise<Float32Array> {
     const D = this.model.spec.enc.embedDim;
-    if (cls.length !== rows * D) throw new WorldModelError(`${rows} CLS rows of width ${D} need ${rows * D} values, got ${cls.length}`, 'BAD_INPUT');
-    return this.#runner.serial(async () => {
-      const backend = this.#runner.backend;
-      const g = this.#runner.graph(`projector:${rows}`, () =>
+    if (cls.length !== rows * D) throw new WorldModelError('BAD_INPUT', `${rows} CLS rows of width ${D} need ${rows * D} values, got ${cls.length}`);
+    return this.runner.serial(async () => {
+      const backend = this.runner.backend;
+      const g = this.runner.graph(`projector:${rows}`, () =>
         buildMlpGraph(this.model.weights, 'pred.projector', this.#p.projAct, D, rows, !backend.isCpu && gpuPrecF32()),
       ) as MlpGraph;
       g.input.set(cls);
@@ -140,20 +108,16 @@ export class WorldModel implements Disposable {
 
   /** Raw actions -> the model's normalised actions, with the configured statistics. */
   normalizeActions(raw: Float32Array): Float32Array {
-    const s = this.#stats();
-    const A = this.#p.actionDim;
-    return Float32Array.from(raw, (v, i) => (v - s.mean[i % A]!) / s.std[i % A]!);
+    return normalizeActions(raw, this.#stats());
   }
 
   denormalizeActions(actions: Float32Array): Float32Array {
-    const s = this.#stats();
-    const A = this.#p.actionDim;
-    return Float32Array.from(actions, (v, i) => v * s.std[i % A]! + s.mean[i % A]!);
+    return denormalizeActions(actions, this.#stats());
   }
 
   /** The predictor on K candidates of T ≤ history steps: [K, T, Dp], row t predicting step t + 1. */
   predict(embs: Sequences, actions: Sequences): Promise<Float32Array> {
-    return this.#runner.serial(() => this.#predict(embs, actions));
+    return this.runner.serial(() => this.#predict(embs, actions));
   }
 
   /**
@@ -163,13 +127,13 @@ export class WorldModel implements Disposable {
    * `initial` is [H, Dp] shared by every candidate, or [K, H, Dp].
    */
   rollout(initial: Sequences, actions: Sequences): Promise<Float32Array> {
-    return this.#runner.serial(() => this.#rollout(initial, actions));
+    return this.runner.serial(() => this.#rollout(initial, actions));
   }
 
   /** Squared L2 distance of each candidate's last embedding to the goal: [K]. */
   cost(rollout: Sequences, goal: Float32Array): Float32Array {
     const Dp = this.#p.embedDim;
-    if (goal.length !== Dp) throw new WorldModelError(`the goal embedding must have ${Dp} values`, 'BAD_INPUT');
+    if (goal.length !== Dp) throw new WorldModelError('BAD_INPUT', `the goal embedding must have ${Dp} values`);
     const { data, candidates: K, steps } = rollout;
     const out = new Float32Array(K);
     for (let k = 0; k < K; k++) {
@@ -186,10 +150,10 @@ export class WorldModel implements Disposable {
     const Dp = this.#p.embedDim;
     const A = this.#p.actionDim;
     const H = o.initial.length / Dp;
-    if (!Number.isInteger(H) || H < 1) throw new WorldModelError(`the initial embeddings must be whole rows of ${Dp}`, 'BAD_INPUT');
+    if (!Number.isInteger(H) || H < 1) throw new WorldModelError('BAD_INPUT', `the initial embeddings must be whole rows of ${Dp}`);
     const horizon = o.horizon ?? 5;
     if (!Number.isInteger(horizon) || horizon < H)
-      throw new WorldModelError(`the horizon (${horizon}) must cover the ${H} history steps`, 'BAD_INPUT');
+      throw new WorldModelError('BAD_INPUT', `the horizon (${horizon}) must cover the ${H} history steps`);
     const result = await planCem(
       async (candidates, count) => {
         const rolled = await this.rollout({ data: o.initial, candidates: 1, steps: H }, { data: candidates, candidates: count, steps: horizon });
@@ -219,13 +183,13 @@ export class WorldModel implements Disposable {
     const p = this.#p;
     const { candidates: K, steps: T } = embs;
     if (actions.candidates !== K || actions.steps !== T)
-      throw new WorldModelError(`embeddings [${K}, ${T}] and actions [${actions.candidates}, ${actions.steps}] differ in shape`, 'BAD_INPUT');
+      throw new WorldModelError('BAD_INPUT', `embeddings [${K}, ${T}] and actions [${actions.candidates}, ${actions.steps}] differ in shape`);
     if (!(Number.isInteger(K) && K >= 1 && Number.isInteger(T) && T >= 1 && T <= p.nFrames))
-      throw new WorldModelError(`the predictor takes 1..${p.nFrames} steps of ≥ 1 candidates, got [${K}, ${T}]`, 'BAD_INPUT');
+      throw new WorldModelError('BAD_INPUT', `the predictor takes 1..${p.nFrames} steps of ≥ 1 candidates, got [${K}, ${T}]`);
     if (embs.data.length !== K * T * p.embedDim)
-      throw new WorldModelError(`embeddings [${K}, ${T}, ${p.embedDim}] need ${K * T * p.embedDim} values`, 'BAD_INPUT');
+      throw new WorldModelError('BAD_INPUT', `embeddings [${K}, ${T}, ${p.embedDim}] need ${K * T * p.embedDim} values`);
     if (actions.data.length !== K * T * p.actionDim)
-      throw new WorldModelError(`actions [${K}, ${T}, ${p.actionDim}] need ${K * T * p.actionDim} values`, 'BAD_INPUT');
+      throw new WorldModelError('BAD_INPUT', `actions [${K}, ${T}, ${p.actionDim}] need ${K * T * p.actionDim} values`);
     if (K * T === 1) {
       // ggml's single-row mul_mat takes a matrix-vector kernel whose sums differ in the last bit from
       // the matrix kernel every larger batch uses; two identical rows keep one candidate bit-identical
@@ -236,12 +200,12 @@ export class WorldModel implements Disposable {
       );
       return two.subarray(0, p.embedDim);
     }
-    const backend = this.#runner.backend;
+    const backend = this.runner.backend;
     const causal = !this.#options.unmasked;
     this.#checkBudget(K, T);
     // short sequences: flash with F32 K/V on the CPU; elsewhere the F32 naive path (CUDA's flash forces F16 K/V)
     const flash = !this.#options.noFlash && this.model.weights.onCpu;
-    const g = this.#runner.graph(`predictor:${K}:${T}`, () =>
+    const g = this.runner.graph(`predictor:${K}:${T}`, () =>
       buildLewmPredictorGraph(p, this.model.weights, T, K, { flash, precF32: !backend.isCpu && gpuPrecF32(), causal }),
     ) as LewmPredictorGraph;
     g.embs.set(embs.data);
@@ -258,11 +222,11 @@ export class WorldModel implements Disposable {
     const { candidates: K, steps: total } = actions;
     const H = initial.steps;
     if (initial.candidates !== 1 && initial.candidates !== K)
-      throw new WorldModelError(`initial embeddings for ${initial.candidates} candidates cannot start ${K}`, 'BAD_INPUT');
+      throw new WorldModelError('BAD_INPUT', `initial embeddings for ${initial.candidates} candidates cannot start ${K}`);
     if (initial.data.length !== initial.candidates * H * Dp)
-      throw new WorldModelError(`initial embeddings [${initial.candidates}, ${H}, ${Dp}] need ${initial.candidates * H * Dp} values`, 'BAD_INPUT');
-    if (actions.data.length !== K * total * A) throw new WorldModelError(`actions [${K}, ${total}, ${A}] need ${K * total * A} values`, 'BAD_INPUT');
-    if (!(H >= 1 && total >= H)) throw new WorldModelError(`${total} actions cannot follow ${H} history steps`, 'BAD_INPUT');
+      throw new WorldModelError('BAD_INPUT', `initial embeddings [${initial.candidates}, ${H}, ${Dp}] need ${initial.candidates * H * Dp} values`);
+    if (actions.data.length !== K * total * A) throw new WorldModelError('BAD_INPUT', `actions [${K}, ${total}, ${A}] need ${K * total * A} values`);
+    if (!(H >= 1 && total >= H)) throw new WorldModelError('BAD_INPUT', `${total} actions cannot follow ${H} history steps`);
     this.#checkBudget(K, Math.min(p.nFrames, total));
     const rows = total + 1;
     const embs = new Float32Array(K * rows * Dp);
@@ -291,25 +255,14 @@ export class WorldModel implements Disposable {
     const need = 4 * K * T * (10 * p.embedDim + 4 * p.nHead * p.headDim + 2 * p.ffnDim + 2 * p.projHidden + p.actionHidden);
     if (need > maxGraphBytes())
       throw new WorldModelError(
-        `${K} candidates of ${T} steps need about ${Math.ceil(need / 2 ** 20)} MiB of graph memory, over JEPA_MAX_GRAPH_MIB=${maxGraphBytes() / 2 ** 20}`,
         'OVER_BUDGET',
+        `${K} candidates of ${T} steps need about ${Math.ceil(need / 2 ** 20)} MiB of graph memory, over JEPA_MAX_GRAPH_MIB=${maxGraphBytes() / 2 ** 20}`,
       );
   }
 
   #stats(): ActionStats {
     const s = this.#options.actionStats;
-    if (!s) throw new WorldModelError('no action statistics were given (mean/std of the training actions)', 'NO_ACTION_STATS');
+    if (!s) throw new WorldModelError('NO_ACTION_STATS', 'no action statistics were given (mean/std of the training actions)');
     return s;
-  }
-
-  dispose(): void {
-    this.#encoder?.dispose();
-    this.#encoder = undefined;
-    this.#runner.dispose();
-    if (this.#ownsModel) this.model.dispose();
-  }
-
-  [Symbol.dispose](): void {
-    this.dispose();
   }
 }

@@ -3,9 +3,9 @@
 //   x = per step [a, s, (e), frames]; L pre-LN RoPE blocks under the frame-causal mask;
 //   drop the conditioning tokens; norm; proj. Optionally only the last step's frames come out,
 //   optionally through the non-affine LayerNorm the planner applies to every representation.
-import { createContext, type Context, type Graph, type Tensor } from '@jepa/native';
+import type { Context, Graph, Tensor } from '@jepa/native';
 import { tensorNames, type AcPredictorHparams } from '@jepa/gguf';
-import { GGML_F16, GGML_F32, layerNorm, linear, vitBlock, type Weights } from '@jepa/graph';
+import { GGML_F32, graphContext, graphInput, layerNorm, linear, maskInput, ropeInputs, vitBlock, type Weights } from '@jepa/graph';
 import { acSequenceLength, acTokensPerStep, type AcSequence } from './ac-sequence.js';
 
 export interface AcGraphShape extends AcSequence {
@@ -44,20 +44,14 @@ export function buildAcPredictorGraph(p: AcPredictorHparams, encDim: number, w: 
   const hw = shape.h * shape.w;
   const perStep = acTokensPerStep(p, shape);
   const n = acSequenceLength(p, shape);
-  const ctx = createContext(p.nLayer * 48 + 96);
-  const input = (type: number, ne: number[], name: string) => {
-    const t = ctx.newTensor(type, ne);
-    t.name = name;
-    t.setInput();
-    return t;
-  };
+  const ctx = graphContext(p.nLayer);
+  const input = (type: number, ne: number[], name: string) => graphInput(ctx, type, ne, name);
   const tokens = input(GGML_F32, [encDim, hw, T, K], 'ac_tokens');
   const actions = input(GGML_F32, [p.actionDim, T, K], 'ac_actions');
   const states = input(GGML_F32, [p.stateDim, T, K], 'ac_states');
   const extrinsics = p.extrinsics ? input(GGML_F32, [p.actionDim - 1, T, K], 'ac_extrinsics') : null;
-  const ropeCos = input(GGML_F32, [p.headDim, 1, n], 'ac_rope_cos');
-  const ropeSin = input(GGML_F32, [p.headDim, 1, n], 'ac_rope_sin');
-  const mask = o.masked ? input(GGML_F16, [n, n], 'ac_frame_causal_mask') : null;
+  const rope = ropeInputs(ctx, p.headDim, n, 'ac_');
+  const mask = o.masked ? maskInput(ctx, n, n, 'ac_frame_causal_mask') : null;
 
   const rows = T * K;
   const cond = (x: Tensor, width: number, name: string) => ctx.reshape(linear(ctx, ctx.reshape(x, [width, rows]), w, name, o.precF32), [P, 1, rows]);
@@ -73,7 +67,7 @@ export function buildAcPredictorGraph(p: AcPredictorHparams, encDim: number, w: 
       nHead: p.nHead,
       lnEps: p.lnEps,
       act: p.act,
-      rope: { cos: ropeCos, sin: ropeSin },
+      rope,
       attn: { mask, flash: o.flash, kvType: o.kvType, precF32: o.precF32 },
       precF32: o.precF32,
     });
@@ -87,5 +81,5 @@ export function buildAcPredictorGraph(p: AcPredictorHparams, encDim: number, w: 
   if (o.normalizeEps !== null) out = ctx.norm(out, o.normalizeEps);
   out.name = 'ac_pred';
   out.setOutput();
-  return { ctx, graph: ctx.buildGraph([out]), tokens, actions, states, extrinsics, ropeCos, ropeSin, mask, output: out };
+  return { ctx, graph: ctx.buildGraph([out]), tokens, actions, states, extrinsics, ropeCos: rope.cos, ropeSin: rope.sin, mask, output: out };
 }

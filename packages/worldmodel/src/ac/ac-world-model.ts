@@ -4,21 +4,19 @@
 // goal, and CEM. Every candidate of a step runs in one graph, split only where JEPA_MAX_GRAPH_MIB
 // says a batch would not fit.
 import type { AcPredictorHparams } from '@jepa/gguf';
-import { GraphRunner, Model, gpuPrecF32, kvTypeFor, maxGraphBytes, type EncoderContext, type ModelLoadOptions } from '@jepa/graph';
+import { gpuPrecF32, kvTypeFor, maxGraphBytes, type Model, type ModelLoadOptions } from '@jepa/graph';
 import { runCem, type CemIteration } from '../cem.js';
 import { WorldModelError } from '../errors.js';
 import { AC_ACTION_DIM, acCemRules, acCemSettings, type AcCemOptions } from './ac-cem.js';
 import { buildAcPredictorGraph, type AcPredictorGraph } from './ac-predictor-graph.js';
 import { acFrameCausalMask, acRopeTables, acSequenceLength, type AcRopeControl } from './ac-sequence.js';
+import { ModelOwner, loadOwned, type ModelOwnerOptions } from '../model-owner.js';
 import { composePose } from './pose.js';
 
 /** F.layer_norm's default eps: the planner's normalize_reps. */
 export const AC_REPS_EPS = 1e-5;
 
-export interface AcWorldModelOptions {
-  threads?: number;
-  /** Naive mul_mat + soft_max_ext attention instead of flash attention. */
-  noFlash?: boolean;
+export interface AcWorldModelOptions extends ModelOwnerOptions {
   kv?: 'f16' | 'f32';
   /** Negative controls only. */
   control?: { unmasked?: boolean; rope?: AcRopeControl; swapActionsStates?: boolean };
@@ -85,33 +83,21 @@ export interface AcPlan {
   std: Float64Array;
 }
 
-export class AcWorldModel implements Disposable {
-  readonly model: Model;
+export class AcWorldModel extends ModelOwner<AcPredictorGraph> {
   readonly #p: AcPredictorHparams;
-  readonly #runner: GraphRunner<AcPredictorGraph>;
   readonly #options: AcWorldModelOptions;
-  readonly #ownsModel: boolean;
-  #encoder: EncoderContext | undefined;
   readonly #tableCache = new Map<number, { cos: Float32Array; sin: Float32Array; mask: Uint16Array }>();
 
   constructor(model: Model, options: AcWorldModelOptions = {}, ownsModel = false) {
     const p = model.spec.pred;
-    if (p?.kind !== 'ac') throw new WorldModelError(`${model.spec.name} has no V-JEPA 2-AC predictor`, 'NO_PREDICTOR');
-    this.model = model;
+    if (p?.kind !== 'ac') throw new WorldModelError('NO_PREDICTOR', `${model.spec.name} has no V-JEPA 2-AC predictor`);
+    super(model, options, ownsModel);
     this.#p = p;
     this.#options = options;
-    this.#ownsModel = ownsModel;
-    this.#runner = new GraphRunner(model, options.threads);
   }
 
-  static async load(path: string, options: AcWorldModelOptions & ModelLoadOptions = {}): Promise<AcWorldModel> {
-    const model = await Model.load(path, options);
-    try {
-      return new AcWorldModel(model, options, true);
-    } catch (err) {
-      model.dispose();
-      throw err;
-    }
+  static load(path: string, options: AcWorldModelOptions & ModelLoadOptions = {}): Promise<AcWorldModel> {
+    return loadOwned(path, options, (model) => new AcWorldModel(model, options, true));
   }
 
   get predictor(): AcPredictorHparams {
@@ -141,13 +127,9 @@ export class AcWorldModel implements Disposable {
     const item = e.inChans * plane;
     if (frames.length !== batch * item)
       throw new WorldModelError(
-        `${batch} frames of ${e.inChans}x${e.imgSize}x${e.imgSize} need ${batch * item} values, got ${frames.length}`,
         'BAD_INPUT',
+        `${batch} frames of ${e.inChans}x${e.imgSize}x${e.imgSize} need ${batch * item} values, got ${frames.length}`,
       );
-    this.#encoder ??= this.model.createContext({
-      ...(this.#options.threads ? { threads: this.#options.threads } : {}),
-      noFlash: this.#options.noFlash ?? false,
-    });
     const hw = this.tokensPerFrame;
     const D = e.embedDim;
     const out = new Float32Array(batch * hw * D);
@@ -158,7 +140,7 @@ export class AcWorldModel implements Disposable {
         clip.set(src, 2 * c * plane);
         clip.set(src, (2 * c + 1) * plane);
       }
-      const tokens = await this.#encoder.encode({ data: clip, shape: [1, e.inChans, 2, e.imgSize, e.imgSize] });
+      const tokens = await this.encoder.encode({ data: clip, shape: [1, e.inChans, 2, e.imgSize, e.imgSize] });
       out.set(normalizeRows(tokens.item(0), D), b * hw * D);
     }
     return out;
@@ -166,7 +148,7 @@ export class AcWorldModel implements Disposable {
 
   /** The predictor over given steps (teacher forcing): [K, T·H·W, D], or [K, H·W, D] with lastStepOnly. */
   predict(input: AcSteps, options: AcPredictOptions = {}): Promise<Float32Array> {
-    return this.#runner.serial(() => this.#predict(input, options));
+    return this.runner.serial(() => this.#predict(input, options));
   }
 
   /**
@@ -175,15 +157,15 @@ export class AcWorldModel implements Disposable {
    * the normalised last frame, and moves the pose by action h.
    */
   rollout(input: AcRolloutInput): Promise<AcRollout> {
-    return this.#runner.serial(() => this.#rollout(input));
+    return this.runner.serial(() => this.#rollout(input));
   }
 
   /** Mean |frame − goal| over H·W·D for each of K frames [K, H·W, D]. */
   energy(frames: Float32Array, candidates: number, goal: Float32Array): Float32Array {
     const n = this.tokensPerFrame * this.embedDim;
     if (goal.length !== n)
-      throw new WorldModelError(`the goal must be [${this.tokensPerFrame}, ${this.embedDim}] tokens (${n} values), got ${goal.length}`, 'BAD_INPUT');
-    if (frames.length !== candidates * n) throw new WorldModelError(`${candidates} frames need ${candidates * n} values`, 'BAD_INPUT');
+      throw new WorldModelError('BAD_INPUT', `the goal must be [${this.tokensPerFrame}, ${this.embedDim}] tokens (${n} values), got ${goal.length}`);
+    if (frames.length !== candidates * n) throw new WorldModelError('BAD_INPUT', `${candidates} frames need ${candidates * n} values`);
     const out = new Float32Array(candidates);
     for (let k = 0; k < candidates; k++) {
       let s = 0;
@@ -230,25 +212,25 @@ export class AcWorldModel implements Disposable {
     const D = this.embedDim;
     const need = (what: string, got: number, dims: number[]) => {
       const want = dims.reduce((a, b) => a * b, 1);
-      if (got !== want) throw new WorldModelError(`${what} must be [${dims.join(', ')}] (${want} values), got ${got}`, 'BAD_INPUT');
+      if (got !== want) throw new WorldModelError('BAD_INPUT', `${what} must be [${dims.join(', ')}] (${want} values), got ${got}`);
     };
     if (!(Number.isInteger(K) && K >= 1 && Number.isInteger(T) && T >= 1 && T <= p.maxSteps))
-      throw new WorldModelError(`the predictor takes 1..${p.maxSteps} steps of >= 1 candidates, got [${K}, ${T}]`, 'BAD_INPUT');
+      throw new WorldModelError('BAD_INPUT', `the predictor takes 1..${p.maxSteps} steps of >= 1 candidates, got [${K}, ${T}]`);
     need('tokens', input.tokens.length, [K, T * hw, D]);
     need('actions', input.actions.length, [K, T, p.actionDim]);
     need('states', input.states.length, [K, T, p.stateDim]);
     if (p.extrinsics) {
       if (!input.extrinsics)
-        throw new WorldModelError(`this predictor has an extrinsics token: give extrinsics [K, T, ${p.actionDim - 1}]`, 'BAD_INPUT');
+        throw new WorldModelError('BAD_INPUT', `this predictor has an extrinsics token: give extrinsics [K, T, ${p.actionDim - 1}]`);
       need('extrinsics', input.extrinsics.length, [K, T, p.actionDim - 1]);
-    } else if (input.extrinsics) throw new WorldModelError('this predictor has no extrinsics token; extrinsics were given', 'BAD_INPUT');
+    } else if (input.extrinsics) throw new WorldModelError('BAD_INPUT', 'this predictor has no extrinsics token; extrinsics were given');
     for (const [what, data] of [
       ['tokens', input.tokens],
       ['actions', input.actions],
       ['states', input.states],
       ['extrinsics', input.extrinsics],
     ] as const)
-      if (data && !data.every(Number.isFinite)) throw new WorldModelError(`${what} hold a value that is not finite`, 'BAD_INPUT');
+      if (data && !data.every(Number.isFinite)) throw new WorldModelError('BAD_INPUT', `${what} hold a value that is not finite`);
 
     const last = options.lastStepOnly ?? false;
     const outSteps = last ? 1 : T;
@@ -280,7 +262,7 @@ export class AcWorldModel implements Disposable {
       g.actions.set(slab(swap ? input.states : input.actions, p.actionDim, start, k));
       g.states.set(slab(swap ? input.actions : input.states, p.stateDim, start, k));
       if (g.extrinsics) g.extrinsics.set(slab(input.extrinsics!, p.actionDim - 1, start, k));
-      await g.graph.compute(this.#runner.backend);
+      await g.graph.compute(this.runner.backend);
       g.output.get(result);
       out.set(result.subarray(0, k * outRow), start * outRow);
     }
@@ -294,14 +276,14 @@ export class AcWorldModel implements Disposable {
     const n = hw * this.embedDim;
     const A = AC_ACTION_DIM;
     if (p.actionDim !== A || p.stateDim !== A)
-      throw new WorldModelError(`the rollout moves 7-d poses; this predictor takes ${p.actionDim}-d actions and ${p.stateDim}-d states`, 'BAD_INPUT');
+      throw new WorldModelError('BAD_INPUT', `the rollout moves 7-d poses; this predictor takes ${p.actionDim}-d actions and ${p.stateDim}-d states`);
     const R = input.actions.length / (K * A);
     if (!(Number.isInteger(R) && R >= 1 && R <= p.maxSteps))
-      throw new WorldModelError(`actions must be [${K}, R, 7] with 1 <= R <= ${p.maxSteps}, got ${input.actions.length} values`, 'BAD_INPUT');
+      throw new WorldModelError('BAD_INPUT', `actions must be [${K}, R, 7] with 1 <= R <= ${p.maxSteps}, got ${input.actions.length} values`);
     const perCandidate = (data: Float32Array, width: number, what: string) => {
       if (data.length === width) return (_k: number) => data;
       if (data.length === K * width) return (k: number) => data.subarray(k * width, (k + 1) * width);
-      throw new WorldModelError(`${what} must hold ${width} values, or ${K * width} (one row per candidate), got ${data.length}`, 'BAD_INPUT');
+      throw new WorldModelError('BAD_INPUT', `${what} must hold ${width} values, or ${K * width} (one row per candidate), got ${data.length}`);
     };
     const context = perCandidate(input.context, n, 'the context frame');
     const pose0 = perCandidate(input.pose, A, 'the pose');
@@ -342,8 +324,8 @@ export class AcWorldModel implements Disposable {
     const budget = maxGraphBytes();
     if (perCandidate > budget)
       throw new WorldModelError(
-        `one candidate of ${T} steps needs about ${Math.ceil(perCandidate / 2 ** 20)} MiB of graph memory, over JEPA_MAX_GRAPH_MIB=${budget / 2 ** 20}`,
         'OVER_BUDGET',
+        `one candidate of ${T} steps needs about ${Math.ceil(perCandidate / 2 ** 20)} MiB of graph memory, over JEPA_MAX_GRAPH_MIB=${budget / 2 ** 20}`,
       );
     return Math.max(1, Math.floor(budget / perCandidate));
   }
@@ -356,10 +338,10 @@ export class AcWorldModel implements Disposable {
     const p = this.#p;
     const control = this.#options.control ?? {};
     const masked = p.frameCausal && !control.unmasked;
-    return this.#runner.graph(
+    return this.runner.graph(
       `ac:${T}:${K}:${last}:${normalize}`,
       (flash) => {
-        const backend = this.#runner.backend;
+        const backend = this.runner.backend;
         const g = buildAcPredictorGraph(
           p,
           this.embedDim,
@@ -388,17 +370,6 @@ export class AcWorldModel implements Disposable {
       this.#tableCache.set(T, t);
     }
     return t;
-  }
-
-  dispose(): void {
-    this.#encoder?.dispose();
-    this.#encoder = undefined;
-    this.#runner.dispose();
-    if (this.#ownsModel) this.model.dispose();
-  }
-
-  [Symbol.dispose](): void {
-    this.dispose();
   }
 }
 
