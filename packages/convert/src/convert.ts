@@ -1,9 +1,19 @@
 // checkpoint → GGUF: detect the layout, map the names, validate the hparams against the schema and
 // the tensors against the hparams, then stream every tensor (one in memory at a time) to a temp file
 // that is renamed when complete.
-import { expectedTensors, GgmlType, GgufWriter, hparamsToMetadata, type Family, type ModelHparams, type TensorSpec } from '@jepa/gguf';
+import {
+  encodeHalfScanned,
+  expectedTensors,
+  GgmlType,
+  GgufWriter,
+  hparamsToMetadata,
+  scanNonFinite,
+  type Family,
+  type ModelHparams,
+  type NonFinite,
+  type TensorSpec,
+} from '@jepa/gguf';
 import { ConvertError } from './errors.js';
-import { encodeHalfScanned, scanNonFinite, type NonFinite } from './half.js';
 import { validatedHparams } from './mappings/hparams.js';
 import { detectMapping } from './mappings/index.js';
 import { mapMetaProbe } from './mappings/meta-probe.js';

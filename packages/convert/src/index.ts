@@ -26,7 +26,8 @@ export {
   type WeightDtype,
 } from './convert.js';
 export { defaultOutputName } from './source.js';
-export { encodeHalf, encodeHalfScanned, f32BitsToBf16, f32BitsToF16, scanNonFinite, type NonFinite } from './half.js';
+// the conversion lives in @jepa/gguf (the forge writes f16 too); re-exported for this package's users
+export { encodeHalf, encodeHalfScanned, f32BitsToBf16, f32BitsToF16, scanNonFinite, type NonFinite } from '@jepa/gguf';
 export { MAPPINGS } from './mappings/index.js';
 export type { Mapping, ArchOverrides } from './mappings/types.js';
 export { META_ENCODER_ENTRIES } from './mappings/meta-encoder.js';

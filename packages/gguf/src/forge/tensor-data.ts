@@ -1,4 +1,5 @@
 import { GgmlType, tensorNbytes } from '../ggml-types.js';
+import { encodeHalf, f32BitsToF16 } from '../half.js';
 import { hashSeed, mulberry32 } from './rng.js';
 
 /** Seeded values for one tensor in f32; norm weights sit near 1, everything else near 0. */
@@ -14,15 +15,10 @@ export function seededF32(seed: number, name: string, count: number): Float32Arr
 const scratchF32 = new Float32Array(1);
 const scratchU32 = new Uint32Array(scratchF32.buffer);
 
+/** One value's f16 bits, rounded as the converter and ggml round them. */
 function f32ToF16Bits(v: number): number {
   scratchF32[0] = v;
-  const x = scratchU32[0]!;
-  const sign = (x >>> 16) & 0x8000;
-  const exp = ((x >>> 23) & 0xff) - 127 + 15;
-  const mant = x & 0x7fffff;
-  if (exp <= 0) return sign;
-  if (exp >= 31) return sign | 0x7c00;
-  return sign | (exp << 10) | Math.round(mant / 8192);
+  return f32BitsToF16(scratchU32[0]!);
 }
 
 /**
@@ -57,11 +53,8 @@ export function forgedTensorBytes(seed: number, name: string, type: number, shap
   switch (type) {
     case GgmlType.F32:
       return new Uint8Array(values.buffer);
-    case GgmlType.F16: {
-      const half = new Uint16Array(count);
-      for (let i = 0; i < count; i++) half[i] = f32ToF16Bits(values[i]!);
-      return new Uint8Array(half.buffer);
-    }
+    case GgmlType.F16:
+      return new Uint8Array(encodeHalf(values, 'f16').buffer);
     case GgmlType.BF16:
       return new Uint8Array(Uint16Array.from(new Uint32Array(values.buffer), (x) => x >>> 16).buffer);
     case GgmlType.Q8_0: {

@@ -1,5 +1,6 @@
-// f32 → f16 / bf16 bit conversions with ggml's rounding, so a converted file holds the bytes ggml
-// itself would have produced (ggml-impl.h: ggml_compute_fp32_to_fp16, ggml_compute_fp32_to_bf16).
+// f32 → f16 / bf16 bit conversions with ggml's rounding, so a converted (or forged) file holds the
+// bytes ggml itself would have produced (ggml-impl.h: ggml_compute_fp32_to_fp16, ggml_compute_fp32_to_bf16).
+// The one conversion of the project: @jepa/convert and the forge both use it.
 
 /** IEEE round-to-nearest-even to binary16; overflow gives ±inf, NaN becomes the quiet 0x7e00 (sign kept), as ggml. */
 export function f32BitsToF16(u: number): number {
