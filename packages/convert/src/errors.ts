@@ -1,3 +1,5 @@
+import { type ErrorKind, JepaError, type JepaErrorOptions } from '@jepa/errors';
+
 /** Every refusal of the converter. `code` is stable; the message names the file, tensor or global refused. */
 export type ConvertErrorCode =
   | 'CONVERT_IO'
@@ -56,14 +58,20 @@ export type ConvertErrorCode =
   | 'CONVERT_NONFINITE'
   | 'CONVERT_BAD_OPTION';
 
-export class ConvertError extends Error {
-  override readonly name = 'ConvertError';
+/** What each code means to a front end; a code not listed is the caller's input ('input'). */
+const KIND_OF: Partial<Record<ConvertErrorCode, ErrorKind>> = {
+  CONVERT_IO: 'io',
+  // valid, but past the bytes one read may take, or JEPA_MAX_ZIP_ENTRY_MIB
+  CONVERT_TENSOR_TOO_LARGE: 'budget',
+  ZIP_ENTRY_TOO_LARGE: 'budget',
+  // a read after close: a fault of the converter, not of the checkpoint
+  CONVERT_CLOSED: 'internal',
+};
 
-  constructor(
-    readonly code: ConvertErrorCode,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
+export class ConvertError extends JepaError {
+  declare readonly code: ConvertErrorCode;
+
+  constructor(code: ConvertErrorCode, message: string, options: JepaErrorOptions = {}) {
+    super(code, message, { ...options, kind: options.kind ?? KIND_OF[code] ?? 'input' });
   }
 }
