@@ -1,3 +1,5 @@
+import { type ErrorKind, JepaError, type JepaErrorOptions } from '@jepa/errors';
+
 /** Stable machine-readable reasons a preprocessing step refused its input. */
 export type PreprocessErrorCode =
   | 'unsupported_format'
@@ -18,12 +20,19 @@ export type PreprocessErrorCode =
   | 'video_timeout'
   | 'io_error';
 
-export class PreprocessError extends Error {
-  readonly code: PreprocessErrorCode;
+/** What each code means to a front end; a code not listed is the caller's input ('input'). */
+const KIND_OF: Partial<Record<PreprocessErrorCode, ErrorKind>> = {
+  image_too_large: 'budget',
+  resize_too_large: 'budget',
+  io_error: 'io',
+  ffmpeg_missing: 'io',
+  video_timeout: 'timeout',
+};
 
-  constructor(code: PreprocessErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'PreprocessError';
-    this.code = code;
+export class PreprocessError extends JepaError {
+  declare readonly code: PreprocessErrorCode;
+
+  constructor(code: PreprocessErrorCode, message: string, options: JepaErrorOptions = {}) {
+    super(code, message, { ...options, kind: options.kind ?? KIND_OF[code] ?? 'input' });
   }
 }

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { JepaError } from '@jepa/errors';
 import { describe, expect, it } from 'vitest';
 import {
   decodeImage,
@@ -142,5 +143,33 @@ describe('recipeFromPreKeys (jepa.pre.* as @jepa/gguf parses them)', () => {
     expect(codeOf(() => recipeFromPreKeys({ ...pre, mean: [0.5] }))).toBe('invalid_recipe');
     expect(codeOf(() => recipeFromPreKeys({ ...pre, std: [1, 0, 1] }))).toBe('invalid_recipe');
     expect(codeOf(() => recipeFromPreKeys({ ...pre, cropRounding: 'ceil' }))).toBe('invalid_recipe');
+  });
+});
+
+describe('each refusal is a JepaError of the kind its code means', () => {
+  function kindOf(fn: () => unknown): string {
+    try {
+      fn();
+    } catch (err) {
+      expect(err).toBeInstanceOf(JepaError);
+      return (err as PreprocessError).kind;
+    }
+    return 'no error';
+  }
+
+  it('a damaged image is input; past a pixel bound is budget; a missing file is io', () => {
+    expect(kindOf(() => decodeImage(new Uint8Array(0)))).toBe('input');
+    expect(kindOf(() => decodeImage(craftPng(100000, 100000, false)))).toBe('budget');
+    expect(kindOf(() => preprocessImage({ width: 1338, height: 1, data: new Uint8Array(1338 * 3) }, SHORT_224))).toBe('budget');
+    expect(kindOf(() => readImageFile(fixturePath('no-such-image.png')))).toBe('io');
+  });
+
+  it('ffmpeg missing is io, a decode past its time is timeout, and an explicit kind wins', () => {
+    expect(new PreprocessError('ffmpeg_missing', 'm').kind).toBe('io');
+    expect(new PreprocessError('video_timeout', 'm').kind).toBe('timeout');
+    expect(new PreprocessError('video_corrupt', 'm').kind).toBe('input');
+    expect(new PreprocessError('invalid_argument', 'm', { kind: 'internal' }).kind).toBe('internal');
+    const cause = new Error('EACCES');
+    expect(new PreprocessError('io_error', 'm', { cause }).cause).toBe(cause);
   });
 });
