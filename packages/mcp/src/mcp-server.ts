@@ -3,9 +3,10 @@
 import { createRequire } from 'node:module';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { RootsListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { ApiError, MAX_WINDOW_FRAMES, type ParsedItem, badField, isInputError, parseSampling } from '@jepa/server';
+import { EngineError, MAX_WINDOW_FRAMES, type ParsedItem, badField, parseSampling } from '@jepa/engine';
+import { isUserFacing } from '@jepa/errors';
 import { z } from 'zod';
-import type { Engine } from './engine.js';
+import type { McpTools } from './tools.js';
 import { MEDIA_KINDS, mediaItem, type MediaArg } from './media.js';
 
 const version = (createRequire(import.meta.url)('../package.json') as { version: string }).version;
@@ -93,10 +94,9 @@ function answer(value: Record<string, unknown>): CallToolResult {
 /** One readable line: the refusal's own message (it names the argument), or "internal error: …" (logged in full). */
 export function failureLine(err: unknown, log: (line: string) => void): string {
   let message: string;
-  if (err instanceof ApiError && err.code !== 'internal_error') message = err.message;
-  else if (isInputError(err)) message = err.message;
+  if (err instanceof EngineError || isUserFacing(err)) message = err.message;
   else {
-    const cause = err instanceof ApiError ? ((err as { cause?: unknown }).cause ?? err) : err;
+    const cause = err;
     log(`internal error: ${cause instanceof Error ? (cause.stack ?? cause.message) : String(cause)}`);
     message = `internal error: ${cause instanceof Error ? cause.message : String(cause)}`;
   }
@@ -109,7 +109,7 @@ export interface McpServerOptions {
 }
 
 /** An McpServer with jepa's tools over `engine`; connect it to a transport. */
-export function createMcpServer(engine: Engine, options: McpServerOptions = {}): McpServer {
+export function createMcpServer(engine: McpTools, options: McpServerOptions = {}): McpServer {
   const log = options.log ?? (() => {});
   const server = new McpServer(
     { name: 'jepa', version },

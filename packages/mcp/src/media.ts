@@ -1,7 +1,7 @@
 // A tool's media argument -> the server's item: a path (checked later against the roots by the
 // server's PathPolicy), or bytes from a data: URI or plain base64, refused above the size limit
 // before a byte of it is decoded.
-import { badField, decodeBase64, type ItemKind, type ParsedItem } from '@jepa/server';
+import { type ItemKind, type ParsedItem, badField, decodeBase64 } from '@jepa/engine';
 
 export const MEDIA_KINDS = ['image', 'video', 'frames', 'tensor'] as const satisfies readonly ItemKind[];
 

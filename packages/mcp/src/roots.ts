@@ -5,7 +5,7 @@
 // resolved, a parent folder's too) must be a root itself or lie below root + separator, and be a
 // regular file.
 import { fileURLToPath } from 'node:url';
-import { ApiError, PathPolicy } from '@jepa/server';
+import { EngineError, PathPolicy } from '@jepa/engine';
 
 /** A root URI as a path: file:// only; anything else is null. */
 export function rootPath(uri: string): string | null {
@@ -34,16 +34,17 @@ export async function usableRoots(paths: readonly string[]): Promise<{ roots: st
 
 /** The server's messages name its flag; here the roots come from --root or the client. */
 export function asRootError(err: unknown): unknown {
-  if (!(err instanceof ApiError)) return err;
+  if (!(err instanceof EngineError)) return err;
   const message = err.message
     .replace('start the server with --allow-path DIR', 'start jepa mcp with --root DIR, or send roots from the client')
     .replace('(--allow-path)', "(--root, or the client's roots)");
-  return message === err.message ? err : new ApiError(err.status, err.type, err.code, message, err.param);
+  return message === err.message ? err : new EngineError(err.code, message, { kind: err.kind, param: err.param, retryAfter: err.retryAfter });
 }
 
 export class Roots {
   #policy: PathPolicy;
   #source: 'flags' | 'client';
+  readonly #listeners: ((policy: PathPolicy) => void)[] = [];
 
   private constructor(policy: PathPolicy) {
     this.#policy = policy;
@@ -53,6 +54,11 @@ export class Roots {
   /** The command line's roots: each must exist and be a folder. */
   static async create(roots: readonly string[]): Promise<Roots> {
     return new Roots(await PathPolicy.create(roots));
+  }
+
+  /** Hears every change of the roots in force. */
+  onChange(listener: (policy: PathPolicy) => void): void {
+    this.#listeners.push(listener);
   }
 
   get policy(): PathPolicy {
@@ -86,6 +92,7 @@ export class Roots {
     if (usable.roots.length === 0) return { applied: false, refused };
     this.#policy = await PathPolicy.create(usable.roots);
     this.#source = 'client';
+    for (const listener of this.#listeners) listener(this.#policy);
     return { applied: true, refused };
   }
 }

@@ -3,7 +3,7 @@
 // through a stream of its own.
 import { Transform, type TransformCallback, Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { Engine, type EngineOptions } from './engine.js';
+import { McpTools, type ToolsOptions } from './tools.js';
 import { createMcpServer } from './mcp-server.js';
 
 type Write = typeof process.stdout.write;
@@ -113,7 +113,7 @@ export function messageId(head: string, tail: string): string | number | null {
   }
 }
 
-export interface StdioOptions extends EngineOptions {
+export interface StdioOptions extends ToolsOptions {
   /** Longest JSON-RPC message read (default 256 MiB); a longer one is answered with a JSON-RPC error. */
   maxMessageBytes?: number;
   /** Where the log lines go (default: stderr, `jepa: ` in front). */
@@ -121,7 +121,7 @@ export interface StdioOptions extends EngineOptions {
 }
 
 export interface RunningMcp {
-  engine: Engine;
+  engine: McpTools;
   /** Settles when the client has gone (stdin closed) and the models are disposed. */
   closed: Promise<void>;
   close(): Promise<void>;
@@ -131,7 +131,7 @@ export interface RunningMcp {
 export async function serveStdio(options: StdioOptions = {}): Promise<RunningMcp> {
   const log = options.log ?? ((line: string) => process.stderr.write(`jepa: ${line}\n`));
   const out = takeStdout();
-  const engine = await Engine.create({ ...options, log });
+  const engine = await McpTools.create({ ...options, log });
   const server = createMcpServer(engine, { log });
   const maxMessage = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   const mib = (n: number) => `${(n / 2 ** 20).toFixed(1)} MiB`;

@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join, sep } from 'node:path';
-import { isWithin } from '@jepa/server';
+import { isWithin } from '@jepa/engine';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LineChunks, Roots, checkMediaSize, mediaItem, messageId } from '../src/index.js';
 import { cli, demo, layout, mcpChild, THREADS, type McpChild } from './helpers.js';

@@ -1,4 +1,6 @@
 // Every refusal the server sends, in OpenAI's error shape: {error: {message, type, param, code}}.
+import { EngineError } from '@jepa/engine';
+import { type ErrorKind, HTTP_STATUS } from '@jepa/errors';
 
 export type ErrorType =
   | 'invalid_request_error'
@@ -30,7 +32,7 @@ export class ApiError extends Error {
   }
 }
 
-/** 400 about one field of the request: the message starts with the field's path. */
+/** 400 about one field of the request (the body itself, before the engine sees it). */
 export function badField(field: string, problem: string, code = 'invalid_value'): ApiError {
   return new ApiError(400, 'invalid_request_error', code, `${field}: ${problem}`, field);
 }
@@ -39,23 +41,30 @@ export const notFound = (message: string, code: string, param: string | null = n
 
 export const unavailable = (message: string, code: string) => new ApiError(503, 'server_error', code, message, null, { 'retry-after': '1' });
 
-export const timedOut = (ms: number) => new ApiError(504, 'server_error', 'timeout', `the request was not done within ${ms} ms (--timeout-ms)`);
+const TYPE_OF_KIND: Readonly<Record<ErrorKind, ErrorType>> = {
+  input: 'invalid_request_error',
+  budget: 'invalid_request_error',
+  not_found: 'not_found_error',
+  forbidden: 'permission_error',
+  busy: 'rate_limit_error',
+  timeout: 'server_error',
+  cancelled: 'server_error',
+  unavailable: 'server_error',
+  io: 'server_error',
+  internal: 'server_error',
+};
 
-/** Errors of the engine's packages that describe the input, not a fault of the server. */
-const INPUT_ERRORS = new Set(['PreprocessError', 'GraphError', 'WorldModelError', 'GgufError']);
-
-export function isInputError(err: unknown): err is Error & { code: string } {
-  return err instanceof Error && INPUT_ERRORS.has(err.name) && typeof (err as { code?: unknown }).code === 'string';
-}
-
-/** Codes the engine uses for an input that needs more memory than a graph may take. */
-const TOO_LARGE = new Set(['OVER_BUDGET', 'image_too_large', 'resize_too_large']);
-
-/** An error raised while working on `field` (an item, an id list): the user's when the engine says so. */
-export function inputFailure(field: string, err: unknown): ApiError {
+/**
+ * Any error a route raised, in the OpenAI shape: the engine's refusals by their kind (the status from
+ * @jepa/errors' one table), the server's own as they are, anything else a 500 that keeps its cause.
+ */
+export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
-  if (isInputError(err)) return badField(field, err.message, TOO_LARGE.has(err.code) ? 'input_too_large' : 'invalid_input');
-  return internal(err);
+  if (err instanceof EngineError && err.kind !== 'internal') {
+    const headers: Record<string, string> = err.retryAfter === null ? {} : { 'retry-after': String(err.retryAfter) };
+    return new ApiError(HTTP_STATUS[err.kind], TYPE_OF_KIND[err.kind], err.code, err.message, err.param, headers);
+  }
+  return fromFastify(err as object) ?? internal(err);
 }
 
 export function internal(err: unknown): ApiError {

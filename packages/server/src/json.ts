@@ -1,4 +1,5 @@
 // Request bodies: JSON with a bounded nesting depth, and the readers of their fields.
+import { fieldName } from '@jepa/engine';
 import { badField } from './errors.js';
 
 /** Deep enough for every request shape ([K][T][A] actions inside an object); a nesting bomb is refused before it is parsed. */
@@ -54,13 +55,6 @@ export function objectBody(value: unknown, known: readonly string[]): Body {
       throw badField(fieldName(key), `unknown field (this endpoint takes ${known.join(', ')})`, 'unknown_field');
   }
   return value as Body;
-}
-
-/** A key as it appears in an error message, cut short and stripped of control characters. */
-export function fieldName(key: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what it strips
-  const clean = key.replace(/[\u0000-\u001f\u007f]/g, '?');
-  return clean.length > 64 ? `${clean.slice(0, 64)}…` : clean;
 }
 
 export function optionalBool(body: Body, key: string, fallback: boolean): boolean {

@@ -1,4 +1,5 @@
 // The server's Prometheus metrics, on a registry of its own so several servers can share a process.
+import type { EngineMetrics, Operation } from '@jepa/engine';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
@@ -56,4 +57,26 @@ export class ServerMetrics {
     this.modelLoadSeconds = new Gauge({ name: 'jepa_model_load_seconds', help: 'Time to load each model', labelNames: ['model'], registers });
     collectDefaultMetrics({ register: this.registry });
   }
+}
+
+/** The route whose items an engine operation counts. */
+const ROUTE_OF: Readonly<Record<Operation, string>> = {
+  embed: '/v1/embeddings',
+  features: '/v1/features',
+  classify: '/v1/classify',
+  predict: '/v1/predict',
+  rollout: '/v1/worldmodel/rollout',
+  plan: '/v1/worldmodel/plan',
+};
+
+/** The engine's reports, into the server's Prometheus metrics. */
+export function engineMetrics(m: ServerMetrics): EngineMetrics {
+  return {
+    queueDepth: (items) => m.queueDepth.set(items),
+    queueWait: (seconds) => m.queueWaitSeconds.observe(seconds),
+    batchSize: (items) => m.batchSize.observe(items),
+    droppedItem: (reason) => m.droppedItems.inc({ reason }),
+    itemsDone: (operation, items) => m.items.inc({ route: ROUTE_OF[operation] }, items),
+    modelLoaded: (id, seconds) => m.modelLoadSeconds.set({ model: id }, seconds),
+  };
 }

@@ -1,14 +1,9 @@
-// createServer: checks the options, listens (answering 503 while the models load), loads them, and
-// closes in order: refuse new requests, let in-flight ones finish, stop listening, dispose the models.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { ServerMetrics } from './metrics.js';
-import { PathPolicy } from './paths.js';
-import { ModelRegistry, modelFiles } from './server-context.js';
-import { buildApp, type ServerState } from './server-http.js';
-import { Admission, Batcher, ComputeLane } from './server-queue.js';
-import { ItemLoader } from './server-task.js';
+// createServer: checks the options, listens (answering 503 while the engine loads the models), and
+// closes in order: refuse new requests, let in-flight ones finish, stop listening, close the engine.
+import { Engine } from '@jepa/engine';
+import { buildApp } from './http/app.js';
+import type { ServerState } from './http/server-state.js';
+import { ServerMetrics, engineMetrics } from './metrics.js';
 import { loadWebPage } from './web-page.js';
 
 export interface ServerOptions {
@@ -83,88 +78,67 @@ async function within(p: Promise<unknown>, ms: number): Promise<boolean> {
 
 export async function createServer(options: ServerOptions = {}): Promise<JepaServer> {
   const maxBatch = positive('maxBatch', options.maxBatch, 8);
-  const maxWaitMs = positive('maxWaitMs', options.maxWaitMs, 5, 0);
-  const maxQueue = positive('maxQueue', options.maxQueue, 256);
   const maxBodyMb = positive('maxBodyMb', options.maxBodyMb, 64);
   const timeoutMs = positive('timeoutMs', options.timeoutMs, 30_000);
   const graceMs = positive('shutdownGraceMs', options.shutdownGraceMs, 5000, 0);
   const port = positive('port', options.port, 8080, 0);
-  if (options.threads !== undefined) positive('threads', options.threads, 1);
   if (options.apiKey !== undefined && options.apiKey.length === 0) throw new RangeError('apiKey must not be empty');
   const host = options.host ?? '127.0.0.1';
   const log = options.log ?? (() => {});
 
-  const files = modelFiles(options.models ?? [], options.modelsDir);
-  const paths = await PathPolicy.create(options.allowPaths ?? []);
-  const tmp = await mkdtemp(join(tmpdir(), 'jepa-server-'));
   const metrics = new ServerMetrics(maxBatch);
-  const lane = new ComputeLane();
-  const registry = new ModelRegistry(files);
-  const state: ServerState = {
-    registry,
-    loader: new ItemLoader(paths, tmp, Math.max(1, Math.ceil(timeoutMs / 1000))),
-    admission: new Admission(maxQueue, metrics, () => lane.secondsPerItem),
-    lane,
-    metrics,
-    maxQueue,
+  const engine = await Engine.create({
+    models: options.models ?? [],
+    modelsDir: options.modelsDir,
+    allowPaths: options.allowPaths ?? [],
+    threads: options.threads,
+    device: options.device,
+    maxBatch,
+    maxWaitMs: options.maxWaitMs ?? 5,
+    maxQueue: options.maxQueue ?? 256,
     timeoutMs,
+    listHint: '(GET /v1/models lists them)',
+    tempPrefix: 'jepa-server-',
+    metrics: engineMetrics(metrics),
+  });
+  const state: ServerState = {
+    engine,
+    metrics,
     log,
     maxBodyBytes: maxBodyMb * 2 ** 20,
     apiKey: options.apiKey,
     debug: process.env.JEPA_SERVER_DEBUG === '1',
     web: loadWebPage(options.webDir),
-    phase: 'loading',
-    loadError: null,
-    active: new Set(),
+    draining: false,
     open: new Set(),
   };
   const app = buildApp(state);
   try {
     await app.listen({ host, port });
   } catch (err) {
-    await rm(tmp, { recursive: true, force: true });
+    await engine.close();
     throw err;
   }
   const address = app.server.address();
   const boundPort = typeof address === 'object' && address ? address.port : port;
   const shownHost = host.includes(':') ? `[${host}]` : host;
 
-  const ready = registry
-    .load(
-      {
-        ...(options.threads ? { threads: options.threads } : {}),
-        ...(options.device ? { device: options.device } : {}),
-        maxBatch,
-        batcher: (encoder) => new Batcher(encoder, lane, metrics, { maxBatch, maxWaitMs }),
-      },
-      (id, seconds) => metrics.modelLoadSeconds.set({ model: id }, seconds),
-    )
-    .then(
-      () => {
-        if (state.phase === 'loading') state.phase = 'ready';
-      },
-      (err: unknown) => {
-        if (state.phase === 'loading') state.phase = 'failed';
-        state.loadError = err instanceof Error ? err.message : String(err);
-        throw err;
-      },
-    );
+  const ready = engine.ready.then(() => {
+    if (engine.phase === 'failed') throw new Error(engine.loadError ?? 'the models failed to load');
+  });
   ready.catch(() => {});
 
   let closing: Promise<void> | null = null;
   const close = () => {
     closing ??= (async () => {
-      state.phase = 'draining';
+      state.draining = true;
       const drained = await within(allClosed(state), timeoutMs + graceMs);
       if (!drained) {
-        for (const scope of state.active) scope.drop('shutdown');
+        engine.dropAll();
         if (!(await within(allClosed(state), 1000))) app.server.closeAllConnections();
       }
       await app.close();
-      await ready.catch(() => {});
-      await within(lane.idle(), graceMs);
-      registry.dispose();
-      await rm(tmp, { recursive: true, force: true });
+      await engine.close(graceMs);
     })();
     return closing;
   };

@@ -5,7 +5,9 @@ import { join } from 'node:path';
 import { GgmlType, forgeModel } from '@jepa/gguf';
 import { Model } from '@jepa/graph';
 import { describe, expect, it } from 'vitest';
-import { type ApiError, PathPolicy, decodeBase64, float32Base64, isWithin, jsonDepth } from '../src/index.js';
+import { type EngineError, PathPolicy, decodeBase64, isWithin } from '@jepa/engine';
+import { HTTP_STATUS } from '@jepa/errors';
+import { float32Base64, jsonDepth } from '../src/index.js';
 import { THREADS, sameBits, tmp } from './helpers.js';
 
 describe('isWithin', () => {
@@ -35,7 +37,7 @@ describe('PathPolicy', () => {
       await policy.check('input[0].path', p);
       return 200;
     } catch (err) {
-      return (err as ApiError).status;
+      return HTTP_STATUS[(err as EngineError).kind];
     }
   };
 
@@ -84,7 +86,7 @@ describe('decodeBase64', () => {
       decodeBase64('f', s);
       return 'ok';
     } catch (err) {
-      return (err as ApiError).code;
+      return (err as EngineError).code;
     }
   };
   it('reads padded, unpadded, URL-safe base64 and data: URIs', () => {

@@ -1,10 +1,10 @@
 // `jepa features --pca`: the first three principal components of an input's patch features as an
 // RGB map over the network's view of it, written as a PNG. The same featureMap as POST /v1/features
-// (@jepa/server), on the PCA of @jepa/graph (packages/graph/src/pca.ts has the rule).
+// and MCP (@jepa/engine's featureMap), on the PCA of @jepa/graph (packages/graph/src/pca.ts has the rule).
 import { writeFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import type { Command } from 'commander';
-import { featureMap } from '@jepa/server';
+import { featureMap } from '@jepa/engine';
 import { contextOptions, loadModel, type RuntimeFlags } from '../load-model.js';
 import { addInputOptions } from '../input-options.js';
 import { addRuntimeOptions } from '../runtime-options.js';

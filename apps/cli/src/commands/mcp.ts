@@ -1,7 +1,7 @@
 // `jepa mcp`: the models as Model Context Protocol tools on stdio (@jepa/mcp), until the client
 // closes stdin or SIGTERM / SIGINT. stdout is the protocol's alone; every log line is `jepa: …` on stderr.
 import type { Command } from 'commander';
-import { serveStdio } from '@jepa/mcp';
+import type { serveStdio } from '@jepa/mcp';
 import { positiveInt } from '../runtime-options.js';
 import { checkInputFile, checkInputFolder, UserError } from '../user-error.js';
 import { say } from '../display-text.js';
@@ -35,6 +35,8 @@ export function mcpCommand(program: Command): void {
       for (const r of flags.root ?? []) checkInputFolder(r, '--root');
       let running: Awaited<ReturnType<typeof serveStdio>>;
       try {
+        // loaded here, not at the top: every other command starts without the MCP SDK
+        const { serveStdio } = await import('@jepa/mcp');
         running = await serveStdio({
           models: flags.model ?? [],
           modelsDir: flags.modelsDir,
@@ -58,7 +60,7 @@ export function mcpCommand(program: Command): void {
       };
       process.once('SIGTERM', () => stop('SIGTERM'));
       process.once('SIGINT', () => stop('SIGINT'));
-      say(`mcp on stdio; ${running.engine.registry.files.length} model(s) loading; roots: ${running.engine.roots.paths.join(', ') || 'none'}`);
+      say(`mcp on stdio; ${running.engine.engine.registry.files.length} model(s) loading; roots: ${running.engine.roots.paths.join(', ') || 'none'}`);
       await running.engine.ready;
       await running.closed;
       say('the client closed stdin; stopped');

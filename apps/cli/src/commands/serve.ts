@@ -1,6 +1,6 @@
 // `jepa serve`: the HTTP server of @jepa/server, until SIGTERM or SIGINT.
 import { InvalidArgumentError, type Command } from 'commander';
-import { createServer, type JepaServer } from '@jepa/server';
+import type { JepaServer } from '@jepa/server';
 import { positiveInt } from '../runtime-options.js';
 import { checkInputFile, checkInputFolder, UserError } from '../user-error.js';
 import { say } from '../display-text.js';
@@ -58,6 +58,8 @@ export function serveCommand(program: Command): void {
       const apiKey = flags.apiKey ?? process.env.JEPA_API_KEY;
       let server: JepaServer;
       try {
+        // loaded here, not at the top: every other command starts without fastify
+        const { createServer } = await import('@jepa/server');
         server = await createServer({
           models: flags.model ?? [],
           ...(flags.modelsDir ? { modelsDir: flags.modelsDir } : {}),

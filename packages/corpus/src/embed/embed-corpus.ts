@@ -1,12 +1,12 @@
 // Embeds a corpus in input order, a batch at a time, while the next inputs decode. Yields each batch's
 // records (embeddings and failures, in input order) as soon as it is encoded, so nothing accumulates.
-import type { EncoderContext, PoolMode } from '@jepa/graph';
+import type { Pool } from '@jepa/engine';
+import type { EncoderContext } from '@jepa/graph';
 import { prefetchInOrder, type ItemTensor } from '@jepa/input';
 import type { WorldModel } from '@jepa/worldmodel';
 import type { CorpusItem, CorpusRecord } from './corpus-item.js';
 
-/** lewm: the LeWorldModel state, the projector applied to the CLS token. */
-export type Pool = PoolMode | 'none' | 'lewm';
+export type { Pool };
 
 export interface EmbedCorpusOptions {
   ctx: EncoderContext;

@@ -2,7 +2,7 @@
 // the real path (symlinks resolved), so neither `..` nor a link leads out of a root.
 import { realpath, stat } from 'node:fs/promises';
 import { isAbsolute, resolve, sep } from 'node:path';
-import { ApiError, badField } from './errors.js';
+import { badField, forbidden } from '../errors.js';
 
 const MAX_PATH = 4096;
 
@@ -13,8 +13,7 @@ export function isWithin(root: string, path: string): boolean {
   return path.startsWith(prefix);
 }
 
-const refused = (field: string) =>
-  new ApiError(403, 'permission_error', 'path_not_allowed', `${field}: not under an allowed path (--allow-path)`, field);
+const refused = (field: string) => forbidden(field, 'not under an allowed path (--allow-path)', 'path_not_allowed');
 
 export class PathPolicy {
   private constructor(
@@ -45,10 +44,9 @@ export class PathPolicy {
     return this.realRoots.length > 0;
   }
 
-  /** The real path of an allowed regular file, or an ApiError naming the field. */
+  /** The real path of an allowed regular file, or a refusal naming the field. */
   async check(field: string, value: unknown): Promise<string> {
-    if (!this.enabled)
-      throw new ApiError(403, 'permission_error', 'paths_disabled', `${field}: paths are off; start the server with --allow-path DIR`, field);
+    if (!this.enabled) throw forbidden(field, 'paths are off; start the server with --allow-path DIR', 'paths_disabled');
     if (typeof value !== 'string' || value.length === 0) throw badField(field, 'must be a non-empty string');
     if (value.length > MAX_PATH) throw badField(field, `longer than ${MAX_PATH} characters`);
     if (value.includes('\0')) throw badField(field, 'contains a NUL byte');

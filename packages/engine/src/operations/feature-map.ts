@@ -1,6 +1,6 @@
 // One item's encoder output → the PCA map of its patch features as a PNG (the rule is in
 // @jepa/graph's pca.ts), and the network's own view of the input as a PNG to lay it over.
-// POST /v1/features and `jepa features --pca` both call featureMap, so they write the same bytes.
+// POST /v1/features, MCP and `jepa features --pca` all call featureMap, so they write the same bytes.
 import { deflateSync } from 'node:zlib';
 import type { ModelSpec } from '@jepa/gguf';
 import { type EncodeOutput, patchGrid, patchPcaMap } from '@jepa/graph';

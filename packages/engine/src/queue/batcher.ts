@@ -1,141 +1,11 @@
-// The bounded queue and the dynamic batcher. Admission counts items from the moment a request is
-// accepted until each is done, and refuses (429) past --max-queue. One compute lane runs every
-// graph of every model in turn (one stream of work is what the CPU threads can serve). Each model's
-// batcher groups still images of one shape from concurrent requests into one encoder graph, up to
-// --max-batch items or --max-wait-ms after the oldest arrived; clips run one per graph, except the
-// windows of a sampled video, which batch by shape as stills do.
+// The dynamic batcher of one encoder: still images of one shape from concurrent requests share one
+// encoder graph, up to maxBatch items or maxWaitMs after the oldest arrived; clips run one per graph,
+// except the windows of a sampled video, which batch by shape as stills do.
 import { EncodeOutput, type EncoderContext } from '@jepa/graph';
 import type { ItemTensor } from '@jepa/input';
-import { ApiError, inputFailure } from './errors.js';
-import type { ServerMetrics } from './metrics.js';
-
-export type DropReason = 'disconnect' | 'deadline' | 'failed' | 'shutdown';
-
-/** The reason an item never ran; nobody reads it but a request that is already gone. */
-export class Dropped extends Error {
-  constructor(readonly reason: DropReason) {
-    super(`dropped: ${reason}`);
-    this.name = 'Dropped';
-  }
-}
-
-export function dropReason(signal: AbortSignal): DropReason {
-  const r = signal.reason as unknown;
-  return r === 'disconnect' || r === 'deadline' || r === 'failed' || r === 'shutdown' ? r : 'failed';
-}
-
-/** Rejects once the signal fires for a reason other than a failed item (that one's own error wins). */
-export function rejectOnDrop(signal: AbortSignal): Promise<never> {
-  return new Promise<never>((_resolve, reject) => {
-    const fire = () => {
-      const reason = dropReason(signal);
-      if (reason !== 'failed') reject(new Dropped(reason));
-    };
-    if (signal.aborted) fire();
-    else signal.addEventListener('abort', fire, { once: true });
-  });
-}
-
-/** Compute on items already checked: an engine refusal is the caller's (field named), anything else internal. */
-export async function computeOnItems<T>(field: string, run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (err) {
-    if (err instanceof Dropped) throw err;
-    if (err instanceof Error && /\b(target|context) token id\b/.test(err.message))
-      throw inputFailure(/\btarget token id\b/.test(err.message) ? 'target' : 'context', err);
-    throw inputFailure(field, err);
-  }
-}
-
-/** Items a request holds in the queue; each is given back once. */
-export class Ticket {
-  #held: number;
-  readonly #giveBack: (n: number) => void;
-
-  constructor(held: number, giveBack: (n: number) => void) {
-    this.#held = held;
-    this.#giveBack = giveBack;
-  }
-
-  release(n = 1): void {
-    const k = Math.min(n, this.#held);
-    if (k <= 0) return;
-    this.#held -= k;
-    this.#giveBack(k);
-  }
-
-  releaseAll(): void {
-    this.release(this.#held);
-  }
-}
-
-export class Admission {
-  #depth = 0;
-  readonly #metrics: ServerMetrics;
-  readonly #secondsPerItem: () => number;
-
-  constructor(
-    readonly capacity: number,
-    metrics: ServerMetrics,
-    secondsPerItem: () => number,
-  ) {
-    this.#metrics = metrics;
-    this.#secondsPerItem = secondsPerItem;
-  }
-
-  get depth(): number {
-    return this.#depth;
-  }
-
-  reserve(items: number): Ticket {
-    if (this.#depth + items > this.capacity) {
-      const wait = Math.min(60, Math.max(1, Math.ceil(this.#depth * this.#secondsPerItem())));
-      throw new ApiError(
-        429,
-        'rate_limit_error',
-        'queue_full',
-        `the queue is full (${this.#depth} of ${this.capacity} items, --max-queue); retry after ${wait} s`,
-        null,
-        { 'retry-after': String(wait) },
-      );
-    }
-    this.#depth += items;
-    this.#metrics.queueDepth.set(this.#depth);
-    return new Ticket(items, (n) => {
-      this.#depth -= n;
-      this.#metrics.queueDepth.set(this.#depth);
-    });
-  }
-}
-
-/** A FIFO mutex around compute, which also learns how long an item takes (for Retry-After). */
-export class ComputeLane {
-  #tail: Promise<void> = Promise.resolve();
-  #secondsPerItem = 0.05;
-
-  get secondsPerItem(): number {
-    return this.#secondsPerItem;
-  }
-
-  run<T>(task: () => Promise<T>): Promise<T> {
-    const result = this.#tail.then(task);
-    this.#tail = result.then(
-      () => {},
-      () => {},
-    );
-    return result;
-  }
-
-  /** Resolves once everything queued on the lane so far has finished. */
-  idle(): Promise<void> {
-    return this.#tail;
-  }
-
-  observe(seconds: number, items: number): void {
-    if (items > 0) this.#secondsPerItem = 0.8 * this.#secondsPerItem + 0.2 * (seconds / items);
-  }
-}
+import type { ComputeLane } from './compute-lane.js';
+import { Dropped, dropReason } from './dropped.js';
+import type { EngineMetrics } from './engine-metrics.js';
 
 interface EncodeJob {
   tensor: ItemTensor;
@@ -159,10 +29,10 @@ export class Batcher {
   #incoming = 0;
   readonly #encoder: EncoderContext;
   readonly #lane: ComputeLane;
-  readonly #metrics: ServerMetrics;
+  readonly #metrics: EngineMetrics;
   readonly #options: BatcherOptions;
 
-  constructor(encoder: EncoderContext, lane: ComputeLane, metrics: ServerMetrics, options: BatcherOptions) {
+  constructor(encoder: EncoderContext, lane: ComputeLane, metrics: EngineMetrics, options: BatcherOptions) {
     this.#encoder = encoder;
     this.#lane = lane;
     this.#metrics = metrics;
@@ -286,8 +156,8 @@ export class Batcher {
     const batch = this.#take();
     if (batch.length === 0) return;
     const t0 = performance.now();
-    for (const j of batch) this.#metrics.queueWaitSeconds.observe((t0 - j.enqueued) / 1000);
-    this.#metrics.batchSize.observe(batch.length);
+    for (const j of batch) this.#metrics.queueWait((t0 - j.enqueued) / 1000);
+    this.#metrics.batchSize(batch.length);
     const shape = batch[0]!.tensor.shape;
     let data = batch[0]!.tensor.data;
     if (batch.length > 1) {

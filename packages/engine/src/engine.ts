@@ -1,0 +1,279 @@
+// The engine every front end calls: its models, the queue that admits requests, the compute lane,
+// the item loader, and one method per operation. A front end parses its own transport (HTTP bodies,
+// MCP arguments, CLI flags) into the items and options below and shapes the answers it gets back.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { EngineError, unavailable } from './errors.js';
+import { ItemLoader } from './items/item-loader.js';
+import { PathPolicy } from './items/path-policy.js';
+import { Admission } from './queue/admission.js';
+import { Batcher } from './queue/batcher.js';
+import { ComputeLane } from './queue/compute-lane.js';
+import { Dropped, rejectOnDrop } from './queue/dropped.js';
+import { type EngineMetrics, SILENT_METRICS } from './queue/engine-metrics.js';
+import { RequestScope } from './queue/request-scope.js';
+import { type ClassifyRequest, type ClassifyResult, classify } from './operations/classify.js';
+import { type EmbedRequest, type EmbedResult, embed } from './operations/embed.js';
+import type { CallOptions, EngineCore } from './operations/engine-core.js';
+import { type FeaturesRequest, type FeaturesResult, features } from './operations/features.js';
+import { type PredictRequest, type PredictResult, predict } from './operations/predict.js';
+import { type PlanRequest, type PlanResult, type RolloutRequest, type RolloutResult, plan, rollout } from './operations/world.js';
+import { ModelRegistry, modelFiles } from './registry/model-registry.js';
+import type { ModelCard, ModelSlot } from './registry/model-slot.js';
+
+export interface EngineOptions {
+  /** Model files; each is known by its file name without `.gguf`. */
+  models?: readonly string[];
+  /** Every `.gguf` in this folder too. */
+  modelsDir?: string | undefined;
+  /** Start with no model at all (MCP lists its tools before any model is given); default: refused. */
+  allowNoModels?: boolean;
+  /** Folders whose files a `{path}` item may name (default none: path items are refused). */
+  allowPaths?: readonly string[];
+  /** CPU threads per model context (default: the machine's parallelism). */
+  threads?: number | undefined;
+  /** `cpu`, `cuda`, `cuda:N` (default JEPA_DEVICE, else the CPU). */
+  device?: string | undefined;
+  /** Still images per encoder graph (default 8). */
+  maxBatch?: number;
+  /** How long a graph waits for more stills once the first has arrived (default 5 ms). */
+  maxWaitMs?: number;
+  /** Items admitted at once (decoding, queued or running); beyond it a request is refused as busy (default 256). */
+  maxQueue?: number;
+  /** A request not done within this is refused (default 30 000 ms). */
+  timeoutMs?: number;
+  /** Where a refusal that names a model says the models are listed, e.g. `(GET /v1/models lists them)`. */
+  listHint?: string;
+  metrics?: EngineMetrics;
+  /** The name of the engine's temp folder (base64 videos for ffmpeg) starts with this (default `jepa-engine-`). */
+  tempPrefix?: string;
+  /** Where loading and internal errors are reported (default: nowhere). */
+  log?: (line: string) => void;
+}
+
+export type EnginePhase = 'loading' | 'ready' | 'failed' | 'closed';
+
+function positive(name: string, v: number | undefined, fallback: number, min = 1): number {
+  const x = v ?? fallback;
+  if (!Number.isInteger(x) || x < min) throw new RangeError(`${name} must be an integer >= ${min}, got ${String(v)}`);
+  return x;
+}
+
+export class Engine implements EngineCore {
+  readonly registry: ModelRegistry;
+  readonly lane = new ComputeLane();
+  readonly admission: Admission;
+  readonly metrics: EngineMetrics;
+  readonly maxBatch: number;
+  readonly maxQueue: number;
+  readonly timeoutMs: number;
+  /** Settles when every model has loaded, or one failed (phase and loadError then say so); never rejects. */
+  readonly ready: Promise<void>;
+  #phase: EnginePhase = 'loading';
+  #loadError: string | null = null;
+  #loader: ItemLoader;
+  readonly #tmp: string;
+  readonly #active = new Set<RequestScope>();
+  #closing: Promise<void> | null = null;
+
+  private constructor(options: EngineOptions, files: { id: string; path: string }[], paths: PathPolicy, tmp: string) {
+    this.maxBatch = positive('maxBatch', options.maxBatch, 8);
+    const maxWaitMs = positive('maxWaitMs', options.maxWaitMs, 5, 0);
+    this.maxQueue = positive('maxQueue', options.maxQueue, 256);
+    this.timeoutMs = positive('timeoutMs', options.timeoutMs, 30_000);
+    this.metrics = options.metrics ?? SILENT_METRICS;
+    this.registry = new ModelRegistry(files, options.listHint ?? '');
+    this.admission = new Admission(this.maxQueue, this.metrics, () => this.lane.secondsPerItem);
+    this.#tmp = tmp;
+    this.#loader = new ItemLoader(paths, tmp, this.#videoTimeoutSeconds());
+    const log = options.log ?? (() => {});
+    const maxBatch = this.maxBatch;
+    this.ready = this.registry
+      .load(
+        {
+          ...(options.threads ? { threads: options.threads } : {}),
+          ...(options.device ? { device: options.device } : {}),
+          maxBatch,
+          batcher: (encoder) => new Batcher(encoder, this.lane, this.metrics, { maxBatch, maxWaitMs }),
+        },
+        (id, seconds) => {
+          this.metrics.modelLoaded(id, seconds);
+          const s = this.registry.get(id).spec;
+          log(`model: ${id}: ${s.name} (${s.family}) loaded in ${seconds.toFixed(2)} s`);
+        },
+      )
+      .then(
+        () => {
+          if (this.#phase === 'loading') this.#phase = 'ready';
+        },
+        (err: unknown) => {
+          if (this.#phase === 'loading') this.#phase = 'failed';
+          this.#loadError = err instanceof Error ? err.message : String(err);
+          log(`cannot load the models: ${this.#loadError}`);
+        },
+      );
+  }
+
+  /**
+   * Checks the options and the model files, and starts loading the models (`ready` settles when they
+   * are in). Calls made before then wait for the load.
+   */
+  static async create(options: EngineOptions = {}): Promise<Engine> {
+    if (options.threads !== undefined) positive('threads', options.threads, 1);
+    const models = options.models ?? [];
+    const none = models.length === 0 && options.modelsDir === undefined;
+    const files = none && options.allowNoModels ? [] : modelFiles(models, options.modelsDir);
+    const paths = await PathPolicy.create(options.allowPaths ?? []);
+    const tmp = await mkdtemp(join(tmpdir(), options.tempPrefix ?? 'jepa-engine-'));
+    try {
+      return new Engine(options, files, paths, tmp);
+    } catch (err) {
+      await rm(tmp, { recursive: true, force: true });
+      throw err;
+    }
+  }
+
+  get phase(): EnginePhase {
+    return this.#phase;
+  }
+
+  get loadError(): string | null {
+    return this.#loadError;
+  }
+
+  get loader(): ItemLoader {
+    return this.#loader;
+  }
+
+  /** The folders `{path}` items may name from now on (MCP's roots change while it runs). */
+  setAllowedPaths(paths: PathPolicy): void {
+    this.#loader = new ItemLoader(paths, this.#tmp, this.#videoTimeoutSeconds());
+  }
+
+  #videoTimeoutSeconds(): number {
+    return Math.max(1, Math.ceil(this.timeoutMs / 1000));
+  }
+
+  /** The named model once the models are in (the only one when `id` is undefined); refused while loading, failed or closed. */
+  async model(id: unknown): Promise<ModelSlot> {
+    await this.ready;
+    this.#checkOpen();
+    return this.registry.get(id);
+  }
+
+  /** Every model's card, once the models are in. */
+  async models(): Promise<ModelCard[]> {
+    await this.ready;
+    this.#checkOpen();
+    return this.registry.cards();
+  }
+
+  #checkOpen(): void {
+    if (this.#phase === 'closed') throw unavailable('shutting down', 'shutting_down');
+    if (this.#phase === 'failed') throw new EngineError('load_failed', `the models failed to load: ${this.#loadError}`, { kind: 'unavailable' });
+  }
+
+  /**
+   * Runs a request's work holding its items' place in the queue, under its deadline, with the caller's
+   * abort and the engine's shutdown dropping whatever of it is still queued.
+   */
+  async scoped<T>(items: number, call: CallOptions, work: (scope: RequestScope) => Promise<T>): Promise<T> {
+    const scope = new RequestScope(this.admission.reserve(items));
+    const ms = call.timeoutMs ?? this.timeoutMs;
+    const timer = setTimeout(() => scope.drop('deadline'), ms);
+    const onAbort = () => scope.drop('disconnect');
+    if (call.signal?.aborted) onAbort();
+    else call.signal?.addEventListener('abort', onAbort, { once: true });
+    this.#active.add(scope);
+    const running = work(scope);
+    running.catch(() => {});
+    try {
+      return await Promise.race([running, rejectOnDrop(scope.signal)]);
+    } catch (err) {
+      const reason = scope.dropped;
+      if (reason === 'deadline') throw new EngineError('timeout', `the request was not done within ${ms} ms (--timeout-ms)`, { kind: 'timeout' });
+      if (reason === 'shutdown') throw unavailable('the server is shutting down', 'shutting_down');
+      if (reason === 'disconnect') throw new EngineError('cancelled', 'the client cancelled the request', { kind: 'cancelled' });
+      if (err instanceof Dropped) throw unavailable(`the request was dropped (${err.reason})`, 'dropped');
+      throw err;
+    } finally {
+      clearTimeout(timer);
+      call.signal?.removeEventListener('abort', onAbort);
+      this.#active.delete(scope);
+      scope.ticket.releaseAll();
+    }
+  }
+
+  /** Pooled embeddings of the items (each window of a sampled video). */
+  embed(req: EmbedRequest, call: CallOptions = {}): Promise<EmbedResult> {
+    return embed(this, req, call);
+  }
+
+  /** The PCA map of each item's patch features. */
+  features(req: FeaturesRequest, call: CallOptions = {}): Promise<FeaturesResult> {
+    return features(this, req, call);
+  }
+
+  /** The head's top classes for each item (each window of a sampled video). */
+  classify(req: ClassifyRequest, call: CallOptions = {}): Promise<ClassifyResult> {
+    return classify(this, req, call);
+  }
+
+  /** The masked predictor's target tokens from an item's context tokens. */
+  predict(req: PredictRequest, call: CallOptions = {}): Promise<PredictResult> {
+    return predict(this, req, call);
+  }
+
+  /** A LeWorldModel rollout of action sequences from history frames. */
+  rollout(req: RolloutRequest, call: CallOptions = {}): Promise<RolloutResult> {
+    return rollout(this, req, call);
+  }
+
+  /** A LeWorldModel CEM plan from history frames toward a goal frame. */
+  plan(req: PlanRequest, call: CallOptions = {}): Promise<PlanResult> {
+    return plan(this, req, call);
+  }
+
+  /** Drops the queued items of every request in progress (a shutdown past its grace). */
+  dropAll(): void {
+    for (const scope of this.#active) scope.drop('shutdown');
+  }
+
+  /** Resolves once the compute queued so far has finished. */
+  idle(): Promise<void> {
+    return this.lane.idle();
+  }
+
+  /**
+   * Stops taking calls, waits for the load and (at most `graceMs`) for the compute in progress, then
+   * disposes the models and removes the temp folder. Idempotent.
+   */
+  close(graceMs = Number.POSITIVE_INFINITY): Promise<void> {
+    this.#closing ??= (async () => {
+      await this.ready;
+      this.#phase = 'closed';
+      await within(this.lane.idle(), graceMs);
+      await this.registry.dispose();
+      await rm(this.#tmp, { recursive: true, force: true });
+    })();
+    return this.#closing;
+  }
+}
+
+/** Waits for the promise or the time, whichever is first. */
+async function within(p: Promise<unknown>, ms: number): Promise<void> {
+  if (!Number.isFinite(ms)) {
+    await p;
+    return;
+  }
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<void>((done) => {
+    timer = setTimeout(done, ms);
+  });
+  try {
+    await Promise.race([p, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,36 @@
+export { Engine, type EngineOptions, type EnginePhase } from './engine.js';
+export { EngineError, badField, forbidden, itemFailure, notFound, unavailable, type EngineErrorOptions } from './errors.js';
+export type { CallOptions, Usage } from './operations/engine-core.js';
+export type { EmbedRequest, EmbedResult, Embedding } from './operations/embed.js';
+export type { FeaturesRequest, FeaturesResult } from './operations/features.js';
+export type { ClassifyRequest, ClassifyResult, ItemClasses } from './operations/classify.js';
+export type { PredictRequest, PredictResult } from './operations/predict.js';
+export type { PlanRequest, PlanResult, RolloutActions, RolloutRequest, RolloutResult } from './operations/world.js';
+export { requestActionStats } from './operations/action-stats.js';
+export { POOLS, choosePool, l2NormalizeRows, poolOutputs, projectStates, type Pool, type Vector } from './operations/pooling.js';
+export { featureMap, encodePng, tensorGrid, type FeatureMap } from './operations/feature-map.js';
+export { ModelRegistry, modelFiles } from './registry/model-registry.js';
+export type { ModelCard, ModelSlot, SlotOptions } from './registry/model-slot.js';
+export { Admission, Ticket } from './queue/admission.js';
+export { Batcher, type BatcherOptions } from './queue/batcher.js';
+export { ComputeLane } from './queue/compute-lane.js';
+export { Dropped, dropReason, rejectOnDrop, type DropReason } from './queue/dropped.js';
+export { SILENT_METRICS, type EngineMetrics, type Operation } from './queue/engine-metrics.js';
+export { RequestScope } from './queue/request-scope.js';
+export { decodeBase64 } from './items/base64.js';
+export { fieldName } from './items/field-name.js';
+export { ItemLoader } from './items/item-loader.js';
+export {
+  MAX_WINDOW_FRAMES,
+  parseItem,
+  parseItems,
+  parseSampling,
+  refuseSampling,
+  type ItemKind,
+  type ParsedItem,
+  type Sampling,
+} from './items/parse-item.js';
+export { parseIds } from './items/parse-ids.js';
+export { parseActions } from './items/parse-actions.js';
+export { PathPolicy, isWithin } from './items/path-policy.js';
+export type { EncodedItem, PlannedEncoded, WindowPlace } from './items/encode-items.js';

@@ -1,0 +1,63 @@
+// The attentive classifier on each item (or each window of a sampled video).
+import type { ClassScore } from '@jepa/graph';
+import { badField } from '../errors.js';
+import { encodePlanned, type WindowPlace } from '../items/encode-items.js';
+import type { ParsedItem } from '../items/parse-item.js';
+import type { ModelSlot } from '../registry/model-slot.js';
+import { computeOnItems } from './compute-on-items.js';
+import { type CallOptions, type EngineCore, type Usage, usage } from './engine-core.js';
+import { withPlannedItems } from './planned.js';
+
+export interface ClassifyRequest {
+  model?: unknown;
+  items: readonly ParsedItem[];
+  /** Classes to return, best first (default 5, at most the head's classes). */
+  topK?: number | undefined;
+}
+
+export interface ItemClasses {
+  index: number;
+  place: WindowPlace | null;
+  top: ClassScore[];
+  logits: Float32Array;
+}
+
+export interface ClassifyResult {
+  model: string;
+  data: ItemClasses[];
+  usage: Usage;
+  warnings: string[];
+}
+
+/** The model's head and how many classes to return. */
+export function classifier(slot: ModelSlot, topK: number | undefined) {
+  const head = slot.head();
+  const classes = slot.spec.head!.nClasses;
+  const k = topK ?? Math.min(5, classes);
+  if (k > classes) throw badField('top_k', `at most ${classes} (the head's classes)`);
+  return { head, k };
+}
+
+export async function classify(core: EngineCore, req: ClassifyRequest, call: CallOptions = {}): Promise<ClassifyResult> {
+  const slot = await core.model(req.model);
+  const { head, k } = classifier(slot, req.topK);
+  return withPlannedItems(core, slot, req.items, (plan) =>
+    core.scoped(plan.count, call, async (scope) => {
+      const { encoded, warnings } = await encodePlanned(core, slot, plan, scope);
+      const results = await computeOnItems('input', () =>
+        core.lane.run(async () => {
+          const all = [];
+          for (const e of encoded) all.push((await head.classify(e.out, k))[0]!);
+          return all;
+        }),
+      );
+      core.metrics.itemsDone('classify', encoded.length);
+      return {
+        model: slot.id,
+        data: results.map((r, i) => ({ index: encoded[i]!.index, place: encoded[i]!.place, top: r.top, logits: r.logits })),
+        usage: usage(encoded.map((e) => e.out)),
+        warnings,
+      };
+    }),
+  );
+}

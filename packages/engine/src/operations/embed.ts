@@ -1,0 +1,56 @@
+// Embeddings: each item (or each window of a sampled video) pooled, optionally L2-normalised.
+import { encodePlanned, type WindowPlace } from '../items/encode-items.js';
+import type { ParsedItem } from '../items/parse-item.js';
+import { computeOnItems } from './compute-on-items.js';
+import { type CallOptions, type EngineCore, type Usage, usage } from './engine-core.js';
+import { withPlannedItems } from './planned.js';
+import { type Pool, type Vector, choosePool, l2NormalizeRows, poolOutputs, projectStates } from './pooling.js';
+
+export interface EmbedRequest {
+  /** A model id; undefined where the engine serves one model. */
+  model?: unknown;
+  items: readonly ParsedItem[];
+  /** Default: CLS where the model has one, else the patch mean. */
+  pool?: Pool | undefined;
+  /** Scale each vector (each token's, for pool none) to unit length. */
+  normalize?: boolean | undefined;
+}
+
+export interface Embedding {
+  /** The item's place in the request. */
+  index: number;
+  /** Where the window lies, for a window of a sampled video. */
+  place: WindowPlace | null;
+  vector: Vector;
+}
+
+export interface EmbedResult {
+  model: string;
+  pool: Pool;
+  data: Embedding[];
+  usage: Usage;
+  /** One line per sampled video that ended before its last window. */
+  warnings: string[];
+}
+
+export async function embed(core: EngineCore, req: EmbedRequest, call: CallOptions = {}): Promise<EmbedResult> {
+  const slot = await core.model(req.model);
+  const pool = choosePool(slot.spec, req.pool);
+  return withPlannedItems(core, slot, req.items, (plan) =>
+    core.scoped(plan.count, call, async (scope) => {
+      const { encoded, warnings } = await encodePlanned(core, slot, plan, scope);
+      const outs = encoded.map((e) => e.out);
+      const vectors =
+        pool === 'lewm' ? await computeOnItems('input', () => core.lane.run(() => projectStates(slot.world(), outs))) : poolOutputs(outs, pool);
+      if (req.normalize) for (const v of vectors) l2NormalizeRows(v.values, v.shape[v.shape.length - 1]!);
+      core.metrics.itemsDone('embed', encoded.length);
+      return {
+        model: slot.id,
+        pool,
+        data: encoded.map((e, i) => ({ index: e.index, place: e.place, vector: vectors[i]! })),
+        usage: usage(outs),
+        warnings,
+      };
+    }),
+  );
+}

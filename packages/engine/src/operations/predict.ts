@@ -1,0 +1,58 @@
+// The masked predictor: from an item's context tokens to its target tokens.
+import { checkPredictorInputSize, predictorTokens } from '@jepa/graph';
+import { type EncodedItem, encodeItems } from '../items/encode-items.js';
+import { type ParsedItem, refuseSampling } from '../items/parse-item.js';
+import { computeOnItems } from './compute-on-items.js';
+import { type CallOptions, type EngineCore, type Usage, usage } from './engine-core.js';
+
+export interface PredictRequest {
+  model?: unknown;
+  item: ParsedItem;
+  contextIds: readonly number[];
+  targetIds: readonly number[];
+  maskIndex?: number | undefined;
+}
+
+export interface PredictResult {
+  model: string;
+  targetIds: number[];
+  /** The predicted target tokens, [targets, outDim] row-major. */
+  predictions: Float32Array;
+  outDim: number;
+  /** The encoder's own tokens that the predictor read, [tokens, dim]. */
+  encoder: { tokens: Float32Array; dim: number };
+  usage: Usage;
+}
+
+export async function predict(core: EngineCore, req: PredictRequest, call: CallOptions = {}): Promise<PredictResult> {
+  const slot = await core.model(req.model);
+  const predictor = slot.predictor();
+  refuseSampling([req.item]);
+  return core.scoped(1, call, async (scope) => {
+    // V-JEPA 2.1 g/G: the predictor reads the hierarchy levels, from an encoder of its own
+    const [{ out, shape }] = (await encodeItems(core, slot, [req.item], scope, slot.predictorBatcher())) as [EncodedItem];
+    const oneFrame = shape.length === 3 || shape[1] === 1;
+    const result = await computeOnItems('input', () =>
+      core.lane.run(() => {
+        checkPredictorInputSize(slot.spec, shape);
+        return predictor.predict({
+          ...predictorTokens(out),
+          contextIds: [...req.contextIds],
+          targetIds: [...req.targetIds],
+          ...(req.maskIndex !== undefined ? { maskIndex: req.maskIndex } : {}),
+          modality: oneFrame ? 'image' : 'video',
+        });
+      }),
+    );
+    core.metrics.itemsDone('predict', 1);
+    const { tokens, dim } = predictorTokens(out);
+    return {
+      model: slot.id,
+      targetIds: [...req.targetIds],
+      predictions: result.targets,
+      outDim: result.outDim,
+      encoder: { tokens, dim },
+      usage: usage([out]),
+    };
+  });
+}

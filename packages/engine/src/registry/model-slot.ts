@@ -1,0 +1,122 @@
+// One loaded model and the contexts that run it: an encoder context shared by every request, and the
+// head, predictor and world-model contexts made on first use.
+import type { ModelSpec } from '@jepa/gguf';
+import { type EncoderContext, type HeadContext, type MaskedPredictorContext, type Model, predictorEncoderOutput } from '@jepa/graph';
+import { ModelInput } from '@jepa/input';
+import { WorldModel } from '@jepa/worldmodel';
+import { badField } from '../errors.js';
+import type { Batcher } from '../queue/batcher.js';
+import type { Operation } from '../queue/engine-metrics.js';
+
+export interface ModelCard {
+  id: string;
+  object: 'model';
+  created: number;
+  owned_by: 'jepa';
+  name: string;
+  family: string;
+  /** Width of an embedding (the encoder's; a LeWM state with pool "lewm" is `state_dims` wide). */
+  dims: number;
+  state_dims?: number;
+  frames: number;
+  image_size: number;
+  recipe: ModelSpec['pre'];
+  labels: readonly string[] | null;
+  /** The operations this model serves: embed and features always, the rest as its heads allow. */
+  operations: Operation[];
+}
+
+export interface SlotOptions {
+  threads?: number;
+  device?: string;
+  maxBatch: number;
+  /** The batcher that feeds this model's encoder context. */
+  batcher: (encoder: EncoderContext) => Batcher;
+}
+
+export class ModelSlot {
+  readonly encoder: EncoderContext;
+  readonly batcher: Batcher;
+  readonly input: ModelInput;
+  #head: HeadContext | undefined;
+  #predictor: MaskedPredictorContext | undefined;
+  #hierarchy: { encoder: EncoderContext; batcher: Batcher } | undefined;
+  #world: WorldModel | undefined;
+
+  constructor(
+    readonly id: string,
+    readonly model: Model,
+    readonly created: number,
+    readonly options: SlotOptions,
+  ) {
+    this.encoder = model.createContext({ maxBatch: options.maxBatch });
+    this.batcher = options.batcher(this.encoder);
+    this.input = new ModelInput(model.spec, { exifOrient: true, decoder: 'native' });
+  }
+
+  get spec(): ModelSpec {
+    return this.model.spec;
+  }
+
+  head(): HeadContext {
+    if (!this.spec.head) throw badField('model', `${this.id} has no classifier head`, 'unsupported_model');
+    this.#head ??= this.model.createHeadContext();
+    return this.#head;
+  }
+
+  predictor(): MaskedPredictorContext {
+    const p = this.spec.pred;
+    if (p?.kind !== 'masked') throw badField('model', `${this.id} has no masked predictor`, 'unsupported_model');
+    this.#predictor ??= this.model.createPredictorContext();
+    return this.#predictor;
+  }
+
+  /** The batcher whose encoder gives what the predictor reads: the shared one, or a hierarchy-mode one (V-JEPA 2.1 g/G). */
+  predictorBatcher(): Batcher {
+    if (predictorEncoderOutput(this.spec) === 'final') return this.batcher;
+    if (!this.#hierarchy) {
+      const encoder = this.model.createContext({ maxBatch: this.options.maxBatch, output: 'hierarchy' });
+      this.#hierarchy = { encoder, batcher: this.options.batcher(encoder) };
+    }
+    return this.#hierarchy.batcher;
+  }
+
+  world(): WorldModel {
+    if (this.spec.pred?.kind !== 'action')
+      throw badField('model', `${this.id} is not a LeWorldModel (no action-conditioned predictor)`, 'unsupported_model');
+    this.#world ??= new WorldModel(this.model);
+    return this.#world;
+  }
+
+  card(): ModelCard {
+    const s = this.spec;
+    const operations: Operation[] = ['embed', 'features'];
+    if (s.head) operations.push('classify');
+    if (s.pred?.kind === 'masked') operations.push('predict');
+    if (s.pred?.kind === 'action') operations.push('rollout', 'plan');
+    return {
+      id: this.id,
+      object: 'model',
+      created: this.created,
+      owned_by: 'jepa',
+      name: s.name,
+      family: s.family,
+      dims: s.enc.embedDim,
+      ...(s.pred?.kind === 'action' ? { state_dims: s.pred.embedDim } : {}),
+      frames: s.enc.nFrames,
+      image_size: s.enc.imgSize,
+      recipe: s.pre,
+      labels: s.labels,
+      operations,
+    };
+  }
+
+  dispose(): void {
+    this.#head?.dispose();
+    this.#predictor?.dispose();
+    this.#hierarchy?.encoder.dispose();
+    this.#world?.dispose();
+    this.encoder.dispose();
+    this.model.dispose();
+  }
+}

@@ -1,0 +1,58 @@
+// POST /v1/classify and POST /v1/predict: the heads over the encoder's tokens.
+import { parseIds, parseItems, refuseSampling } from '@jepa/engine';
+import type { FastifyInstance } from 'fastify';
+import { encodeValues } from '../encoding.js';
+import { objectBody, optionalBool, optionalChoice, optionalInt } from '../json.js';
+import { callOf } from './call-options.js';
+import { FORMATS } from './embedding-routes.js';
+import type { ServerState } from './server-state.js';
+
+export function headRoutes(app: FastifyInstance, state: ServerState): void {
+  const { engine } = state;
+
+  app.post('/v1/classify', async (req, reply) => {
+    const body = objectBody(req.body, ['model', 'input', 'top_k', 'logits']);
+    const slot = await engine.model(body.model);
+    slot.head();
+    const classes = slot.spec.head!.nClasses;
+    const topK = optionalInt(body, 'top_k', Math.min(5, classes), 1, classes);
+    const withLogits = optionalBool(body, 'logits', false);
+    const items = parseItems(body.input, 'input', engine.maxQueue);
+    const r = await engine.classify({ model: slot.id, items, topK }, callOf(reply));
+    return {
+      object: 'list',
+      data: r.data.map((c) => ({
+        object: 'classification',
+        index: c.index,
+        ...c.place,
+        top: c.top.map((s) => ({ label: s.label, index: s.index, prob: s.prob, logit: s.logit })),
+        ...(withLogits ? { logits: Array.from(c.logits) } : {}),
+      })),
+      model: r.model,
+      usage: r.usage,
+      ...(r.warnings.length > 0 ? { warnings: r.warnings } : {}),
+    };
+  });
+
+  app.post('/v1/predict', async (req, reply) => {
+    const body = objectBody(req.body, ['model', 'input', 'context', 'target', 'mask_index', 'encoding_format']);
+    const slot = await engine.model(body.model);
+    slot.predictor();
+    const items = parseItems(body.input, 'input', 1);
+    refuseSampling(items);
+    const contextIds = parseIds(body.context, 'context');
+    const targetIds = parseIds(body.target, 'target');
+    const maskIndex = body.mask_index === undefined ? undefined : optionalInt(body, 'mask_index', 0, -(2 ** 31), 2 ** 31 - 1);
+    const format = optionalChoice(body, 'encoding_format', FORMATS, 'float')!;
+    const r = await engine.predict({ model: slot.id, item: items[0]!, contextIds, targetIds, maskIndex }, callOf(reply));
+    const dims = [r.targetIds.length, r.outDim];
+    return {
+      object: 'prediction',
+      model: r.model,
+      target_ids: r.targetIds,
+      shape: dims,
+      predictions: encodeValues(r.predictions, dims, format),
+      usage: r.usage,
+    };
+  });
+}

@@ -1,0 +1,22 @@
+import type { Socket } from 'node:net';
+import { ApiError } from '../errors.js';
+
+/** Malformed HTTP (before fastify has a request): answered in the same error shape, then closed. */
+export function clientError(err: Error & { code?: string }, socket: Socket): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const [status, reason, code, message] =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request Header Fields Too Large', 'headers_too_large', 'the headers are too large']
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request Timeout', 'request_timeout', 'the request was not received in time']
+        : err.code === 'HPE_INVALID_EOF_STATE'
+          ? [400, 'Bad Request', 'truncated_body', 'body: the connection ended before Content-Length bytes arrived']
+          : [400, 'Bad Request', 'bad_http', 'malformed HTTP request'];
+  const body = JSON.stringify(new ApiError(status, 'invalid_request_error', code, message).body());
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}

@@ -1,0 +1,35 @@
+// /health, /metrics and the debug memory route: answered in every phase, loading included.
+import type { FastifyInstance } from 'fastify';
+import { ApiError, unavailable } from '../errors.js';
+import { type ServerState, phaseOf } from './server-state.js';
+
+export function notReady(state: ServerState): ApiError {
+  const phase = phaseOf(state);
+  if (phase === 'draining') return unavailable('the server is shutting down', 'shutting_down');
+  if (phase === 'failed') return new ApiError(503, 'server_error', 'load_failed', `the models failed to load: ${state.engine.loadError}`);
+  return unavailable('the models are still loading', 'loading');
+}
+
+export function statusRoutes(app: FastifyInstance, state: ServerState): void {
+  app.get('/health', async (_req, reply) => {
+    const phase = phaseOf(state);
+    if (phase === 'ready') return { status: 'ok', models: state.engine.registry.size };
+    const e = notReady(state);
+    return reply
+      .code(503)
+      .headers(e.headers)
+      .send({ status: phase, ...e.body() });
+  });
+
+  app.get('/metrics', async (_req, reply) => {
+    const text = await state.metrics.registry.metrics();
+    return reply.type(state.metrics.registry.contentType).send(text);
+  });
+
+  if (state.debug) {
+    app.get('/debug/memory', async () => {
+      (globalThis as { gc?: () => void }).gc?.();
+      return process.memoryUsage();
+    });
+  }
+}
