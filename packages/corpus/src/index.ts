@@ -1,4 +1,4 @@
-export { CorpusError } from './errors.js';
+export { CorpusError, type CorpusErrorCode } from './errors.js';
 export { isFailure, type CorpusItem, type CorpusRecord } from './embed/corpus-item.js';
 export { embedCorpus, type EmbedCorpusOptions, type Pool } from './embed/embed-corpus.js';
 export { EmbeddingWriter, resumableEntries, type WriterOptions, type WrittenFailure } from './output/embedding-writer.js';

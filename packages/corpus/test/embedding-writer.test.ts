@@ -3,6 +3,7 @@
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { JepaError } from '@jepa/errors';
 import { parseNpyHeader, readNpy } from '@jepa/preprocess';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
@@ -132,6 +133,7 @@ function corpusError(fn: () => unknown): CorpusError {
     fn();
   } catch (err) {
     expect(err).toBeInstanceOf(CorpusError);
+    expect(err).toBeInstanceOf(JepaError);
     return err as CorpusError;
   }
   throw new Error('expected a CorpusError');
@@ -343,7 +345,8 @@ describe('EmbeddingWriter: the bytes of an uninterrupted run', () => {
     const writer = EmbeddingWriter.open(out, items);
     const err = corpusError(() => writer.write(recordsOf(items).slice(0, 2)));
     writer.close();
-    expect(err.code).toBe('write_failed');
+    expect([err.code, err.kind]).toEqual(['write_failed', 'io']);
+    expect((err.cause as NodeJS.ErrnoException).code).toBe('ENOSPC');
     expect(err.message).toBe(
       `-o ${out}: the disk is full (ENOSPC) after 0 of 3 inputs; what was written is intact: free some space and run the same command with --resume`,
     );
@@ -577,7 +580,7 @@ describe('EmbeddingWriter --resume', () => {
       const out = outputIn(dir, format);
       writeFileSync(out, 'written by something else');
       const err = corpusError(() => EmbeddingWriter.open(out, items, { resume: true }));
-      expect(err.code).toBe('resume_no_index');
+      expect([err.code, err.kind]).toEqual(['resume_no_index', 'input']);
       expect(err.message).toBe(
         `--resume: ${out} has no index (${indexPathOf(out)}), so it was not written by a resumable run; remove it or run without --resume`,
       );

@@ -249,6 +249,7 @@ export class EmbeddingWriter {
       throw new CorpusError(
         'write_failed',
         `-o ${this.output}: ${reason} after ${this.#written} of ${this.#items.length} inputs; what was written is intact: ${hint} run the same command with --resume`,
+        { cause: err },
       );
     }
   }

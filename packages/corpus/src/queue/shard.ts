@@ -68,6 +68,7 @@ export function readShard(metaPath: string): { meta: ShardMeta; records: ShardRe
     throw new CorpusError(
       'shard_unreadable',
       `the shard ${metaPath} cannot be read: ${(err as Error).message} (is the workers' --out folder visible here?)`,
+      { cause: err },
     );
   }
   const floats = new Float32Array(raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.byteLength));
