@@ -1,6 +1,6 @@
 // Turns files and bytes into the exact tensors a model takes, following its jepa.pre.* recipe.
 import { readFile } from 'node:fs/promises';
-import type { ModelSpec } from '@jepa/gguf';
+import { isVideoOnlyFamily, type ModelSpec } from '@jepa/gguf';
 import {
   MAX_DECODE_PIXELS,
   PreprocessError,
@@ -16,20 +16,17 @@ import {
   type WindowOptions,
 } from '@jepa/preprocess';
 import { decodeImage as decodeImageSharp, decodeImageStored } from './decode/index.js';
+import type { ItemTensor } from './item-tensor.js';
 import { Semaphore } from './pipeline/prefetch.js';
 import { RecipeTensors } from './tensor/recipe-tensors.js';
 import { planVideoWindows } from './video/video-windows.js';
 import { VideoWindowSource } from './video/window-source.js';
 
-/** Families whose encoder only takes clips (V-JEPA 2.1 has an image tokenizer, the image families take stills). */
-export function isVideoOnly(spec: ModelSpec): boolean {
-  return spec.family === 'vjepa' || spec.family === 'vjepa2' || spec.family === 'levjepa';
-}
+export type { ItemTensor } from './item-tensor.js';
 
-export interface ItemTensor {
-  /** [C, H, W] or [C, T, H, W] */
-  data: Float32Array;
-  shape: number[];
+/** Whether the model's encoder takes only clips (its family's traits: a video encoder without an image tokenizer). */
+export function isVideoOnly(spec: ModelSpec): boolean {
+  return isVideoOnlyFamily(spec.family);
 }
 
 /**

@@ -1,7 +1,7 @@
 // The `predictor` entry of a Meta V-JEPA 2 / 2.1 .pt → the schema's masked predictor (families.md §3.5,
 // §4.5): predictor_embed (2.1 g/G: Linear → GELU → Linear), stacked mask tokens, RoPE blocks,
 // predictor_norm, predictor_proj (+ 2.1 predictor_proj_context and modality vectors).
-import { tensorNames, type EncoderHparams, type MaskedPredictorHparams } from '@jepa/gguf';
+import { FAMILY_TRAITS, tensorNames, type EncoderHparams, type MaskedPredictorHparams } from '@jepa/gguf';
 import { ConvertError } from '../errors.js';
 import { stripPrefixes, valueAt, flattenTensors } from '../readers/state-dict.js';
 import type { TensorRef } from '../readers/tensor-ref.js';
@@ -16,6 +16,12 @@ const IGNORED = [/^predictor_pos_embed$/];
 
 /** V-JEPA 2's predictor: 12 heads (HF config pred_num_attention_heads); 2.1's count is not documented. */
 export const VJEPA2_PREDICTOR_HEADS = 12;
+
+/** The families whose Meta pickles carry this predictor. */
+export type MetaPredictorFamily = 'vjepa2' | 'vjepa2_1';
+
+/** The head count a pickle of the family does not record but its release documents. */
+const DOCUMENTED_HEADS: Partial<Record<MetaPredictorFamily, number>> = { vjepa2: VJEPA2_PREDICTOR_HEADS };
 
 export interface MappedPredictor {
   map: TensorMap;
@@ -32,7 +38,8 @@ export function metaPredictorTensors(source: Source): ReadonlyMap<string, Tensor
   return entry === undefined ? new Map() : stripPrefixes(flattenTensors(entry), META_PREFIXES);
 }
 
-export function mapMetaPredictor(source: Source, enc: EncoderHparams, nHead: number, v21: boolean): MappedPredictor {
+export function mapMetaPredictor(source: Source, enc: EncoderHparams, nHead: number, family: MetaPredictorFamily): MappedPredictor {
+  const traits = FAMILY_TRAITS[family];
   const map = new TensorMap(metaPredictorTensors(source), IGNORED);
   const embedMlp = map.has('predictor_embed.0.weight');
   // Refused by name up front: what a masked predictor cannot be read without.
@@ -56,7 +63,7 @@ export function mapMetaPredictor(source: Source, enc: EncoderHparams, nHead: num
     Array.from({ length: nMaskTokens }, (_, k) => `mask_tokens.${k}`),
     'rows',
   );
-  const modalityVectors = v21 && map.has('img_mod_embed');
+  const modalityVectors = traits.predictorModalityVectors && map.has('img_mod_embed');
   if (modalityVectors) {
     map.copy('pred.img_mod_embed', 'img_mod_embed', 'vec');
     map.copy('pred.video_mod_embed', 'video_mod_embed', 'vec');
@@ -82,7 +89,7 @@ export function mapMetaPredictor(source: Source, enc: EncoderHparams, nHead: num
     gridSize: enc.gridSize,
     pos: 'rope3d',
     posRows: 0,
-    rope: { layout: v21 ? 'interleaved' : 'tiled', theta: 10000, interpolate: false, refGrid: null },
+    rope: { layout: traits.ropeLayout ?? 'tiled', theta: 10000, interpolate: false, refGrid: null },
     outDim: map.matrixShape('predictor_proj.weight')[0],
     embedInDim: embedIn,
     embedMlp,
@@ -97,14 +104,14 @@ export function optionalMetaPredictor(
   source: Source,
   enc: EncoderHparams,
   predNHead: number | undefined,
-  v21: boolean,
+  family: MetaPredictorFamily,
   notes: string[],
 ): MappedPredictor | null {
   if (!hasMetaPredictor(source)) return null;
-  const nHead = predNHead ?? (v21 ? undefined : VJEPA2_PREDICTOR_HEADS);
+  const nHead = predNHead ?? DOCUMENTED_HEADS[family];
   if (nHead === undefined) {
     notes.push('predictor left out: a 2.1 pickle does not record its head count (--pred-n-head includes it)');
     return null;
   }
-  return mapMetaPredictor(source, enc, nHead, v21);
+  return mapMetaPredictor(source, enc, nHead, family);
 }

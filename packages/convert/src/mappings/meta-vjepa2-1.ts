@@ -78,7 +78,7 @@ export const metaVjepa21: Mapping = {
       imgTubeletSize: map.shapeOf('patch_embed_img.proj.weight')[2]!,
       hierLayers,
     });
-    const predictor = optionalMetaPredictor(source, enc, overrides.predNHead, true, notes);
+    const predictor = optionalMetaPredictor(source, enc, overrides.predNHead, 'vjepa2_1', notes);
     const levels = predictor ? predictor.pred.embedInDim / w.embedDim : 1;
     if (levels !== 1 && levels !== hierLayers.length)
       throw new ConvertError(

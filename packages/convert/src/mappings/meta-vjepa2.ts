@@ -67,7 +67,7 @@ export const metaVjepa2: Mapping = {
   ignored: VJEPA2_ENCODER_IGNORED,
   map(source, overrides) {
     const { entry, map, enc, imgSize, notes } = mapMetaVjepa2Encoder(source, overrides, ENTRIES);
-    const predictor = optionalMetaPredictor(source, enc, overrides.predNHead, false, notes);
+    const predictor = optionalMetaPredictor(source, enc, overrides.predNHead, 'vjepa2', notes);
     return {
       parts: { family: 'vjepa2', name: modelName(source), license: null, enc, pred: predictor?.pred ?? null, pre: vjepaRecipe(imgSize) },
       map,

@@ -24,12 +24,22 @@ export type HeadKind = (typeof HEAD_KINDS)[number];
 export const FFN_KINDS = ['mlp', 'swiglu'] as const;
 export type FfnKind = (typeof FFN_KINDS)[number];
 
-/** What a family's graph is built from; metadata that contradicts it is refused, not reinterpreted. */
+/**
+ * What a family's graph is built from; metadata that contradicts it is refused, not reinterpreted.
+ * Code that branches on what a family can do reads these traits, never the family's name.
+ */
 export interface FamilyTraits {
   readonly pos: PositionScheme;
   readonly ropeLayout: RopeLayout | null;
   /** Image families tokenise one frame with a 2-D patch (n_frames = tubelet_size = 1). */
   readonly video: boolean;
+  /**
+   * A video encoder with a second patch embedding for one-frame inputs (jepa.enc.img_tubelet_size)
+   * and image / video modality vectors (V-JEPA 2.1): it takes stills as they are.
+   */
+  readonly imageTokenizer: boolean;
+  /** The encoder ends in hierarchy norms (jepa.enc.hier_layers) instead of enc.norm (V-JEPA 2.1). */
+  readonly hierarchyNorms: boolean;
   readonly nCls: 0 | 1;
   readonly registers: boolean;
   readonly layerScale: boolean;
@@ -39,8 +49,8 @@ export interface FamilyTraits {
   readonly predictors: readonly PredictorKind[];
   readonly predictorRequired: boolean;
   readonly head: boolean;
-  /** V-JEPA 2.1: image tokenizer, modality vectors, hierarchy norms instead of enc.norm. */
-  readonly v21: boolean;
+  /** The masked predictor adds the input's image / video modality vector to every token (V-JEPA 2.1). */
+  readonly predictorModalityVectors: boolean;
   /** Encoder blocks may carry the SwiGLU MLP (jepa.enc.ffn_kind) and may drop the qkv bias (jepa.enc.qkv_bias). */
   readonly swiglu: boolean;
   readonly qkvBiasOptional: boolean;
@@ -49,6 +59,8 @@ export interface FamilyTraits {
 const base = {
   ropeLayout: null,
   video: false,
+  imageTokenizer: false,
+  hierarchyNorms: false,
   nCls: 0,
   registers: false,
   layerScale: false,
@@ -56,7 +68,7 @@ const base = {
   predictors: [],
   predictorRequired: false,
   head: false,
-  v21: false,
+  predictorModalityVectors: false,
   swiglu: false,
   qkvBiasOptional: false,
 } as const;
@@ -65,8 +77,27 @@ export const FAMILY_TRAITS: Readonly<Record<Family, FamilyTraits>> = Object.free
   ijepa: { ...base, pos: 'sincos2d', predictors: ['masked'] },
   vjepa: { ...base, pos: 'sincos3d', video: true, predictors: ['masked'], head: true },
   vjepa2: { ...base, pos: 'rope3d', ropeLayout: 'tiled', video: true, predictors: ['masked', 'ac'], head: true },
-  vjepa2_1: { ...base, pos: 'rope3d', ropeLayout: 'interleaved', video: true, predictors: ['masked'], head: true, v21: true },
+  vjepa2_1: {
+    ...base,
+    pos: 'rope3d',
+    ropeLayout: 'interleaved',
+    video: true,
+    predictors: ['masked'],
+    head: true,
+    imageTokenizer: true,
+    hierarchyNorms: true,
+    predictorModalityVectors: true,
+  },
   hfvit: { ...base, pos: 'learned', nCls: 1, registers: true, layerScale: true, swiglu: true, qkvBiasOptional: true },
   lewm: { ...base, pos: 'learned', nCls: 1, predictors: ['action'], predictorRequired: true },
   levjepa: { ...base, pos: 'rope3d', ropeLayout: 'tiled', video: true, nCls: 1, blockCausal: true },
 });
+
+/** Whether the family's encoder takes only clips: a still is repeated to its trained frames first. */
+export function isVideoOnlyFamily(family: Family): boolean {
+  const t = FAMILY_TRAITS[family];
+  return t.video && !t.imageTokenizer;
+}
+
+/** The families that carry the attentive classifier (a probe checkpoint's head belongs to one of them). */
+export const HEAD_FAMILIES: readonly Family[] = FAMILIES.filter((f) => FAMILY_TRAITS[f].head);

@@ -126,8 +126,8 @@ function parseEncoder(m: MetadataValues, family: Family, traits: FamilyTraits): 
 
   let imgTubeletSize: number | null = null;
   let hierLayers: number[] | null = null;
-  if (traits.v21) {
-    imgTubeletSize = m.req<number>('jepa.enc.img_tubelet_size', 'vjepa2_1 has an image tokenizer');
+  if (traits.imageTokenizer) imgTubeletSize = m.req<number>('jepa.enc.img_tubelet_size', 'vjepa2_1 has an image tokenizer');
+  if (traits.hierarchyNorms) {
     const nHier = m.req<number>('jepa.enc.n_hier_norm', 'vjepa2_1 ends in hierarchy norms');
     hierLayers = m.req<number[]>('jepa.enc.hier_layers', 'vjepa2_1 ends in hierarchy norms');
     invariant(hierLayers.length === nHier, `jepa.enc.hier_layers has ${hierLayers.length} entries, jepa.enc.n_hier_norm is ${nHier}`);
@@ -243,7 +243,7 @@ function parsePredictor(m: MetadataValues, family: Family, traits: FamilyTraits,
       embedInDim,
       embedMlp,
       projContext,
-      modalityVectors: traits.v21,
+      modalityVectors: traits.predictorModalityVectors,
     };
     return p;
   }

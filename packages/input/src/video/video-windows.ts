@@ -12,7 +12,7 @@ import {
   type VideoWindow,
   type WindowOptions,
 } from '@jepa/preprocess';
-import type { ItemTensor } from '../model-input.js';
+import type { ItemTensor } from '../item-tensor.js';
 
 export interface WindowedClip {
   window: VideoWindow;

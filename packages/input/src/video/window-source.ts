@@ -1,7 +1,7 @@
 // The windows of one video handed out by index, in order, from its single decode: window k's clip is
 // produced once and taken once. Windows the decode never completed (a truncated file) come back as
 // null, and `warning` says why.
-import type { ItemTensor } from '../model-input.js';
+import type { ItemTensor } from '../item-tensor.js';
 import { windowClips, type FramePlanes, type WindowsPlan } from './video-windows.js';
 
 export class VideoWindowSource {
