@@ -52,11 +52,18 @@ const asOnGpu = {
   },
 };
 
+// The GPU check's dry run (about 10 minutes: packs the carry, configures the build, runs every check
+// and a bench from the copy) is left out of @jepa/bench's project (apps/bench/vitest.config.ts) and
+// runs in its own, which `pnpm test` still runs: `vitest run --project slow` runs it alone.
+const slow = {
+  test: { name: 'slow', root, include: ['apps/bench/test/gpu-check-dry-run.test.ts'], testTimeout: 600_000, hookTimeout: 600_000 },
+};
+
 // Every package and app is a project (named after its package.json). `pnpm test` at the root runs
 // them all; a package's own `pnpm test` runs `vitest run --project <its name>`.
 export default defineConfig({
   test: {
-    projects: [`${root}packages/*`, `${root}apps/*`, asOnGpu, ...levels],
+    projects: [`${root}packages/*`, `${root}apps/*`, slow, asOnGpu, ...levels],
     testTimeout: 60_000,
     hookTimeout: 60_000,
   },

@@ -2,14 +2,14 @@
 // (device-main.ts), and apps/bench/test/gpu.test.ts runs them under vitest wherever a GPU is. Each
 // check throws with its verdict when it fails and returns its verdict's summary when it passes.
 import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { convertCheckpoint } from '@jepa/convert';
 import { compareTokens, cosine, EncodeOutput, judge, Model, policyRow, type FamilyClass, type Verdict } from '@jepa/graph';
 import { createContext, openBackend, resolveDevice } from '@jepa/native';
 import { readNpy } from '@jepa/preprocess';
+import { quantizeFile } from '@jepa/quantize';
+import { FIXTURE_TABLE, npy, REFERENCE_HEADS as HEADS, type ReferenceFixture } from '@jepa/testing';
 import { WorldModel } from '@jepa/worldmodel';
-import { FIXTURE_TABLE, npy, type ReferenceFixture } from '../../../packages/convert/test/reference-cases.js';
-import { quantizeFile } from '../../quantize/src/quantize-file.js';
 
 export interface GpuCheck {
   name: string;
@@ -25,8 +25,6 @@ export interface CheckResult {
 
 export const CHECK_DTYPES = ['f32', 'f16', 'q8_0'] as const;
 type CheckDtype = (typeof CHECK_DTYPES)[number];
-
-const HEADS = resolve(import.meta.dirname, '../../../fixtures/reference-heads');
 
 /** The model at `path` on `device`, disposed once `fn` settles. */
 async function withModel<T>(path: string, device: string, fn: (model: Model) => Promise<T>): Promise<T> {

@@ -2,8 +2,8 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { forgeModel } from '@jepa/gguf';
+import { seededPng } from '@jepa/testing';
 import { describe, expect, it } from 'vitest';
-import { png } from '../../../packages/server/test/helpers.js';
 import { agreements, runRetrievalBench, topK } from '../src/retrieval-bench.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'jepa-retrieval-'));
@@ -11,7 +11,7 @@ const dir = mkdtempSync(join(tmpdir(), 'jepa-retrieval-'));
 const photos = join(dir, 'photos');
 const names = Array.from({ length: 10 }, (_, i) => `img${String(i).padStart(2, '0')}.png`);
 mkdirSync(photos);
-for (const [i, n] of names.entries()) writeFileSync(join(photos, n), png(12 + i, 10 + (i % 3), i + 1));
+for (const [i, n] of names.entries()) writeFileSync(join(photos, n), seededPng(12 + i, 10 + (i % 3), i + 1));
 writeFileSync(join(photos, 'notes.txt'), 'not an image');
 const reference = forgeModel('hfvit', { seed: 1, path: join(dir, 'ref.gguf') });
 const perturbed = forgeModel('hfvit', { seed: 2, path: join(dir, 'other-seed.gguf') });

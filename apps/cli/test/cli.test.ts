@@ -1,21 +1,19 @@
 // The CLI as a user meets it: a child process, its stdout/stderr and exit code.
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { forgeModel } from '@jepa/gguf';
 import { readNpy } from '@jepa/preprocess';
+import { DEMO_MODEL, REPO_ROOT, runCli, SAMPLE_JPG, SAMPLE_MP4 } from '@jepa/testing';
 import { describe, expect, it } from 'vitest';
 
-const root = resolve(__dirname, '../../..');
-const main = join(root, 'apps/cli/dist/main.js');
-const demo = join(root, 'fixtures/demo/jepa-demo-vjepa2-untrained.gguf');
-const image = join(root, 'fixtures/preprocess/sample.jpg');
-const clip = join(root, 'fixtures/preprocess/sample.mp4');
+const demo = DEMO_MODEL;
+const image = SAMPLE_JPG;
+const clip = SAMPLE_MP4;
 const tmp = mkdtempSync(join(tmpdir(), 'jepa-cli-'));
 
 function jepa(...args: string[]) {
-  const r = spawnSync(process.execPath, [main, ...args], { encoding: 'utf8', env: { ...process.env, JEPA_DEVICE: 'cpu' } });
+  const r = runCli(args, { env: { JEPA_DEVICE: 'cpu' } });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
@@ -107,7 +105,7 @@ describe('jepa embed --pool lewm', () => {
 });
 
 describe('jepa embed and preprocess: input decoding', () => {
-  const decodeDir = join(root, 'fixtures/input/decode');
+  const decodeDir = join(REPO_ROOT, 'fixtures/input/decode');
   const tensorOf = (file: string, ...flags: string[]) => {
     const out = join(tmp, `pre-${Math.random().toString(36).slice(2)}.npy`);
     const r = jepa('preprocess', '-m', demo, file, '-o', out, ...flags);

@@ -4,15 +4,14 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { deflateSync } from 'node:zlib';
 import { forgeModel, mulberry32 } from '@jepa/gguf';
-import { parseNpyHeader, pngChunk, readNpy, rgbPngHeader } from '@jepa/preprocess';
+import { parseNpyHeader, readNpy } from '@jepa/preprocess';
+import { cliMain, pngOf } from '@jepa/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-const root = resolve(__dirname, '../../..');
-const main = join(root, 'apps/cli/dist/main.js');
+const main = cliMain();
 const work = mkdtempSync(join(tmpdir(), 'jepa-embed-resume-'));
 const N = 96; // images: with --batch 2 that is 48 write points
 const env = { ...process.env, JEPA_DEVICE: 'cpu' };
@@ -24,12 +23,8 @@ const rng = mulberry32;
 
 /** A 12x12 RGB PNG of seeded pixels: every image differs, so every embedding does. */
 function png(seed: number): Buffer {
-  const w = 12;
-  const h = 12;
-  const raw = Buffer.alloc(h * (1 + w * 3));
   const next = rng(seed * 7919 + 1);
-  for (let y = 0; y < h; y++) for (let x = 0; x < w * 3; x++) raw[y * (1 + w * 3) + 1 + x] = Math.floor(next() * 256);
-  return Buffer.concat([rgbPngHeader(w, h), pngChunk('IDAT', deflateSync(raw)), pngChunk('IEND', Buffer.alloc(0))]);
+  return pngOf(12, 12, () => Math.floor(next() * 256));
 }
 
 let model = '';

@@ -1,18 +1,16 @@
 // --allow-nonfinite and --timeout on a model-running command, as a user meets them.
-import { spawnSync } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { forgeModel, loadModelSpec } from '@jepa/gguf';
 import { encodeNpy, readNpy } from '@jepa/preprocess';
+import { runCli } from '@jepa/testing';
 import { describe, expect, it } from 'vitest';
 
-const root = resolve(__dirname, '../../..');
-const main = join(root, 'apps/cli/dist/main.js');
 const tmp = mkdtempSync(join(tmpdir(), 'jepa-cli-hardening-'));
 
 function jepa(...args: string[]) {
-  const r = spawnSync(process.execPath, [main, ...args], { encoding: 'utf8', env: { ...process.env, JEPA_DEVICE: 'cpu' } });
+  const r = runCli(args, { env: { JEPA_DEVICE: 'cpu' } });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 

@@ -1,21 +1,19 @@
 // jepa classify, predict and worldmodel as a user meets them, on the forged reference-heads models:
 // outputs agree with the library, files have the documented shapes, refusals are one-line errors.
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { EncodeOutput, Model } from '@jepa/graph';
 import { encodeNpy, readNpy } from '@jepa/preprocess';
+import { REFERENCE_HEADS, runCli, SAMPLE_JPG } from '@jepa/testing';
 import { describe, expect, it } from 'vitest';
 
-const root = resolve(__dirname, '../../..');
-const main = join(root, 'apps/cli/dist/main.js');
-const heads = join(root, 'fixtures/reference-heads');
-const image = join(root, 'fixtures/preprocess/sample.jpg');
+const heads = REFERENCE_HEADS;
+const image = SAMPLE_JPG;
 const tmp = mkdtempSync(join(tmpdir(), 'jepa-cli-heads-'));
 
 function jepa(...args: string[]) {
-  const r = spawnSync(process.execPath, [main, ...args, '-t', '2'], { encoding: 'utf8', env: { ...process.env, JEPA_DEVICE: 'cpu' } });
+  const r = runCli([...args, '-t', '2'], { env: { JEPA_DEVICE: 'cpu' } });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 

@@ -3,17 +3,17 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { forgeModel, mulberry32 } from '@jepa/gguf';
 import { compareTokens, cosine, judge, policyRow } from '@jepa/graph';
 import { buildInfo } from '@jepa/native';
 import { readNpy, writeNpy } from '@jepa/preprocess';
+import { cliMain, QUANTIZE_MAIN, REPO_ROOT, requireBuilt, SAMPLE_JPG } from '@jepa/testing';
 import { describe, expect, it } from 'vitest';
 
-const root = resolve(__dirname, '../../..');
-const main = join(root, 'apps/cli/dist/main.js');
-const quantize = join(root, 'apps/quantize/dist/main.js');
-const sample = join(root, 'fixtures/preprocess/sample.jpg');
+const main = cliMain();
+const quantize = requireBuilt(QUANTIZE_MAIN, 'jepa-quantize');
+const sample = SAMPLE_JPG;
 const tmp = mkdtempSync(join(tmpdir(), 'jepa-portable-'));
 const CPU = 'Haswell-v4';
 
@@ -191,7 +191,7 @@ describe.runIf(buildInfo().portable)('the portable addon on an AVX2 CPU (qemu -c
   it('the V-JEPA 2 fixture meets the f32 tier there against its float64 golden, and as q8_row the q8-row tier; the wrong RoPE layout fails both', {
     timeout: 300_000,
   }, () => {
-    const folder = join(root, 'fixtures/reference/vjepa2');
+    const folder = join(REPO_ROOT, 'fixtures/reference/vjepa2');
     const f32 = join(tmp, 'vjepa2-fixture.gguf');
     const rows = join(tmp, 'vjepa2-fixture-q8_row.gguf');
     const convert = spawnSync(process.execPath, [main, 'convert', folder, '--dtype', 'f32', '-o', f32], { encoding: 'utf8' });

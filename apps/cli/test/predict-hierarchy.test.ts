@@ -1,16 +1,14 @@
 // `jepa convert` then `jepa predict` on a V-JEPA 2.1 g/G-style .pt (predictor reading the encoder's 4
 // hierarchy levels, fixtures/reference/vjepa2_1_hier): the predictions equal the float64 golden.
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { compareTokens, judge, policyRow } from '@jepa/graph';
 import { readNpy } from '@jepa/preprocess';
+import { runCli, VJEPA2_1_HIER } from '@jepa/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
 
-const root = resolve(__dirname, '../../..');
-const main = join(root, 'apps/cli/dist/main.js');
-const fixture = join(root, 'fixtures/reference/vjepa2_1_hier');
+const fixture = VJEPA2_1_HIER;
 const tmp = mkdtempSync(join(tmpdir(), 'jepa-cli-hier-'));
 const m = JSON.parse(readFileSync(join(fixture, 'manifest.json'), 'utf8')) as {
   checkpoint: string[];
@@ -22,7 +20,7 @@ const m = JSON.parse(readFileSync(join(fixture, 'manifest.json'), 'utf8')) as {
 const gguf = join(tmp, 'hier.gguf');
 
 function jepa(...args: string[]) {
-  const r = spawnSync(process.execPath, [main, ...args], { encoding: 'utf8', env: { ...process.env, JEPA_DEVICE: 'cpu' } });
+  const r = runCli(args, { env: { JEPA_DEVICE: 'cpu' } });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 

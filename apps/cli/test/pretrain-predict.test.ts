@@ -1,18 +1,16 @@
 // jepa convert + jepa predict on Meta's I-JEPA pretraining checkpoint (fixtures/reference/ijepa_pred):
 // the predictor entry comes along, predict runs on a preprocessed tensor and on an image, and the
 // predictions written match the float64 golden.
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { compareTokens, judge, policyRow } from '@jepa/graph';
 import { encodeNpy, readNpy } from '@jepa/preprocess';
+import { IJEPA_PRED, runCli, SAMPLE_JPG } from '@jepa/testing';
 import { describe, expect, it } from 'vitest';
 
-const root = resolve(__dirname, '../../..');
-const main = join(root, 'apps/cli/dist/main.js');
-const fixture = join(root, 'fixtures/reference/ijepa_pred');
-const image = join(root, 'fixtures/preprocess/sample.jpg');
+const fixture = IJEPA_PRED;
+const image = SAMPLE_JPG;
 const tmp = mkdtempSync(join(tmpdir(), 'jepa-cli-pretrain-pred-'));
 const manifest = JSON.parse(readFileSync(join(fixture, 'manifest.json'), 'utf8')) as {
   hparams: { n_head: number };
@@ -21,7 +19,7 @@ const manifest = JSON.parse(readFileSync(join(fixture, 'manifest.json'), 'utf8')
 };
 
 function jepa(...args: string[]) {
-  const r = spawnSync(process.execPath, [main, ...args], { encoding: 'utf8', env: { ...process.env, JEPA_DEVICE: 'cpu' } });
+  const r = runCli(args, { env: { JEPA_DEVICE: 'cpu' } });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 

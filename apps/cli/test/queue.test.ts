@@ -6,15 +6,13 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { deflateSync } from 'node:zlib';
+import { join } from 'node:path';
 import { forgeModel } from '@jepa/gguf';
-import { pngChunk, readNpy, rgbPngHeader } from '@jepa/preprocess';
+import { readNpy, rgbPngHeader } from '@jepa/preprocess';
+import { cliMain, freePort, pngOf, RedisServer } from '@jepa/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, RedisServer } from '../../../packages/corpus/test/redis-server.js';
 
-const root = resolve(__dirname, '../../..');
-const main = join(root, 'apps/cli/dist/main.js');
+const main = cliMain();
 const env = { ...process.env, JEPA_DEVICE: 'cpu' };
 const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((p) => existsSync(p));
 const TEST_TIMEOUT = 300_000;
@@ -159,12 +157,7 @@ const jobId = (n: number) => `batch-${String(n).padStart(6, '0')}`;
 
 /** A 16x16 RGB PNG whose pixels depend on i: 200 of them are 200 different images. */
 function png(i: number): Buffer {
-  const w = 16;
-  const h = 16;
-  const raw = Buffer.alloc(h * (1 + 3 * w));
-  for (let y = 0; y < h; y++)
-    for (let x = 0; x < 3 * w; x++) raw[y * (1 + 3 * w) + 1 + x] = (i * 37 + x * (11 + (i % 7)) + y * (5 + (i % 13)) + ((i * x * y) % 17)) & 255;
-  return Buffer.concat([rgbPngHeader(w, h), pngChunk('IDAT', deflateSync(raw)), pngChunk('IEND', Buffer.alloc(0))]);
+  return pngOf(16, 16, (x, y) => (i * 37 + x * (11 + (i % 7)) + y * (5 + (i % 13)) + ((i * x * y) % 17)) & 255);
 }
 
 function writeImages(dir: string, count: number): string[] {

@@ -2,20 +2,20 @@
 // what was wrong (never "an internal error", never a stack), exit 2, or 3 where some inputs failed.
 // And text from a file never reaches the terminal raw: a model whose name and labels hold terminal
 // escapes prints them escaped, while --json keeps the exact strings.
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { forgeModel } from '@jepa/gguf';
 import { encodeNpy } from '@jepa/preprocess';
+import { cliMain, DEMO_MODEL, REPO_ROOT, runCli, SAMPLE_JPG } from '@jepa/testing';
 import { describe, expect, it } from 'vitest';
 import { displayLines, displayText } from '../src/display-text.js';
 
-const root = resolve(__dirname, '../../..');
-const main = join(root, 'apps/cli/dist/main.js');
-const demo = join(root, 'fixtures/demo/jepa-demo-vjepa2-untrained.gguf');
-const image = join(root, 'fixtures/preprocess/sample.jpg');
-const readme = join(root, 'README.md');
+const main = cliMain();
+const demo = DEMO_MODEL;
+const image = SAMPLE_JPG;
+const readme = join(REPO_ROOT, 'README.md');
 const tmp = mkdtempSync(join(tmpdir(), 'jepa-cli-user-errors-'));
 const missing = join(tmp, 'no-such-file.gguf');
 const folder = join(tmp, 'a-folder');
@@ -35,7 +35,7 @@ const isRoot = process.getuid?.() === 0;
 const env = { ...process.env, JEPA_DEVICE: 'cpu' };
 
 function jepa(...args: string[]) {
-  const r = spawnSync(process.execPath, [main, ...args], { encoding: 'utf8', env, timeout: 60_000 });
+  const r = runCli(args, { env: { JEPA_DEVICE: 'cpu' }, timeout: 60_000 });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 

@@ -6,24 +6,19 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { forgeModel } from '@jepa/gguf';
 import { readNpy } from '@jepa/preprocess';
+import { DEMO_MODEL, runCli, VIDEO_WINDOWS } from '@jepa/testing';
 import { describe, expect, it } from 'vitest';
 
-const root = resolve(__dirname, '../../..');
-const main = join(root, 'apps/cli/dist/main.js');
-const fixtures = join(root, 'fixtures/video-windows');
-const demo = join(root, 'fixtures/demo/jepa-demo-vjepa2-untrained.gguf');
+const fixtures = VIDEO_WINDOWS;
+const demo = DEMO_MODEL;
 const tmp = mkdtempSync(join(tmpdir(), 'jepa-cli-windows-'));
 const headModel = forgeModel('vjepa2', { seed: 3, path: join(tmp, 'head.gguf') }).path;
 
 function jepa(args: string[], env: Record<string, string> = {}) {
-  const r = spawnSync(process.execPath, [main, ...args, '-t', '2'], {
-    encoding: 'utf8',
-    env: { ...process.env, JEPA_DEVICE: 'cpu', ...env },
-    maxBuffer: 1 << 28,
-  });
+  const r = runCli([...args, '-t', '2'], { env: { JEPA_DEVICE: 'cpu', ...env }, maxBuffer: 1 << 28 });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 const lines = (text: string) =>

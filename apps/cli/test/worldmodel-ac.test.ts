@@ -2,18 +2,15 @@
 // the teacher-forced predictor writes what AcWorldModel.predict returns, bit for bit; shapes are
 // refused in one line naming the expected one; --plan --json is valid, has zero rotations and is
 // reproducible from its seed.
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { deflateSync } from 'node:zlib';
+import { join } from 'node:path';
 import { forgeModel, tinyAcPredictor } from '@jepa/gguf';
-import { encodeNpy, pngChunk, readNpy, rgbPngHeader } from '@jepa/preprocess';
+import { encodeNpy, readNpy } from '@jepa/preprocess';
 import { AcWorldModel } from '@jepa/worldmodel';
+import { pngOf, runCli } from '@jepa/testing';
 import { describe, expect, it } from 'vitest';
 
-const root = resolve(__dirname, '../../..');
-const main = join(root, 'apps/cli/dist/main.js');
 const tmp = mkdtempSync(join(tmpdir(), 'jepa-cli-ac-'));
 
 const forge = (name: string, extrinsics: boolean) =>
@@ -26,7 +23,7 @@ const model = forge('ac.gguf', false);
 const withExtrinsics = forge('ac-ext.gguf', true);
 
 function jepa(...args: string[]) {
-  const r = spawnSync(process.execPath, [main, ...args, '-t', '2'], { encoding: 'utf8', env: { ...process.env, JEPA_DEVICE: 'cpu' } });
+  const r = runCli([...args, '-t', '2'], { env: { JEPA_DEVICE: 'cpu' } });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
@@ -40,12 +37,11 @@ function npy(name: string, data: Float32Array, shape: number[]): string {
 
 /** A 16x16 RGB PNG whose pixels depend on `seed`. */
 function png(name: string, seed: number): string {
-  const w = 16;
-  const h = 16;
-  const raw = Buffer.alloc(h * (1 + w * 3));
-  for (let y = 0; y < h; y++) for (let x = 0; x < w * 3; x++) raw[y * (1 + w * 3) + 1 + x] = (x * 37 + y * 11 + seed * 89) % 256;
   const path = join(tmp, name);
-  writeFileSync(path, Buffer.concat([rgbPngHeader(w, h), pngChunk('IDAT', deflateSync(raw)), pngChunk('IEND', Buffer.alloc(0))]));
+  writeFileSync(
+    path,
+    pngOf(16, 16, (x, y) => (x * 37 + y * 11 + seed * 89) % 256),
+  );
   return path;
 }
 

@@ -2,10 +2,11 @@
 // quantization changes which candidates a plan would keep — the top-10 of 64 candidate rollouts by
 // energy under each weight type, against f32's.
 import { dirname, join } from 'node:path';
+import { convertCheckpoint } from '@jepa/convert';
 import { compareTokens, judge, policyRow } from '@jepa/graph';
+import { AC_CASES, acCase } from '@jepa/testing';
 import { AcWorldModel, normalSampler } from '@jepa/worldmodel';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AC_CASES, acCase } from '../../../packages/worldmodel/test/ac-fixture.js';
 import { quantizeFile } from '../src/quantize-file.js';
 
 const CANDIDATES = 64;
@@ -30,7 +31,7 @@ const ranking = (energies: Float32Array) =>
 
 for (const name of AC_CASES) {
   describe(`V-JEPA 2-AC ${name} quantized`, () => {
-    const fx = acCase(name);
+    const fx = acCase(name, convertCheckpoint);
     const models = new Map<string, AcWorldModel>();
     beforeAll(async () => {
       const f32 = await fx.convert();

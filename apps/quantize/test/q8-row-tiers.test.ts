@@ -9,7 +9,7 @@ import { GgmlType, loadModelSpec } from '@jepa/gguf';
 import { compareTokens, cosine, judge, Model, policyRow } from '@jepa/graph';
 import { buildInfo } from '@jepa/native';
 import { describe, expect, it } from 'vitest';
-import { FIXTURE_TABLE, npy } from '../../../packages/convert/test/reference-cases.js';
+import { FIXTURE_TABLE, npy } from '@jepa/testing';
 import { quantizeFile } from '../src/quantize-file.js';
 import { withEnv } from './with-env.js';
 

@@ -7,7 +7,7 @@ import { convertCheckpoint } from '@jepa/convert';
 import { compareTokens, cosine, judge, Model, policyRow } from '@jepa/graph';
 import { buildInfo, typeByName } from '@jepa/native';
 import { describe, expect, it } from 'vitest';
-import { FIXTURE_TABLE, npy } from '../../../packages/convert/test/reference-cases.js';
+import { FIXTURE_TABLE, npy } from '@jepa/testing';
 import { quantizeFile } from '../src/quantize-file.js';
 import { withEnv } from './with-env.js';
 

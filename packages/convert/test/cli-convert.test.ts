@@ -1,20 +1,17 @@
 // `jepa convert` as a user meets it on hostile checkpoints: a child process, one `jepa: …` line on
 // stderr, a non-zero exit, no output file; --allow-nonfinite converts a NaN checkpoint and says so.
-// Needs the built CLI (apps/cli/dist); skipped when it has not been built.
-import { spawnSync } from 'node:child_process';
+// Needs the built CLI (apps/cli/dist); fails with "build first" when it has not been built.
 import { cpSync, existsSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { REFERENCE, runCli } from '@jepa/testing';
 import { describe, expect, it } from 'vitest';
 import { ZIP_ENTRY_LIMIT_ENV } from '../src/readers/zip/zip-limits.js';
 import { fixturePath, tempDir, tempFile } from './fixtures.js';
-import { REFERENCE } from './reference-cases.js';
 import { tensorsOf, writeSafetensors } from './synthetic-checkpoint.js';
 import { buildZip, storedEntries } from './zip-builder.js';
 
-const main = resolve(__dirname, '../../../apps/cli/dist/main.js');
-
 function jepa(args: string[], env: Record<string, string> = {}) {
-  const r = spawnSync(process.execPath, [main, ...args], { encoding: 'utf8', env: { ...process.env, JEPA_DEVICE: 'cpu', ...env } });
+  const r = runCli(args, { env: { JEPA_DEVICE: 'cpu', ...env } });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
@@ -24,7 +21,7 @@ function expectOneLineRefusal(r: { code: number | null; err: string }, message: 
   expect(r.err).toMatch(message);
 }
 
-describe.skipIf(!existsSync(main))('jepa convert on hostile checkpoints', () => {
+describe('jepa convert on hostile checkpoints', () => {
   it('refuses a NaN weight in one line and writes nothing; --allow-nonfinite converts it', async () => {
     const dir = join(tempDir(), 'hfvit');
     cpSync(join(REFERENCE, 'hfvit'), dir, { recursive: true });
@@ -63,7 +60,7 @@ describe.skipIf(!existsSync(main))('jepa convert on hostile checkpoints', () => 
   });
 });
 
-describe.skipIf(!existsSync(main))('jepa convert of a V-JEPA 2-AC .pt', () => {
+describe('jepa convert of a V-JEPA 2-AC .pt', () => {
   const ac = resolve(__dirname, 'data', 'meta-vjepa2-ac.pt');
 
   it('converts encoder + AC predictor, printing the entry taken; --entry takes another; an absent one is refused', () => {

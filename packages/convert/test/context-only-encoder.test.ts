@@ -6,7 +6,7 @@ import { compareTokens, contextOnlyTokens, judge, Model, policyRow, predictorTok
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { convertCheckpoint } from '../src/index.js';
 import { tempDir } from './fixtures.js';
-import { manifestOf, npy, REFERENCE } from './reference-cases.js';
+import { manifestOf, npy, REFERENCE } from '@jepa/testing';
 
 const FOLDER = 'vjepa2_1_hier';
 const m = manifestOf(FOLDER) as unknown as {

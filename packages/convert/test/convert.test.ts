@@ -6,7 +6,7 @@ import { loadModelSpec } from '@jepa/gguf';
 import { describe, expect, it } from 'vitest';
 import { convertCheckpoint, detectFamily, openCheckpoint } from '../src/index.js';
 import { expectConvertError, fixturePath, safetensorsBytes, tempDir } from './fixtures.js';
-import { FIXTURE_TABLE, manifestOf, REFERENCE } from './reference-cases.js';
+import { FIXTURE_TABLE, manifestOf, REFERENCE } from '@jepa/testing';
 
 const DETECTED: Record<string, [string, string]> = {
   hfvit: ['hfvit', 'hf-vit'],

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { convertCheckpoint, openCheckpoint, readSafetensorsHeader, type ConvertError } from '../src/index.js';
 import { ZIP_ENTRY_LIMIT_ENV } from '../src/readers/zip/zip-limits.js';
 import { expectConvertError, fixturePath, hexOf, safetensorsBytes, tempDir, tempFile } from './fixtures.js';
-import { REFERENCE } from './reference-cases.js';
+import { REFERENCE } from '@jepa/testing';
 import { tensorsOf, writeSafetensors } from './synthetic-checkpoint.js';
 import { buildZip, storedEntries, type ZipSpec } from './zip-builder.js';
 

@@ -9,7 +9,7 @@ import { Model } from '@jepa/graph';
 import { describe, expect, it } from 'vitest';
 import { convertCheckpoint, openCheckpoint } from '../src/index.js';
 import { expectConvertError, tempDir } from './fixtures.js';
-import { REFERENCE } from './reference-cases.js';
+import { REFERENCE } from '@jepa/testing';
 import { seeded, tensorsOf, writeSafetensors, type RawTensor } from './synthetic-checkpoint.js';
 
 class Builder {

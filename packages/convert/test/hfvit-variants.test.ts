@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { convertCheckpoint } from '../src/index.js';
 import { dinov2SwigluWidth } from '../src/mappings/hf-vit-variants.js';
 import { expectConvertError } from './fixtures.js';
-import { manifestOf, npy, REFERENCE } from './reference-cases.js';
+import { manifestOf, npy, REFERENCE } from '@jepa/testing';
 
 const OUT = mkdtempSync(join(tmpdir(), 'jepa-hfvit-variants-'));
 const models: Model[] = [];

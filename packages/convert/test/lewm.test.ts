@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { foldBatchNorm } from '../src/mappings/batchnorm-fold.js';
 import { convertCheckpoint, detectFamily } from '../src/index.js';
 import { tempDir } from './fixtures.js';
-import { npy, REFERENCE } from './reference-cases.js';
+import { npy, REFERENCE } from '@jepa/testing';
 import { seeded, tensorsOf, writeSafetensors, type RawTensor } from './synthetic-checkpoint.js';
 
 /** erf by Abramowitz–Stegun 7.1.26 (|error| < 1.5e-7), enough for a 1e-5 comparison. */

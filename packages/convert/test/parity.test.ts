@@ -8,7 +8,7 @@ import { expectedTensors, GgmlType, loadModelSpec } from '@jepa/gguf';
 import { compareTokens, cosine, judge, Model, policyRow, type EncodeOutput, type Verdict } from '@jepa/graph';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { convertCheckpoint, type WeightDtype } from '../src/index.js';
-import { FIXTURE_TABLE, NEGATIVE_CONTROLS, npy, type GoldenCase, type ReferenceFixture } from './reference-cases.js';
+import { FIXTURE_TABLE, NEGATIVE_CONTROLS, npy, type GoldenCase, type ReferenceFixture } from '@jepa/testing';
 
 const OUT = mkdtempSync(join(tmpdir(), 'jepa-convert-parity-'));
 const THREADS = 2;

@@ -9,7 +9,7 @@ import { readNpy } from '@jepa/preprocess';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { convertCheckpoint, type ConvertOptions, type WeightDtype } from '../src/index.js';
 import { tempDir } from './fixtures.js';
-import { manifestOf, npy, REFERENCE } from './reference-cases.js';
+import { manifestOf, npy, REFERENCE } from '@jepa/testing';
 
 interface Case {
   folder: 'ijepa_pred' | 'vjepa_pred';

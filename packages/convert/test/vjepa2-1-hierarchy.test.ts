@@ -8,7 +8,7 @@ import { compareTokens, judge, Model, policyRow, predictorEncoderOutput, predict
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { convertCheckpoint } from '../src/index.js';
 import { expectConvertError, tempDir } from './fixtures.js';
-import { manifestOf, npy, REFERENCE } from './reference-cases.js';
+import { manifestOf, npy, REFERENCE } from '@jepa/testing';
 
 const FOLDER = 'vjepa2_1_hier';
 const m = manifestOf(FOLDER) as unknown as {

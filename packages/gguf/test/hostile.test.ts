@@ -1,8 +1,7 @@
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { runCli } from '@jepa/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { concatParts, HOSTILE_CASES, writeParts, type HostileCase, type Outcome } from '../scripts/hostile-cases.js';
 import { GgufError } from '../src/errors.js';
@@ -84,26 +83,20 @@ describe('hostile inputs (scaled down; the same bounds, lowered by env where env
   });
 });
 
-const cli = fileURLToPath(new URL('../../../apps/cli/dist/main.js', import.meta.url));
-
 /**
  * The CLI takes about a second of CPU to start, so four cases stand for the rest (each case runs in-process above):
  * a budget from the recipe, a count bound, a skipped unknown key, a truncation message.
  */
 const THROUGH_CLI = HOSTILE_CASES.filter((c) => ['n-frames-65536', 'labels-140M', 'foreign-strings-140M', 'cut-after-counts'].includes(c.name));
 
-describe.skipIf(!existsSync(cli))('jepa info on the scaled hostile files (the real CLI, built)', () => {
+describe('jepa info on the scaled hostile files (the real CLI, built)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'jepa-hostile-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   for (const c of THROUGH_CLI) {
     it(`${c.name}: ${c.expect === 'loads' ? 'loads' : 'one jepa: line, exit 2'}`, () => {
       const file = join(dir, `${c.name}.gguf`);
       writeParts(file, c.build('test'));
-      const r = spawnSync(process.execPath, [cli, 'info', '--no-tensors', file], {
-        encoding: 'utf8',
-        env: { ...process.env, ...c.testEnv },
-        timeout: 30_000,
-      });
+      const r = runCli(['info', '--no-tensors', file], { env: c.testEnv, timeout: 30_000 });
       if (c.expect === 'loads') {
         expect(r.status, r.stderr).toBe(0);
         return;

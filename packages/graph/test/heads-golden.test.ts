@@ -2,13 +2,14 @@
 // V-JEPA 2 pooler (3 self-attention blocks + cross-attention) and the V-JEPA v1 probe (depth 0).
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { loadModelSpec } from '@jepa/gguf';
 import { readNpy } from '@jepa/preprocess';
+import { REFERENCE_HEADS } from '@jepa/testing';
 import { describe, expect, it } from 'vitest';
 import { EncodeOutput, Model, compareTokens, judge, policyRow, topK } from '../src/index.js';
 
-const root = resolve(import.meta.dirname, '../../../fixtures/reference-heads');
+const root = REFERENCE_HEADS;
 const f32 = (dir: string, name: string) => readNpy(join(root, dir, `${name}.npy`)).data as Float32Array;
 
 async function headCase(dir: string) {

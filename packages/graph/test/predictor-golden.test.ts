@@ -1,12 +1,13 @@
 // The V-JEPA 2 and 2.1 masked predictors against the float64 reference, full and subsampled id
 // sets, with the negative controls that must fail: the wrong mask token and the wrong RoPE layout
 // (head_dim 32: five frequencies per axis, so the tiled layout wraps around inside each axis).
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { readNpy } from '@jepa/preprocess';
+import { REFERENCE_HEADS } from '@jepa/testing';
 import { describe, expect, it } from 'vitest';
 import { Model, compareTokens, judge, policyRow, type PredictorContextOptions } from '../src/index.js';
 
-const root = resolve(import.meta.dirname, '../../../fixtures/reference-heads');
+const root = REFERENCE_HEADS;
 const npy = (dir: string, name: string) => readNpy(join(root, dir, `${name}.npy`)).data;
 const ids = (dir: string, name: string) => Array.from(npy(dir, name) as BigInt64Array, Number);
 const row = policyRow('cpu', 'image', 'f32');

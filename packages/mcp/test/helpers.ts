@@ -2,37 +2,27 @@
 // laid out for the path-escape cases.
 import { copyFileSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { deflateSync } from 'node:zlib';
+import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ListRootsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { forgeModel } from '@jepa/gguf';
-import { encodeNpy, pngChunk, rgbPngHeader } from '@jepa/preprocess';
+import { encodeNpy } from '@jepa/preprocess';
 import { createServer, type JepaServer } from '@jepa/server';
+import { cliMain, DEMO_MODEL, REFERENCE_HEADS, REPO_ROOT, SAMPLE_JPG, SAMPLE_MP4, seededPng } from '@jepa/testing';
 import { afterAll, beforeAll, expect } from 'vitest';
 
-export const root = resolve(__dirname, '../../..');
-export const cli = join(root, 'apps/cli/dist/main.js');
-export const demo = join(root, 'fixtures/demo/jepa-demo-vjepa2-untrained.gguf');
-export const heads = join(root, 'fixtures/reference-heads');
-export const sampleJpg = join(root, 'fixtures/preprocess/sample.jpg');
-export const sampleMp4 = join(root, 'fixtures/preprocess/sample.mp4');
+export const root = REPO_ROOT;
+export const demo = DEMO_MODEL;
+export const heads = REFERENCE_HEADS;
+export const sampleJpg = SAMPLE_JPG;
+export const sampleMp4 = SAMPLE_MP4;
+/** The built CLI: a file of these tests fails with "build first" where it has not been built. */
+export const cli = cliMain();
 export const THREADS = 2;
 
 /** An 8-bit RGB PNG of seeded pixels. */
-export function png(width: number, height: number, seed: number): Buffer {
-  const raw = Buffer.alloc(height * (1 + width * 3));
-  let s = (seed * 2654435761) >>> 0;
-  for (let y = 0; y < height; y++) {
-    const row = y * (1 + width * 3);
-    for (let x = 0; x < width * 3; x++) {
-      s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-      raw[row + 1 + x] = (s >>> 24) ^ (x * 7 + y * 3);
-    }
-  }
-  return Buffer.concat([rgbPngHeader(width, height), pngChunk('IDAT', deflateSync(raw)), pngChunk('IEND', Buffer.alloc(0))]);
-}
+export const png = seededPng;
 
 /**
  * D/allowed (the root): a.png, goal.png, sample.jpg, sample.mp4, clip.npy, sub/, link-out -> ../outside/secret.png,

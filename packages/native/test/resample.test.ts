@@ -9,9 +9,9 @@ import {
   resizeU8,
   type PreprocessRecipe,
   type RgbImage,
+  writeNormalizedPlanes,
 } from '@jepa/preprocess';
 // Not exported by the package; the function preprocessImage writes planes with.
-import { writeNormalizedPlanes } from '../../preprocess/src/normalize.js';
 import {
   NativeError,
   resampleKernels,

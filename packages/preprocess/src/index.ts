@@ -25,7 +25,7 @@ export {
   type ClipTensor,
   type FrameSet,
 } from './preprocess.js';
-export { normalizationTables } from './normalize.js';
+export { normalizationTables, writeNormalizedPlanes } from './normalize.js';
 export { stackNCHW, stackNCTHW } from './batch.js';
 export { sampleIndices } from './video/sample.js';
 export { readVideoFrames, type VideoFrames, type ReadVideoOptions } from './video/read.js';

@@ -7,8 +7,7 @@ import { forgeModel } from '@jepa/gguf';
 import { decodeImage, type RgbImage } from '@jepa/preprocess';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JepaServer } from '../src/index.js';
-import { loadWebPage } from '../src/web-page.js';
-import { demo, get, jepa, png, post, sampleJpg, sampleMp4, startServer, THREADS, tmp } from './helpers.js';
+import { demo, get, jepa, png, post, requireWebPage, sampleJpg, sampleMp4, startServer, THREADS, tmp } from './helpers.js';
 
 const dir = tmp('features');
 const still = forgeModel('hfvit', {
@@ -24,7 +23,6 @@ const image = join(dir, 'a.png');
 writeFileSync(image, png(40, 36, 3));
 const b64 = (p: string) => readFileSync(p).toString('base64');
 const t = ['-t', String(THREADS)];
-const web = loadWebPage();
 
 let server: JepaServer;
 beforeAll(async () => {
@@ -95,7 +93,8 @@ describe('POST /v1/features', () => {
 });
 
 describe('the page at /', () => {
-  it.skipIf(web === null)('serves index.html, the bundle and the css with their types', async () => {
+  it('serves index.html, the bundle and the css with their types', async () => {
+    requireWebPage();
     for (const [path, type] of [
       ['/', 'text/html'],
       ['/web/app.js', 'text/javascript'],
@@ -110,7 +109,8 @@ describe('the page at /', () => {
     expect((await get(server, '/web/nope.js')).status).toBe(404);
   });
 
-  it.skipIf(web === null)('is public with an API key set; its API calls are not', async () => {
+  it('is public with an API key set; its API calls are not', async () => {
+    requireWebPage();
     const keyed = await startServer({ models: [still.path], apiKey: 's3cret' });
     try {
       expect((await get(keyed, '/')).status).toBe(200);

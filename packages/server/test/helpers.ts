@@ -1,19 +1,17 @@
 // Shared by the server tests: small PNGs, a real server per test file, raw sockets, the CLI.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { deflateSync } from 'node:zlib';
-import { pngChunk, rgbPngHeader } from '@jepa/preprocess';
+import { join } from 'node:path';
+import { cliMain, DEMO_MODEL, REFERENCE_HEADS, REPO_ROOT, requireBuilt, runCli, SAMPLE_JPG, SAMPLE_MP4, seededPng, WEB_DIST } from '@jepa/testing';
 import { createServer, type JepaServer, type ServerOptions } from '../src/index.js';
 
-export const root = resolve(__dirname, '../../..');
-export const cli = join(root, 'apps/cli/dist/main.js');
-export const demo = join(root, 'fixtures/demo/jepa-demo-vjepa2-untrained.gguf');
-export const heads = join(root, 'fixtures/reference-heads');
-export const sampleJpg = join(root, 'fixtures/preprocess/sample.jpg');
-export const sampleMp4 = join(root, 'fixtures/preprocess/sample.mp4');
+export const root = REPO_ROOT;
+export const demo = DEMO_MODEL;
+export const heads = REFERENCE_HEADS;
+export const sampleJpg = SAMPLE_JPG;
+export const sampleMp4 = SAMPLE_MP4;
 export const THREADS = 2;
 
 export function tmp(prefix: string): string {
@@ -21,17 +19,11 @@ export function tmp(prefix: string): string {
 }
 
 /** An 8-bit RGB PNG of seeded pixels. */
-export function png(width: number, height: number, seed: number): Buffer {
-  const raw = Buffer.alloc(height * (1 + width * 3));
-  let s = (seed * 2654435761) >>> 0;
-  for (let y = 0; y < height; y++) {
-    const row = y * (1 + width * 3);
-    for (let x = 0; x < width * 3; x++) {
-      s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-      raw[row + 1 + x] = (s >>> 24) ^ (x * 7 + y * 3);
-    }
-  }
-  return Buffer.concat([rgbPngHeader(width, height), pngChunk('IDAT', deflateSync(raw)), pngChunk('IEND', Buffer.alloc(0))]);
+export const png = seededPng;
+
+/** The built page (packages/server/dist/web, what the server serves at /); "build first" where a file is missing. */
+export function requireWebPage(): void {
+  for (const file of ['index.html', 'app.js', 'app.css']) requireBuilt(join(WEB_DIST, file), 'the web page');
 }
 
 export async function startServer(options: ServerOptions): Promise<JepaServer> {
@@ -101,7 +93,7 @@ export function statusOf(response: string): number {
 
 /** Runs the CLI to completion. */
 export function jepa(...args: string[]) {
-  const r = spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', env: { ...process.env, JEPA_DEVICE: 'cpu' } });
+  const r = runCli(args, { env: { JEPA_DEVICE: 'cpu' } });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
@@ -115,7 +107,7 @@ export interface ServeChild {
 
 /** `jepa serve` as a child process, once it says it is ready. */
 export function serveChild(args: string[], opts: { nodeFlags?: string[]; env?: Record<string, string> } = {}): Promise<ServeChild> {
-  const child = spawn(process.execPath, [...(opts.nodeFlags ?? []), cli, 'serve', '--port', '0', ...args], {
+  const child = spawn(process.execPath, [...(opts.nodeFlags ?? []), cliMain(), 'serve', '--port', '0', ...args], {
     env: { ...process.env, JEPA_DEVICE: 'cpu', ...opts.env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });

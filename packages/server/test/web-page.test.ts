@@ -4,18 +4,17 @@
 // a model with a head, the cosine of two items and a LeWM plan's cost per CEM iteration. Last, the
 // time from a drop to the PCA map of 1024-px photos (median of 5), printed and written to tmp/.
 // JEPA_WEB_BENCH_MODEL=FILE.gguf times that model too. Without a browser (JEPA_CHROMIUM, or chromium on
-// PATH) the tests skip and say so; setup.sh installs it.
+// PATH) or the built page the tests fail, naming the step that installs or builds it.
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JepaServer } from '../src/index.js';
-import { loadWebPage } from '../src/web-page.js';
-import { demo, heads, png, root, sampleJpg, startServer, tmp } from './helpers.js';
+import { demo, heads, png, requireWebPage, root, sampleJpg, startServer, tmp } from './helpers.js';
 
 function findChromium(): string | null {
-  // JEPA_CHROMIUM names the browser; one that is not there skips the tests (JEPA_CHROMIUM=none to try that)
+  // JEPA_CHROMIUM names the browser; one that is not there fails the tests (JEPA_CHROMIUM=none to try that)
   if (process.env.JEPA_CHROMIUM) return existsSync(process.env.JEPA_CHROMIUM) ? process.env.JEPA_CHROMIUM : null;
   for (const name of ['chromium', 'chromium-browser', 'google-chrome']) {
     const r = spawnSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' });
@@ -25,9 +24,7 @@ function findChromium(): string | null {
 }
 
 const chromium = findChromium();
-const web = loadWebPage();
-const why = chromium === null ? 'no chromium (apt-get install chromium, or bash scripts/setup.sh; JEPA_CHROMIUM=path)' : 'the page is not built';
-if (chromium === null || web === null) console.log(`web-page.test.ts: skipped: ${why}`);
+const NO_CHROMIUM = 'no chromium: install it with bash scripts/setup.sh (or apt-get install chromium), or name one with JEPA_CHROMIUM=path';
 
 const dir = tmp('web');
 const model = (name: string, as: string) => {
@@ -96,7 +93,7 @@ async function mapOf(page: Page, n: number) {
   });
 }
 
-describe.skipIf(chromium === null || web === null)('the page at / in chromium', () => {
+describe('the page at / in chromium', () => {
   let server: JepaServer;
   let browser: Browser;
   let page: Page;
@@ -104,10 +101,12 @@ describe.skipIf(chromium === null || web === null)('the page at / in chromium', 
   const lewm = model('lewm', 'lewm');
 
   beforeAll(async () => {
+    if (chromium === null) throw new Error(NO_CHROMIUM);
+    requireWebPage();
     const extra = process.env.JEPA_WEB_BENCH_MODEL;
     server = await startServer({ models: [demo, pooler, lewm, ...(extra ? [extra] : [])] });
     browser = await puppeteer.launch({
-      executablePath: chromium!,
+      executablePath: chromium,
       headless: true,
       args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
     });

@@ -30,13 +30,13 @@ export interface AcManifest {
 }
 
 /** What the AC case hands the converter: @jepa/convert's convertCheckpoint fits. */
-export type AcConverter<Dtype extends string> = (
+export type AcConverter<Dtype extends string | undefined> = (
   src: string,
   dst: string,
   options: { dtype: Dtype; imgSize: number; nHead: number; predNHead: number; acExtrinsics: boolean },
 ) => Promise<unknown>;
 
-export function acCase<Dtype extends string>(name: AcCase, convertCheckpoint: AcConverter<Dtype>) {
+export function acCase<Dtype extends string | undefined>(name: AcCase, convertCheckpoint: AcConverter<Dtype>) {
   const dir = join(REFERENCE, 'vjepa2_ac', name);
   const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as AcManifest;
   const npy = (file: string) => readNpy(join(dir, `${file}.npy`));

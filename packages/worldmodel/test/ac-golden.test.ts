@@ -1,10 +1,11 @@
 // V-JEPA 2-AC against the float64 reference of fixtures/reference/vjepa2_ac (Meta's layout, converted
 // here): the frame encoding, the predictor, the mask entry by entry, causality, one rollout, CEM with
 // supplied noise, the pose update — and the negative controls that must fail.
+import { convertCheckpoint } from '@jepa/convert';
 import { compareTokens, judge, policyRow } from '@jepa/graph';
+import { AC_CASES, acCase, type AcCemSettingsJson } from '@jepa/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AcWorldModel, acFrameCausalMask, composePose, type AcCemOptions, type AcSteps, type AcWorldModelOptions } from '../src/index.js';
-import { AC_CASES, acCase, type AcCemSettingsJson } from './ac-fixture.js';
 
 const row = policyRow('cpu', 'video', 'f32');
 
@@ -34,7 +35,7 @@ const maxAbs = (a: ArrayLike<number>, b: ArrayLike<number>) => {
 
 for (const name of AC_CASES) {
   describe(`V-JEPA 2-AC ${name} against the float64 reference`, () => {
-    const fx = acCase(name);
+    const fx = acCase(name, convertCheckpoint);
     let path = '';
     const models: AcWorldModel[] = [];
     const load = async (options: AcWorldModelOptions = {}) => {
@@ -220,7 +221,7 @@ for (const name of AC_CASES) {
 
 describe('V-JEPA 2-AC under a small JEPA_MAX_GRAPH_MIB', () => {
   it('splits K candidates into equal padded chunks with the same values', async () => {
-    const fx = acCase('h32');
+    const fx = acCase('h32', convertCheckpoint);
     const path = await fx.convert();
     const K = 23;
     const T = fx.manifest.hparams.steps;
