@@ -7,6 +7,7 @@ import {
   GgmlType,
   GgufWriter,
   hparamsToMetadata,
+  HEAD_FAMILIES,
   scanNonFinite,
   type Family,
   type ModelHparams,
@@ -154,7 +155,8 @@ async function writeModel(
   }
 }
 
-const PROBE_FAMILIES: readonly Family[] = ['vjepa', 'vjepa2', 'vjepa2_1'];
+/** A probe's head goes into a model whose family carries the attentive classifier (a family trait). */
+const PROBE_FAMILIES = HEAD_FAMILIES;
 
 /** Adds a separate probe file's head to a mapped encoder; its tensors join the encoder's. */
 function attachProbe(mapped: MappedModel, probe: Checkpoint, options: ConvertOptions): TensorMap {
