@@ -21,7 +21,6 @@ export { decodeBase64 } from './items/base64.js';
 export { fieldName } from './items/field-name.js';
 export { ItemLoader } from './items/item-loader.js';
 export {
-  MAX_WINDOW_FRAMES,
   parseItem,
   parseItems,
   parseSampling,
@@ -34,3 +33,17 @@ export { parseIds } from './items/parse-ids.js';
 export { parseActions } from './items/parse-actions.js';
 export { PathPolicy, isWithin } from './items/path-policy.js';
 export type { EncodedItem, PlannedEncoded, WindowPlace } from './items/encode-items.js';
+export {
+  MAX_WINDOW_FRAMES,
+  classifyFields,
+  embedFields,
+  idsField,
+  modelField,
+  normalizeField,
+  planFields,
+  poolField,
+  predictFields,
+  rolloutFields,
+  samplingField,
+} from './schemas/request-fields.js';
+export { readFields, type Fields } from './schemas/read-fields.js';

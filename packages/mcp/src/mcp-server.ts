@@ -3,7 +3,19 @@
 import { createRequire } from 'node:module';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { RootsListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { EngineError, MAX_WINDOW_FRAMES, type ParsedItem, badField, parseSampling } from '@jepa/engine';
+import {
+  EngineError,
+  type ParsedItem,
+  badField,
+  classifyFields,
+  modelField,
+  normalizeField,
+  parseSampling,
+  planFields,
+  poolField,
+  predictFields,
+  samplingField,
+} from '@jepa/engine';
 import { isUserFacing } from '@jepa/errors';
 import { z } from 'zod';
 import type { McpTools } from './tools.js';
@@ -22,30 +34,11 @@ const media = z
   ])
   .describe('a string (an absolute path under a root, or a data: URI) or {path} / {data} with an optional kind');
 
-const model = z.string().optional().describe('the model id from list_models; may be left out when one model is loaded');
-const pool = z
-  .enum(['mean', 'cls', 'lewm'])
-  .optional()
-  .describe('mean of the patch tokens, the CLS token, or the LeWorldModel state; default cls where the model has one, else mean');
-const ids = z.union([z.array(z.number().int().min(0)), z.string()]).describe('token ids: an array, or text like "0:16,20" (ids 0..15 and 20)');
-
-// loose: an unknown key reaches parseSampling and comes back as a tool error naming it
-const sampling = z
-  .looseObject({
-    fps: z.number().optional().describe('sample the video at this many frames per second of presentation time (default: every frame)'),
-    frames: z.number().optional().describe(`frames per window, 1 to ${MAX_WINDOW_FRAMES} (default: the model's trained clip length)`),
-    window_seconds: z
-      .number()
-      .optional()
-      .describe('windows spanning this many seconds, the frames spread over each (default: windows of `frames` samples)'),
-    stride: z.number().optional().describe('between window starts: samples, or seconds with window_seconds (default: the window length, no overlap)'),
-    start: z.number().optional().describe('from this presentation time, in seconds'),
-    end: z.number().optional().describe('up to (not including) this presentation time, in seconds'),
-  })
-  .optional()
-  .describe(
-    'cut a long video into windows (one answer per window, with its place in the video) instead of sampling it as one clip; a truncated file answers its complete windows and a warning',
-  );
+const model = modelField.optional();
+// one vector per item here: every token (pool none) is the HTTP route's
+const pool = poolField.exclude(['none']).optional();
+const normalize = normalizeField.optional();
+const sampling = samplingField.optional();
 
 const windowOut = {
   window: z.number().int(),
@@ -174,7 +167,7 @@ export function createMcpServer(engine: McpTools, options: McpServerOptions = {}
       title: 'Embed an image',
       description:
         "The pooled embedding of an image (a video model gets the still repeated to its frames, as jepa embed does). Returns {model, pool, dims, embedding}: jepa serve's /v1/embeddings values.",
-      inputSchema: { model, image: media, pool, normalize: z.boolean().optional().describe('L2-normalise the vector (default false)') },
+      inputSchema: { model, image: media, pool, normalize },
       outputSchema: embeddingOut,
       annotations: readOnly,
     },
@@ -193,7 +186,7 @@ export function createMcpServer(engine: McpTools, options: McpServerOptions = {}
       title: 'Embed a video',
       description:
         "The pooled embedding of a video clip (ffmpeg samples the model's frames), or of .npy frames / a preprocessed tensor. Returns {model, pool, dims, embedding}. With sampling, a long video's windows: {model, pool, dims, windows: [{window, start_s, end_s, frames, embedding}], warnings?}.",
-      inputSchema: { model, video: media, pool, normalize: z.boolean().optional().describe('L2-normalise the vector (default false)'), sampling },
+      inputSchema: { model, video: media, pool, normalize, sampling },
       outputSchema: {
         ...embeddingOut,
         embedding: embeddingOut.embedding.optional().describe('without sampling'),
@@ -252,8 +245,8 @@ export function createMcpServer(engine: McpTools, options: McpServerOptions = {}
       inputSchema: {
         model,
         video: media,
-        top_k: z.number().int().min(1).optional().describe('labels to return (default 5)'),
-        logits: z.boolean().optional().describe('also return every raw logit'),
+        top_k: classifyFields.top_k.optional(),
+        logits: classifyFields.logits.optional(),
         sampling,
       },
       outputSchema: {
@@ -286,9 +279,9 @@ export function createMcpServer(engine: McpTools, options: McpServerOptions = {}
       inputSchema: {
         model,
         media: media.describe('the clip (or image) to encode'),
-        context: ids.describe('context token ids: an array, or text like "0:16"'),
-        target: ids.describe('target token ids: an array, or text like "16:32"'),
-        mask_index: z.number().int().optional().describe('mask token for the targets (default 1)'),
+        context: predictFields.context,
+        target: predictFields.target,
+        mask_index: predictFields.mask_index.optional(),
       },
       outputSchema: {
         model: z.string(),
@@ -325,19 +318,13 @@ export function createMcpServer(engine: McpTools, options: McpServerOptions = {}
         model,
         start: z.union([media, z.array(media).min(1).max(64)]).describe('the start image, or history frames oldest first'),
         goal: media.describe('the goal image'),
-        horizon: z.number().int().min(1).max(1024).optional().describe('steps to plan (default 5, at least the history)'),
-        samples: z.number().int().min(2).max(4096).optional().describe('candidates per CEM iteration (default 300)'),
-        iterations: z.number().int().min(1).max(1000).optional().describe('CEM iterations (default 30)'),
-        top_k: z.number().int().min(2).max(4096).optional().describe('elites per iteration (default min(30, samples))'),
-        seed: z
-          .number()
-          .int()
-          .min(-(2 ** 31))
-          .max(2 ** 31 - 1)
-          .optional()
-          .describe('sampler seed (default 0)'),
-        action_mean: z.array(z.number()).optional().describe('with action_std: return the plan in raw action units'),
-        action_std: z.array(z.number()).optional(),
+        horizon: planFields.horizon.optional(),
+        samples: planFields.samples.optional(),
+        iterations: planFields.iterations.optional(),
+        top_k: planFields.top_k.optional(),
+        seed: planFields.seed.optional(),
+        action_mean: planFields.action_mean.optional(),
+        action_std: planFields.action_std.optional(),
       },
       outputSchema: {
         model: z.string(),

@@ -57,36 +57,10 @@ export function objectBody(value: unknown, known: readonly string[]): Body {
   return value as Body;
 }
 
-export function optionalBool(body: Body, key: string, fallback: boolean): boolean {
-  const v = body[key];
-  if (v === undefined || v === null) return fallback;
-  if (typeof v !== 'boolean') throw badField(key, 'must be true or false');
-  return v;
-}
-
-export function optionalInt(body: Body, key: string, fallback: number, min: number, max: number): number {
-  const v = body[key];
-  if (v === undefined || v === null) return fallback;
-  if (typeof v !== 'number' || !Number.isInteger(v)) throw badField(key, 'must be an integer');
-  if (v < min || v > max) throw badField(key, `must be between ${min} and ${max}`);
-  return v;
-}
-
 export function optionalChoice<T extends string>(body: Body, key: string, choices: readonly T[], fallback: T | undefined): T | undefined {
   const v = body[key];
   if (v === undefined || v === null) return fallback;
   if (typeof v !== 'string' || !(choices as readonly string[]).includes(v))
     throw badField(key, `must be one of ${choices.map((c) => `"${c}"`).join(', ')}`);
   return v as T;
-}
-
-/** A list of finite numbers (action statistics). */
-export function optionalNumbers(body: Body, key: string, length: number): number[] | undefined {
-  const v = body[key];
-  if (v === undefined || v === null) return undefined;
-  if (!Array.isArray(v) || v.length !== length) throw badField(key, `must be an array of ${length} numbers`);
-  v.forEach((x, i) => {
-    if (typeof x !== 'number' || !Number.isFinite(x)) throw badField(`${key}[${i}]`, 'must be a finite number');
-  });
-  return v as number[];
 }

@@ -2,6 +2,7 @@
 // {tensor} (base64), or {path, kind?}; a video may carry `sampling`, which cuts it into windows.
 import type { WindowOptions } from '@jepa/preprocess';
 import { badField } from '../errors.js';
+import { MAX_WINDOW_FRAMES } from '../schemas/request-fields.js';
 import { decodeBase64 } from './base64.js';
 import { fieldName } from './field-name.js';
 
@@ -18,9 +19,6 @@ export type ParsedItem = ({ field: string; kind: ItemKind; bytes: Buffer } | { f
   /** A video item to be cut into windows; absent, the video is one clip sampled over the whole file. */
   sampling?: Sampling;
 };
-
-/** The most frames one window may take: a window's clip is decoded and preprocessed whole. */
-export const MAX_WINDOW_FRAMES = 128;
 
 const SAMPLING_KEYS: Readonly<Record<string, keyof WindowOptions>> = {
   fps: 'fps',

@@ -1,8 +1,8 @@
 // POST /v1/classify and POST /v1/predict: the heads over the encoder's tokens.
-import { parseIds, parseItems, refuseSampling } from '@jepa/engine';
+import { classifyFields, parseIds, parseItems, predictFields, readFields, refuseSampling } from '@jepa/engine';
 import type { FastifyInstance } from 'fastify';
 import { encodeValues } from '../encoding.js';
-import { objectBody, optionalBool, optionalChoice, optionalInt } from '../json.js';
+import { objectBody, optionalChoice } from '../json.js';
 import { callOf } from './call-options.js';
 import { FORMATS } from './embedding-routes.js';
 import type { ServerState } from './server-state.js';
@@ -14,9 +14,7 @@ export function headRoutes(app: FastifyInstance, state: ServerState): void {
     const body = objectBody(req.body, ['model', 'input', 'top_k', 'logits']);
     const slot = await engine.model(body.model);
     slot.head();
-    const classes = slot.spec.head!.nClasses;
-    const topK = optionalInt(body, 'top_k', Math.min(5, classes), 1, classes);
-    const withLogits = optionalBool(body, 'logits', false);
+    const { top_k: topK, logits: withLogits } = readFields(body, classifyFields);
     const items = parseItems(body.input, 'input', engine.maxQueue);
     const r = await engine.classify({ model: slot.id, items, topK }, callOf(reply));
     return {
@@ -40,9 +38,9 @@ export function headRoutes(app: FastifyInstance, state: ServerState): void {
     slot.predictor();
     const items = parseItems(body.input, 'input', 1);
     refuseSampling(items);
+    const { mask_index: maskIndex } = readFields(body, predictFields);
     const contextIds = parseIds(body.context, 'context');
     const targetIds = parseIds(body.target, 'target');
-    const maskIndex = body.mask_index === undefined ? undefined : optionalInt(body, 'mask_index', 0, -(2 ** 31), 2 ** 31 - 1);
     const format = optionalChoice(body, 'encoding_format', FORMATS, 'float')!;
     const r = await engine.predict({ model: slot.id, item: items[0]!, contextIds, targetIds, maskIndex }, callOf(reply));
     const dims = [r.targetIds.length, r.outDim];

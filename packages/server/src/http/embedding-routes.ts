@@ -1,8 +1,8 @@
 // POST /v1/embeddings (OpenAI's shape) and POST /v1/features (PCA maps as PNGs).
-import { POOLS, type Pool, parseItems, refuseSampling } from '@jepa/engine';
+import { embedFields, parseItems, readFields, refuseSampling } from '@jepa/engine';
 import type { FastifyInstance } from 'fastify';
 import { type EncodingFormat, encodeValues } from '../encoding.js';
-import { objectBody, optionalBool, optionalChoice } from '../json.js';
+import { objectBody, optionalChoice } from '../json.js';
 import { callOf } from './call-options.js';
 import type { ServerState } from './server-state.js';
 
@@ -14,8 +14,7 @@ export function embeddingRoutes(app: FastifyInstance, state: ServerState): void 
   app.post('/v1/embeddings', async (req, reply) => {
     const body = objectBody(req.body, ['model', 'input', 'pool', 'normalize', 'encoding_format']);
     const slot = await engine.model(body.model);
-    const pool = optionalChoice<Pool>(body, 'pool', POOLS, undefined);
-    const normalize = optionalBool(body, 'normalize', false);
+    const { pool, normalize } = readFields(body, embedFields);
     const format = optionalChoice(body, 'encoding_format', FORMATS, 'float')!;
     const items = parseItems(body.input, 'input', engine.maxQueue);
     const r = await engine.embed({ model: slot.id, items, pool, normalize }, callOf(reply));

@@ -1,18 +1,12 @@
 // POST /v1/worldmodel/rollout and /plan: LeWorldModel over history frames, actions and a goal.
-import { type RolloutActions, parseActions, parseItem, parseItems, requestActionStats } from '@jepa/engine';
+import { type RolloutActions, parseActions, parseItem, parseItems, planFields, readFields, requestActionStats, rolloutFields } from '@jepa/engine';
 import type { FastifyInstance } from 'fastify';
 import { encodeValues } from '../encoding.js';
 import { badField } from '../errors.js';
-import { type Body, objectBody, optionalChoice, optionalInt, optionalNumbers } from '../json.js';
+import { objectBody, optionalChoice } from '../json.js';
 import { callOf } from './call-options.js';
 import { FORMATS } from './embedding-routes.js';
 import type { ServerState } from './server-state.js';
-
-const INT32 = [-(2 ** 31), 2 ** 31 - 1] as const;
-
-function actionStats(body: Body, A: number) {
-  return requestActionStats(optionalNumbers(body, 'action_mean', A), optionalNumbers(body, 'action_std', A), A);
-}
 
 export function worldmodelRoutes(app: FastifyInstance, state: ServerState): void {
   const { engine } = state;
@@ -32,7 +26,8 @@ export function worldmodelRoutes(app: FastifyInstance, state: ServerState): void
     ]);
     const slot = await engine.model(body.model);
     const wm = slot.world();
-    const stats = actionStats(body, wm.actionDim);
+    const f = readFields(body, rolloutFields);
+    const stats = requestActionStats(f.action_mean, f.action_std, wm.actionDim);
     const given = [body.actions, body.random_actions].filter((x) => x !== undefined && x !== null).length;
     if (given !== 1) throw badField('actions', 'give exactly one of "actions" or "random_actions"', 'missing_field');
     const images = parseItems(body.images, 'images', engine.maxQueue);
@@ -40,9 +35,7 @@ export function worldmodelRoutes(app: FastifyInstance, state: ServerState): void
     const format = optionalChoice(body, 'encoding_format', FORMATS, 'float')!;
     let actions: RolloutActions;
     if (body.random_actions !== undefined && body.random_actions !== null) {
-      const candidates = optionalInt(body, 'random_actions', 1, 1, 4096);
-      const horizon = optionalInt(body, 'horizon', 5, 1, 1024);
-      actions = { random: { candidates, horizon, seed: optionalInt(body, 'seed', 0, ...INT32) } };
+      actions = { random: { candidates: f.random_actions ?? 1, horizon: f.horizon ?? 5, seed: f.seed ?? 0 } };
     } else actions = { given: parseActions(body.actions, 'actions', wm.actionDim) };
     const r = await engine.rollout({ model: slot.id, images, goal, actions, stats }, callOf(reply));
     return {
@@ -59,24 +52,13 @@ export function worldmodelRoutes(app: FastifyInstance, state: ServerState): void
   app.post('/v1/worldmodel/plan', async (req, reply) => {
     const body = objectBody(req.body, ['model', 'images', 'goal', 'horizon', 'samples', 'iterations', 'top_k', 'seed', 'action_mean', 'action_std']);
     const slot = await engine.model(body.model);
-    const wm = slot.world();
-    const stats = actionStats(body, wm.actionDim);
+    const f = readFields(body, planFields);
+    const stats = requestActionStats(f.action_mean, f.action_std, slot.world().actionDim);
     const images = parseItems(body.images, 'images', engine.maxQueue);
     if (body.goal === undefined || body.goal === null) throw badField('goal', 'required: the plan heads toward the goal image', 'missing_field');
     const goal = parseItem(body.goal, 'goal');
-    const samples = optionalInt(body, 'samples', 300, 2, 4096);
     const r = await engine.plan(
-      {
-        model: slot.id,
-        images,
-        goal,
-        horizon: optionalInt(body, 'horizon', 5, 1, 1024),
-        samples,
-        iterations: optionalInt(body, 'iterations', 30, 1, 1000),
-        topK: optionalInt(body, 'top_k', Math.min(30, samples), 2, samples),
-        seed: optionalInt(body, 'seed', 0, ...INT32),
-        stats,
-      },
+      { model: slot.id, images, goal, horizon: f.horizon, samples: f.samples, iterations: f.iterations, topK: f.top_k, seed: f.seed, stats },
       callOf(reply),
     );
     return {

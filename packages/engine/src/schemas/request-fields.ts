@@ -1,0 +1,75 @@
+// The fields of each request shape, as zod schemas with their bounds and descriptions: one table for
+// every front end. MCP's tools take these shapes as their input schemas; the HTTP routes read their
+// bodies' fields with readFields. Defaults that depend on the model (top_k, horizon) are the engine's.
+import { z } from 'zod';
+import { POOLS } from '../operations/pooling.js';
+
+const INT32 = { min: -(2 ** 31), max: 2 ** 31 - 1 };
+
+export const modelField = z.string().describe('the model id (GET /v1/models, list_models); may be left out when one model is loaded');
+
+export const poolField = z
+  .enum(POOLS)
+  .describe('mean of the patch tokens, the CLS token, every token (none), or the LeWorldModel state; default cls where the model has one, else mean');
+
+export const normalizeField = z.boolean().describe('L2-normalise each vector (default false)');
+
+export const idsField = z
+  .union([z.array(z.number().int().min(0)), z.string()])
+  .describe('token ids: an array, or text like "0:16,20" (ids 0..15 and 20)');
+
+export const embedFields = { pool: poolField, normalize: normalizeField };
+
+export const classifyFields = {
+  top_k: z.number().int().min(1).describe("labels to return (default 5, at most the head's classes)"),
+  logits: z.boolean().describe('also return every raw logit'),
+};
+
+export const predictFields = {
+  context: idsField.describe('context token ids: an array, or text like "0:16"'),
+  target: idsField.describe('target token ids: an array, or text like "16:32"'),
+  mask_index: z.number().int().min(INT32.min).max(INT32.max).describe('mask token for the targets (default 1)'),
+};
+
+const seedField = z.number().int().min(INT32.min).max(INT32.max).describe('sampler seed (default 0)');
+const horizonField = z.number().int().min(1).max(1024);
+const actionStatsFields = {
+  action_mean: z.array(z.number()).describe("with action_std: actions in raw units (the dataset's mean per action dimension)"),
+  action_std: z.array(z.number()).describe("with action_mean: the dataset's standard deviation per action dimension"),
+};
+
+export const rolloutFields = {
+  random_actions: z.number().int().min(1).max(4096).describe('roll out this many random normal action sequences instead of given ones'),
+  horizon: horizonField.describe('steps of each random sequence (default 5)'),
+  seed: seedField,
+  ...actionStatsFields,
+};
+
+export const planFields = {
+  horizon: horizonField.describe('steps to plan (default 5, at least the history)'),
+  samples: z.number().int().min(2).max(4096).describe('candidates per CEM iteration (default 300)'),
+  iterations: z.number().int().min(1).max(1000).describe('CEM iterations (default 30)'),
+  top_k: z.number().int().min(2).max(4096).describe('elites per iteration (default min(30, samples), at most samples)'),
+  seed: seedField,
+  ...actionStatsFields,
+};
+
+/** The most frames one window may take: a window's clip is decoded and preprocessed whole. */
+export const MAX_WINDOW_FRAMES = 128;
+
+// loose: an unknown key reaches parseSampling, which names it in its refusal
+export const samplingField = z
+  .looseObject({
+    fps: z.number().optional().describe('sample the video at this many frames per second of presentation time (default: every frame)'),
+    frames: z.number().optional().describe(`frames per window, 1 to ${MAX_WINDOW_FRAMES} (default: the model's trained clip length)`),
+    window_seconds: z
+      .number()
+      .optional()
+      .describe('windows spanning this many seconds, the frames spread over each (default: windows of `frames` samples)'),
+    stride: z.number().optional().describe('between window starts: samples, or seconds with window_seconds (default: the window length, no overlap)'),
+    start: z.number().optional().describe('from this presentation time, in seconds'),
+    end: z.number().optional().describe('up to (not including) this presentation time, in seconds'),
+  })
+  .describe(
+    'cut a long video into windows (one answer per window, with its place in the video) instead of sampling it as one clip; a truncated file answers its complete windows and a warning',
+  );
