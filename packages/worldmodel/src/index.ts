@@ -2,7 +2,8 @@ export { planCem, type CandidateCost, type CemOptions, type CemResult } from './
 export { normalSampler } from './random.js';
 export { causalMaskF16 } from './causal-mask.js';
 export { WorldModelError } from './errors.js';
-export { WorldModel, type ActionStats, type PlanOptions, type PlanResult, type Sequences, type WorldModelOptions } from './world-model.js';
+export { type ActionStats, denormalizeActions, normalizeActions } from './action-stats.js';
+export { WorldModel, type PlanOptions, type PlanResult, type Sequences, type WorldModelOptions } from './world-model.js';
 export { runCem, eliteStats, type CemIteration, type CemRules } from './cem.js';
 export {
   AcWorldModel,
