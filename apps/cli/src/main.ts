@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { EXIT_CODE, errorKind, isUserFacing } from '@jepa/errors';
 import { Command, CommanderError } from 'commander';
 import { convertCommand } from './commands/convert.js';
 import { devicesCommand } from './commands/devices.js';
@@ -14,7 +15,7 @@ import { queueCommand } from './commands/queue.js';
 import { workerCommand } from './commands/worker.js';
 import { featuresCommand } from './commands/features.js';
 import { displayText } from './display-text.js';
-import { fsErrorMessage, isFsError, isUserFacing } from './user-error.js';
+import { fsErrorMessage, isFsError } from './user-error.js';
 
 // Commander's own refusals (unknown option, bad value, missing argument) come back to the one
 // printer below instead of being written and exited on the spot: set before the commands are
@@ -60,8 +61,8 @@ function describe(err: unknown): { code: number; message: string | null; interna
   const message = err instanceof Error ? err.message : String(err);
   const exitCode = (err as { exitCode?: unknown } | null)?.exitCode;
   const userFacing = isUserFacing(err);
-  // a refusal of the user's input exits 2 (3 where some inputs failed, as its error says); a bug 1
-  return { code: typeof exitCode === 'number' ? exitCode : userFacing ? 2 : 1, message, internal: !userFacing };
+  // an error's own exitCode (3 where some inputs failed), else its kind's: 2 for the user's to fix, 1 for a bug
+  return { code: typeof exitCode === 'number' ? exitCode : EXIT_CODE[errorKind(err)], message, internal: !userFacing };
 }
 
 /** The one error printer: every refusal, from any package, is one inert `jepa:` line and an exit code. */

@@ -1,24 +1,17 @@
 import { accessSync, constants, statSync } from 'node:fs';
+import { JepaError, isUserFacing } from '@jepa/errors';
+import { GgufError } from '@jepa/gguf';
+import { WorldModelError } from '@jepa/worldmodel';
 
 /** A problem with what the user asked for: printed as `jepa: <message>`, never with a stack. */
-export class UserError extends Error {
+export class UserError extends JepaError {
   constructor(
     message: string,
+    /** 2, or 3 where some of the inputs failed. */
     readonly exitCode = 2,
   ) {
-    super(message);
-    this.name = 'UserError';
+    super('CLI_INPUT', message, { kind: 'input' });
   }
-}
-
-/** Errors our packages raise for bad input carry a string `code`; they are the user's to fix. */
-export function isUserFacing(err: unknown): err is Error & { code?: string } {
-  if (err instanceof UserError) return true;
-  return (
-    err instanceof Error &&
-    typeof (err as { code?: unknown }).code === 'string' &&
-    ['GgufError', 'PreprocessError', 'GraphError', 'NativeError', 'ConvertError', 'CorpusError', 'WorldModelError'].includes(err.name)
-  );
 }
 
 /**
@@ -26,7 +19,7 @@ export function isUserFacing(err: unknown): err is Error & { code?: string } {
  * `label: ` in front; other refusals (a device, a budget) are not about the file.
  */
 function nameTheFile(err: unknown, label: string, path: string): unknown {
-  if (isUserFacing(err) && ['GgufError', 'WorldModelError'].includes(err.name) && !err.message.includes(path))
+  if (isUserFacing(err) && (err instanceof GgufError || err instanceof WorldModelError) && !err.message.includes(path))
     err.message = `${label}: ${err.message}`;
   return err;
 }
