@@ -1,6 +1,6 @@
 // A preprocessed float32 tensor as one encoder item, checked as the encoder checks it.
 import type { ModelSpec } from '@jepa/gguf';
-import type { ItemTensor } from '@jepa/input';
+import { type ItemTensor, isVideoOnly } from '@jepa/input';
 import type { NpyArray } from '@jepa/preprocess';
 import { badField } from '../errors.js';
 
@@ -33,5 +33,5 @@ export function tensorItem(field: string, spec: ModelSpec, npy: NpyArray): Loade
     throw badField(field, `shape [${shape.join(', ')}]: a ${width}x${height} input is smaller than one ${e.patchSize}-pixel patch`, 'invalid_tensor');
   const data = npy.data as Float32Array;
   for (let i = 0; i < data.length; i++) if (!Number.isFinite(data[i]!)) throw badField(field, `value ${i} is not finite`, 'invalid_tensor');
-  return { tensor: { data, shape }, still: frames === 1 && spec.family !== 'levjepa' };
+  return { tensor: { data, shape }, still: frames === 1 && !isVideoOnly(spec) };
 }

@@ -54,21 +54,21 @@ export class ModelRegistry {
           ...(options.device ? { device: options.device } : {}),
         });
         if (this.#disposed) {
-          model.dispose();
+          await model.dispose();
           return;
         }
         let slot: ModelSlot;
         try {
           slot = new ModelSlot(id, model, Math.floor(statSync(path).mtimeMs / 1000), options);
         } catch (err) {
-          model.dispose();
+          await model.dispose();
           throw err;
         }
         this.#slots.set(id, slot);
         onLoaded(id, (performance.now() - t0) / 1000);
       }
     } catch (err) {
-      this.dispose();
+      await this.dispose();
       throw err;
     }
   }
@@ -93,15 +93,11 @@ export class ModelRegistry {
     return [...this.#slots.values()].map((s) => s.card());
   }
 
-  card(id: string): ModelCard {
-    const slot = this.#slots.get(id);
-    if (!slot) throw notFound(`model '${id}' is not loaded`, 'model_not_found', 'model');
-    return slot.card();
-  }
-
-  dispose(): void {
+  /** Disposes every model once its running calls end. */
+  async dispose(): Promise<void> {
     this.#disposed = true;
-    for (const slot of this.#slots.values()) slot.dispose();
+    const slots = [...this.#slots.values()];
     this.#slots.clear();
+    await Promise.all(slots.map((slot) => slot.dispose()));
   }
 }

@@ -111,12 +111,8 @@ export class ModelSlot {
     };
   }
 
-  dispose(): void {
-    this.#head?.dispose();
-    this.#predictor?.dispose();
-    this.#hierarchy?.encoder.dispose();
-    this.#world?.dispose();
-    this.encoder.dispose();
-    this.model.dispose();
+  /** The model disposes what it created (every context, the world model) once their running calls end. */
+  dispose(): Promise<void> {
+    return this.model.dispose();
   }
 }
