@@ -1,5 +1,6 @@
-// One stream of encoder work: checks the input, splits it into graphs (image batches within the
-// budget, one clip per graph), caches a graph per shape, fills host tables and runs it.
+// One stream of encoder work: checks the input, splits it into graphs (images or clips of one shape,
+// as many per graph as JEPA_MAX_BATCH and the memory budget allow), caches a graph per shape, fills
+// host tables and runs it.
 import { buildEncoderGraph, prefixTokens, type EncoderGraph } from './encoder-graph.js';
 import { GGML_F32 } from './layers/attention.js';
 import { blockCausalMaskBytes, blockCausalMaskF16 } from './block-causal-mask.js';
