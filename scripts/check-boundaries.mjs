@@ -3,7 +3,8 @@
 //   internals  a package is imported only by its name or a subpath its package.json exports, never its
 //              src/ or dist/, and no relative path leaves the package it is written in (tests too);
 //   layers     a package's own code (not its tests) imports only packages in lower layers (LAYERS);
-//   front ends @jepa/server only from apps/cli's serve command and apps/bench;
+//   front ends @jepa/server only from apps/cli's serve command, apps/bench, and MCP's tests (which hold its
+//              tools' answers against the HTTP routes');
 //   testing    @jepa/testing only from test files, scripts and apps/bench;
 //   cycles     no circular imports among a package's src/ files, type-only and dynamic ones included
 //              (a cycle through types alone still ties the files' designs together).
@@ -40,7 +41,7 @@ export const ALLOWED = [
 const WORKSPACE_DIRS = ['packages', 'apps'];
 const SOURCE = /\.(ts|mts|cts|js|mjs|cjs)$/;
 const SKIPPED_DIRS = new Set(['node_modules', 'dist', 'ggml', 'tmp', 'coverage']);
-const SERVER_IMPORTERS = [/^apps\/cli\/src\/commands\/serve(\.ts|\/)/, /^apps\/bench\//];
+const SERVER_IMPORTERS = [/^apps\/cli\/src\/commands\/serve(\.ts|\/)/, /^apps\/bench\//, /^packages\/mcp\/test\//];
 
 /** Every workspace package: name, folder (relative to root, '/' separated) and exported subpaths. */
 function workspacePackages(root) {
@@ -195,7 +196,7 @@ export function checkBoundaries(root) {
         if (target.name === '@jepa/testing' && !test && !isScript(inPackage) && pkg.name !== '@jepa/bench')
           report(file, line, 'testing', `'${specifier}': the test kit is for test files, scripts and apps/bench only`);
         if (target.name === '@jepa/server' && !SERVER_IMPORTERS.some((r) => r.test(file)))
-          report(file, line, 'front ends', `'${specifier}': only apps/cli's serve command and apps/bench import @jepa/server`);
+          report(file, line, 'front ends', `'${specifier}': only apps/cli's serve command, apps/bench and MCP's tests import @jepa/server`);
         if (test) continue;
         const from = layerOf.get(pkg.name);
         const to = layerOf.get(target.name);

@@ -100,7 +100,7 @@ describe('jepa embed --pool lewm', () => {
     expect(Buffer.from((readNpy(out).data as Float32Array).buffer).equals(Buffer.from((readNpy(cls).data as Float32Array).buffer))).toBe(false);
     const wrong = jepa('embed', '-m', demo, image, '--pool', 'lewm');
     expect(wrong.code).toBe(2);
-    expect(wrong.err).toMatch(/--pool lewm needs a LeWorldModel file/);
+    expect(wrong.err).toMatch(/--pool: "lewm" needs a LeWorldModel; this is vjepa2/);
   });
 });
 

@@ -7,7 +7,7 @@ export type { ClassifyRequest, ClassifyResult, ItemClasses } from './operations/
 export type { PredictRequest, PredictResult } from './operations/predict.js';
 export type { PlanRequest, PlanResult, RolloutActions, RolloutRequest, RolloutResult } from './operations/world.js';
 export { requestActionStats } from './operations/action-stats.js';
-export { POOLS, choosePool, l2NormalizeRows, poolOutputs, projectStates, type Pool, type Vector } from './operations/pooling.js';
+export { POOLS, choosePool, l2NormalizeRows, poolBatch, poolOutputs, projectStates, type Pool, type Vector } from './operations/pooling.js';
 export { featureMap, encodePng, tensorGrid, type FeatureMap } from './operations/feature-map.js';
 export { ModelRegistry, modelFiles } from './registry/model-registry.js';
 export type { ModelCard, ModelSlot, SlotOptions } from './registry/model-slot.js';

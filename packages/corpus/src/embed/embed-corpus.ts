@@ -1,6 +1,6 @@
 // Embeds a corpus in input order, a batch at a time, while the next inputs decode. Yields each batch's
 // records (embeddings and failures, in input order) as soon as it is encoded, so nothing accumulates.
-import type { Pool } from '@jepa/engine';
+import { type Pool, projectStates, poolBatch } from '@jepa/engine';
 import type { EncoderContext } from '@jepa/graph';
 import { prefetchInOrder, type ItemTensor } from '@jepa/input';
 import type { WorldModel } from '@jepa/worldmodel';
@@ -67,6 +67,11 @@ class BatchBuffer {
   }
 }
 
+function lewmWorld(world: WorldModel | null | undefined): WorldModel {
+  if (!world) throw new Error('embedCorpus: pool lewm needs a world model');
+  return world;
+}
+
 function describe(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
@@ -81,23 +86,10 @@ async function encodeGroup(group: Pending[], { ctx, pool, world }: EmbedCorpusOp
     const data = encoded.length === 1 ? encoded[0]!.tensor.data : buffer.of(encoded.length * size);
     if (encoded.length > 1) for (const [i, g] of encoded.entries()) data.set(g.tensor.data, i * size);
     const input = { data, shape: [encoded.length, ...itemShape] };
-    if (pool === 'lewm') {
-      if (!world) throw new Error('embedCorpus: pool lewm needs a world model');
-      const states = await world.encode(input);
-      const dim = states.length / encoded.length;
-      for (const [i, g] of encoded.entries()) results.set(g.item, { values: states.slice(i * dim, (i + 1) * dim), shape: [dim] });
-    } else {
-      const out = await ctx.encode(input);
-      const pooled = pool === 'none' ? null : out.pool(pool);
-      for (const [i, g] of encoded.entries()) {
-        results.set(
-          g.item,
-          pooled
-            ? { values: pooled.slice(i * out.dim, (i + 1) * out.dim), shape: [out.dim] }
-            : { values: out.item(i).slice(), shape: [out.nTokens, out.dim] },
-        );
-      }
-    }
+    const out = await ctx.encode(input);
+    // the engine's pooling, as the server and MCP pool: LeWM projects the batch's CLS rows together
+    const vectors = pool === 'lewm' ? await projectStates(lewmWorld(world), [out]) : poolBatch(out, pool);
+    for (const [i, g] of encoded.entries()) results.set(g.item, vectors[i]!);
   }
   return group.map((g) => ('error' in g ? { item: g.item, error: g.error } : { item: g.item, ...results.get(g.item)! }));
 }

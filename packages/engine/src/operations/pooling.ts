@@ -22,23 +22,33 @@ export interface Vector {
   shape: number[];
 }
 
-/**
- * One vector per encoder output: its mean or CLS row, or all its tokens. `lewm` is left to
- * `projectStates`, which runs the world model's projector on the rows together.
- */
-export function poolOutputs(outs: readonly EncodeOutput[], pool: Exclude<Pool, 'lewm'>): Vector[] {
-  if (pool === 'none') return outs.map((o) => ({ values: o.item(0), shape: [o.nTokens, o.dim] }));
-  return outs.map((o) => ({ values: o.pool(pool), shape: [o.dim] }));
+/** One vector per item of an encoder output (a batch): its mean or CLS row, or all its tokens. */
+export function poolBatch(out: EncodeOutput, pool: Exclude<Pool, 'lewm'>): Vector[] {
+  const items = Array.from({ length: out.batch }, (_, i) => i);
+  if (pool === 'none') return items.map((i) => ({ values: out.item(i).slice(), shape: [out.nTokens, out.dim] }));
+  const rows = out.pool(pool);
+  if (out.batch === 1) return [{ values: rows, shape: [out.dim] }];
+  return items.map((i) => ({ values: rows.slice(i * out.dim, (i + 1) * out.dim), shape: [out.dim] }));
 }
 
-/** LeWM states of the outputs' CLS rows, projected together: [rows, Dp] as one vector each. */
+/** poolBatch over several outputs, their items in order. `lewm` is projectStates'. */
+export function poolOutputs(outs: readonly EncodeOutput[], pool: Exclude<Pool, 'lewm'>): Vector[] {
+  return outs.flatMap((o) => poolBatch(o, pool));
+}
+
+/** LeWM states of every item's CLS row, projected together in one graph: [rows, Dp] as one vector each. */
 export async function projectStates(world: WorldModel, outs: readonly EncodeOutput[]): Promise<Vector[]> {
-  const D = outs[0]?.dim ?? 0;
-  const cls = new Float32Array(outs.length * D);
-  for (const [i, o] of outs.entries()) cls.set(o.pool('cls'), i * D);
-  const states = await world.project(cls, outs.length);
+  const clsRows = outs.map((o) => o.pool('cls'));
+  const rows = outs.reduce((n, o) => n + o.batch, 0);
+  const cls = new Float32Array(clsRows.reduce((n, r) => n + r.length, 0));
+  let at = 0;
+  for (const r of clsRows) {
+    cls.set(r, at);
+    at += r.length;
+  }
+  const states = await world.project(cls, rows);
   const Dp = world.embedDim;
-  return outs.map((_, i) => ({ values: states.slice(i * Dp, (i + 1) * Dp), shape: [Dp] }));
+  return Array.from({ length: rows }, (_, i) => ({ values: states.slice(i * Dp, (i + 1) * Dp), shape: [Dp] }));
 }
 
 /** Scales each row of `width` values to unit L2 length (a zero row stays zero). */
