@@ -21,7 +21,7 @@ export interface EncoderContextOptions {
   noFlash?: boolean;
   /** K/V storage on the flash path; default F32 for f32 files, F16 otherwise (env JEPA_KV_F16/F32). */
   kv?: 'f16' | 'f32';
-  /** Image items per graph (default JEPA_MAX_BATCH, 32). */
+  /** Items (images or clips of one shape) per graph, at most (default JEPA_MAX_BATCH, 32). */
   maxBatch?: number;
   /**
    * A compute deadline for every encode() / profile() call, in ms from when the call starts running

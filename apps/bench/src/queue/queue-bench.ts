@@ -4,7 +4,6 @@
 import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { connectOnce, isFinished, queueStatus, readShard, type Redis } from '@jepa/corpus';
-import { RedisServer } from '@jepa/testing';
 import { Queue } from 'bullmq';
 import { ensureManySmall } from '../pipeline/photo-sets.js';
 import { runJepaEmbed } from '../pipeline/jepa-side.js';
@@ -69,7 +68,7 @@ export async function runQueueBench(o: QueueBenchOptions, log: (s: string) => vo
   const files = ensureManySmall(resolve('tmp/photos'), o.images, log);
   const list = join(dir, 'inputs.txt');
   writeFileSync(list, `${files.join('\n')}\n`);
-  const redis = await RedisServer.start();
+  const redis = await startRedis();
   const client = await connectOnce(redis.url);
   try {
     const rounds: ThroughputRound[] = [];
@@ -248,4 +247,15 @@ export function queueMarkdown(r: QueueReport): string {
       ...r.memory.map((m) => `| ${m.images} | ${m.outputMiB.toFixed(0)} | ${m.maxRssMiB.toFixed(0)} |`),
     );
   return lines.join('\n');
+}
+
+/** A private redis-server, from the workspace's test kit: the queue bench runs in a checkout, not from an installed package. */
+async function startRedis() {
+  let kit: typeof import('@jepa/testing');
+  try {
+    kit = await import('@jepa/testing');
+  } catch {
+    throw new Error('jepa-bench queue starts its own redis-server with the test kit of a jepa checkout: run it there (pnpm jepa-bench queue)');
+  }
+  return kit.RedisServer.start();
 }
