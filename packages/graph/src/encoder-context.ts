@@ -2,6 +2,7 @@
 // as many per graph as JEPA_MAX_BATCH and the memory budget allow), caches a graph per shape, fills
 // host tables and runs it.
 import { buildEncoderGraph, prefixTokens, type EncoderGraph } from './encoder-graph.js';
+import type { EncoderStage } from './encoder-stages.js';
 import { GGML_F32 } from './layers/attention.js';
 import { blockCausalMaskBytes, blockCausalMaskF16 } from './block-causal-mask.js';
 import { GraphError } from './errors.js';
@@ -34,6 +35,11 @@ export interface EncoderContextOptions {
    * n_hier hierarchy norms' outputs concatenated, n_hier·D wide — what the g/G predictors read.
    */
   output?: 'final' | 'hierarchy';
+  /**
+   * Run only the first this many blocks, then the final norm (as DINOv2's
+   * get_intermediate_layers(norm=True)); 1..n_layer, default every block.
+   */
+  layers?: number;
 }
 
 /** Options of one encode() call. */
@@ -101,8 +107,20 @@ export class EncoderContext extends ModelContext<EncoderGraph> {
   constructor(model: ModelHandle, options: EncoderContextOptions) {
     if (options.output === 'hierarchy' && model.spec.enc.hierLayers === null)
       throw new GraphError('UNSUPPORTED', `${model.spec.name} has no hierarchy norms: its encoder has only the final output`);
+    const n = model.spec.enc.nLayer;
+    if (options.layers !== undefined) {
+      if (!Number.isInteger(options.layers) || options.layers < 1 || options.layers > n)
+        throw new GraphError('BAD_OPTION', `layers ${options.layers} is outside ${model.spec.name}'s 1..${n} encoder blocks`);
+      if (options.output === 'hierarchy' && options.layers < n)
+        throw new GraphError('UNSUPPORTED', 'hierarchy output reads blocks past a truncation: give layers only with the final output');
+    }
     super(model, options.threads);
     this.#options = options;
+  }
+
+  /** Encoder blocks this context runs: options.layers, else all of them. */
+  get layers(): number {
+    return this.#options.layers ?? this.model.spec.enc.nLayer;
   }
 
   /** Width of an output token: D, or n_hier·D in hierarchy mode. */
@@ -132,6 +150,22 @@ export class EncoderContext extends ModelContext<EncoderGraph> {
     });
   }
 
+  /**
+   * encode() of one item, keeping every stage: the tokens the first block reads (patch embedding,
+   * position, CLS / registers prefixed), each block's output and the final norm, which is the same
+   * bits as encode()'s tokens. 2 + layers stages, each [tokens, dim].
+   */
+  encodeStages(input: EncoderInput, options: Pick<EncodeOptions, 'timeoutMs'> = {}): Promise<EncoderStage[]> {
+    return this.runner.serial(async () => {
+      if (input.shape[0] !== undefined && input.shape[0] !== 1)
+        throw new GraphError('BAD_INPUT', `a stage dump takes one item, not ${input.shape[0]}`);
+      if (this.#options.output === 'hierarchy') throw new GraphError('UNSUPPORTED', 'a stage dump reads the final output, not hierarchy mode');
+      const stages: EncoderStage[] = [];
+      await this.#encode(input, options, undefined, stages);
+      return stages;
+    });
+  }
+
   /** Builds, validates and allocates the graphs an input of this shape needs, without running them. */
   prepare(shape: readonly number[]): Promise<void> {
     return this.runner.serial(async () => {
@@ -150,7 +184,7 @@ export class EncoderContext extends ModelContext<EncoderGraph> {
     return { grid, np, n, patchLen, perGraph: this.#batchFor(n, np * patchLen, batch) };
   }
 
-  async #encode(input: EncoderInput, options: EncodeOptions, timings?: NodeTiming[]): Promise<EncodeOutput> {
+  async #encode(input: EncoderInput, options: EncodeOptions, timings?: NodeTiming[], stages?: EncoderStage[]): Promise<EncodeOutput> {
     const deadline = Deadline.of(options.timeoutMs ?? this.#options.timeoutMs, 'encoder');
     const backend = this.runner.backend;
     const e = this.model.spec.enc;
@@ -165,7 +199,7 @@ export class EncoderContext extends ModelContext<EncoderGraph> {
     const chunks: { start: number; b: number; g: EncoderGraph }[] = [];
     for (let start = 0; start < batch; start += perGraph) {
       const b = Math.min(perGraph, batch - start);
-      chunks.push({ start, b, g: this.#graph(b, np, patchLen, image, geometry, nAll, keep?.length) });
+      chunks.push({ start, b, g: this.#graph(b, np, patchLen, image, geometry, nAll, keep?.length, stages !== undefined) });
     }
     if (deadline) deadline.total = chunks.reduce((a, c) => a + c.g.graph.nodeCount, 0);
     for (const { start, b, g } of chunks) {
@@ -193,6 +227,11 @@ export class EncoderContext extends ModelContext<EncoderGraph> {
       if (g.mask) g.mask.set(blockCausalMaskF16({ prefix, slots: grid.t, tokensPerSlot: grid.h * grid.w }));
       await runGraph(g.graph, backend, deadline, timings);
       g.output.get(out.subarray(start * n * dim, (start + b) * n * dim));
+      if (stages)
+        for (const { name, tensor } of g.stages) {
+          const [width, tokens] = tensor.ne;
+          stages.push({ name, tokens, dim: width, data: tensor.get(new Float32Array(width * tokens * b)) });
+        }
     }
     return new EncodeOutput(out, batch, n, dim, prefix, e.nCls);
   }
@@ -260,18 +299,32 @@ export class EncoderContext extends ModelContext<EncoderGraph> {
   }
 
   /** inputFloats: one item's patchified input, held twice (the host's copy and the graph's tensor). */
-  #estimateBytes(batch: number, tokens: number, inputFloats: number): number {
+  #estimateBytes(batch: number, tokens: number, inputFloats: number, stages = false): number {
     const e = this.model.spec.enc;
     const levels = this.#options.output === 'hierarchy' ? 2 * this.dim : 0;
-    const activations = 4 * batch * tokens * (8 * e.embedDim + 2 * e.ffnDim + levels);
+    const kept = stages ? (this.layers + 1) * e.embedDim : 0;
+    const activations = 4 * batch * tokens * (8 * e.embedDim + 2 * e.ffnDim + levels + kept);
     const scores = this.#options.noFlash ? 2 * 4 * tokens * tokens * e.nHead * batch : 0;
     const input = 2 * 4 * batch * inputFloats;
     return activations + scores + input;
   }
 
-  #graph(batch: number, patches: number, patchLen: number, image: boolean, geometry: PatchGeometry, tokens: number, keep?: number): EncoderGraph {
-    const key = `${batch}:${geometry.frames}:${geometry.height}:${geometry.width}${keep === undefined ? '' : `:keep${keep}`}`;
-    return this.runner.graph(key, (flash) => this.#build(flash, batch, patches, patchLen, image, geometry, tokens, keep), !this.#options.noFlash);
+  #graph(
+    batch: number,
+    patches: number,
+    patchLen: number,
+    image: boolean,
+    geometry: PatchGeometry,
+    tokens: number,
+    keep?: number,
+    stages = false,
+  ): EncoderGraph {
+    const key = `${batch}:${geometry.frames}:${geometry.height}:${geometry.width}${keep === undefined ? '' : `:keep${keep}`}${stages ? ':stages' : ''}`;
+    return this.runner.graph(
+      key,
+      (flash) => this.#build(flash, batch, patches, patchLen, image, geometry, tokens, keep, stages),
+      !this.#options.noFlash,
+    );
   }
 
   #build(
@@ -282,13 +335,14 @@ export class EncoderContext extends ModelContext<EncoderGraph> {
     image: boolean,
     geometry: PatchGeometry,
     tokens: number,
-    keep?: number,
+    keep: number | undefined,
+    stages: boolean,
   ): EncoderGraph {
     const e = this.model.spec.enc;
     const blockCausal = e.attnMode === 'block_causal';
     const grid = patchGrid(geometry);
     const maskBytes = blockCausal ? blockCausalMaskBytes({ prefix: prefixTokens(e), slots: grid.t, tokensPerSlot: grid.h * grid.w }) : 0;
-    const need = this.#estimateBytes(batch, tokens, patches * patchLen) + 2 * maskBytes;
+    const need = this.#estimateBytes(batch, tokens, patches * patchLen, stages) + 2 * maskBytes;
     if (need > maxGraphBytes())
       throw new GraphError(
         'OVER_BUDGET',
@@ -315,6 +369,8 @@ export class EncoderContext extends ModelContext<EncoderGraph> {
         blockCausal,
         precF32: gpu && gpuPrecF32(),
         hierarchy: this.#options.output === 'hierarchy',
+        layers: this.layers,
+        stages,
       },
     );
   }

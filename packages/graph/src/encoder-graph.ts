@@ -4,11 +4,13 @@
 //   (the MLP may be SwiGLU, w3(silu(x1) ⊙ x2), and qkv may have no bias: jepa.enc.ffn_kind / qkv_bias);
 //   x = final norm (V-JEPA 2.1: the last hierarchy norm; in hierarchy mode every hierarchy norm of the
 //   block it follows, concatenated along channels: what the 2.1 g/G predictors read).
+// `layers` keeps the first N blocks, then the final norm; `stages` keeps each stage as an output too.
 import { typeByName, type Context, type Graph, type Tensor } from '@jepa/native';
 import { tensorNames, type EncoderHparams } from '@jepa/gguf';
 import { GraphError } from './errors.js';
+import { blockStageName, stageOutput } from './encoder-stages.js';
 import { GGML_F32 } from './layers/attention.js';
-import { graphContext } from './layers/graph-budget.js';
+import { BLOCK_TENSORS, graphContext } from './layers/graph-budget.js';
 import { graphInput, maskInput, ropeInputs } from './layers/graph-inputs.js';
 import { layerNorm } from './layers/layer-norm.js';
 import { linear } from './layers/linear.js';
@@ -37,6 +39,10 @@ export interface EncoderGraphOptions {
   precF32: boolean;
   /** V-JEPA 2.1: output [n_hier·D, tokens, batch], hier_norm.k(x after block hier_layers[k]) for each k. */
   hierarchy?: boolean;
+  /** Run only the first this many blocks, then the final norm (default all: jepa.enc.n_layer). */
+  layers?: number;
+  /** Keep the tokens the first block reads and each block's output as outputs too (`stages`). */
+  stages?: boolean;
 }
 
 export interface EncoderGraph {
@@ -53,6 +59,8 @@ export interface EncoderGraph {
   keepRows: Tensor | null;
   /** [D, tokens, batch] ([n_hier·D, tokens, batch] in hierarchy mode). */
   output: Tensor;
+  /** With options.stages: the first block's input, each block's output, then `output` (the final norm). */
+  stages: { name: string; tensor: Tensor }[];
   tokens: number;
   prefix: number;
 }
@@ -74,7 +82,11 @@ export function buildEncoderGraph(e: EncoderHparams, w: Weights, shape: EncoderG
   const { batch, patches: np } = shape;
   const prefix = prefixTokens(e);
   const n = prefix + (shape.keep ?? np);
-  const ctx = graphContext(e.nLayer);
+  const nLayer = o.layers ?? e.nLayer;
+  if (!Number.isInteger(nLayer) || nLayer < 1 || nLayer > e.nLayer)
+    throw new GraphError('BAD_OPTION', `layers ${nLayer} is outside this encoder's 1..${e.nLayer} blocks`);
+  if (o.hierarchy && nLayer < e.nLayer) throw new GraphError('UNSUPPORTED', 'hierarchy output reads blocks past a truncation; keep every block');
+  const ctx = graphContext(nLayer, o.stages ? BLOCK_TENSORS + 1 : BLOCK_TENSORS);
   const patches = graphInput(ctx, GGML_F32, [shape.patchLen, np, batch], 'patches');
 
   const embedName = shape.image ? tensorNames.encPatchEmbedImg : tensorNames.encPatchEmbed;
@@ -124,6 +136,11 @@ export function buildEncoderGraph(e: EncoderHparams, w: Weights, shape: EncoderG
   const hierLayers = o.hierarchy ? e.hierLayers : null;
   if (o.hierarchy && hierLayers === null) throw new GraphError('UNSUPPORTED', 'this encoder has no hierarchy norms (jepa.enc.hier_layers)');
   const levels: Tensor[] = [];
+  const stages: { name: string; tensor: Tensor }[] = [];
+  const keepStage = (t: Tensor, name: string) => {
+    if (o.stages) stages.push({ name, tensor: stageOutput(ctx, t, name) });
+  };
+  keepStage(x, 'patch-embed');
   const block = {
     dim: D,
     nHead: e.nHead,
@@ -135,8 +152,9 @@ export function buildEncoderGraph(e: EncoderHparams, w: Weights, shape: EncoderG
     attn: { mask, flash: o.flash, kvType: o.kvType, precF32: o.precF32 },
     precF32: o.precF32,
   };
-  for (let l = 0; l < e.nLayer; l++) {
+  for (let l = 0; l < nLayer; l++) {
     x = vitBlock(ctx, x, w, tensorNames.encBlock(l), block);
+    keepStage(x, blockStageName(l, e.nLayer));
     const level = hierLayers ? hierLayers.indexOf(l) : -1;
     if (level >= 0) levels.push(layerNorm(ctx, x, w, tensorNames.encHierNorm(level), e.lnEps));
   }
@@ -144,9 +162,10 @@ export function buildEncoderGraph(e: EncoderHparams, w: Weights, shape: EncoderG
   const output = hierLayers ? levels.reduce((a, b) => ctx.concat(a, b, 0)) : layerNorm(ctx, x, w, finalNorm, e.lnEps);
   output.name = 'tokens';
   output.setOutput();
+  if (o.stages) stages.push({ name: 'final-norm', tensor: output });
   return {
     ctx,
-    graph: ctx.buildGraph([output]),
+    graph: ctx.buildGraph(o.stages ? stages.map((s) => s.tensor) : [output]),
     patches,
     posTable,
     ropeCos: rope?.cos ?? null,
@@ -154,6 +173,7 @@ export function buildEncoderGraph(e: EncoderHparams, w: Weights, shape: EncoderG
     mask,
     keepRows,
     output,
+    stages,
     tokens: n,
     prefix,
   };
