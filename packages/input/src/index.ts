@@ -13,4 +13,8 @@ export {
   DEFAULT_DECODE_THREADS,
   MAX_SHARP_PIXELS,
   type SharpDecodeOptions,
+  type ShrinkOnLoad,
+  dctShrink,
+  dctScaledSize,
+  type DctShrink,
 } from './decode/index.js';

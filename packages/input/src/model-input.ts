@@ -10,12 +10,13 @@ import {
   readFramesNpy,
   readVideoFrames,
   recipeFromPreKeys,
+  resizedSize,
   type FrameSet,
   type PreprocessRecipe,
   type RgbImage,
   type WindowOptions,
 } from '@jepa/preprocess';
-import { decodeImage as decodeImageSharp, decodeImageStored } from './decode/index.js';
+import { decodeImage as decodeImageSharp, decodeImageStored, type SharpDecodeOptions } from './decode/index.js';
 import type { ItemTensor } from './item-tensor.js';
 import { Semaphore } from './pipeline/prefetch.js';
 import { RecipeTensors } from './tensor/recipe-tensors.js';
@@ -48,11 +49,19 @@ export interface ModelInputOptions {
   decodeConcurrency?: number;
   /** Told once when a still image is repeated into a clip for a video-only family. */
   notice?: (message: string) => void;
+  /**
+   * Fast decode (default false): a JPEG file is shrunk to 1/2, 1/4 or 1/8 while it decodes (DCT
+   * scaling, by Pillow's draft rule) where the recipe's resize still only downsamples from there.
+   * The tensor is then close to Pillow's full decode, not bit-equal. Files only (`image(path)`):
+   * bytes decode in full. Needs the native decoder.
+   */
+  fastDecode?: boolean;
 }
 
 export class ModelInput {
   readonly recipe: PreprocessRecipe;
   readonly decoder: DecoderKind;
+  readonly fastDecode: boolean;
   readonly #tensors: RecipeTensors;
   readonly #exifOrient: boolean;
   readonly #maxPixels: number;
@@ -67,6 +76,10 @@ export class ModelInput {
     this.recipe = recipeFromPreKeys(spec.pre);
     this.#tensors = new RecipeTensors(this.recipe);
     this.decoder = options.decoder ?? 'native';
+    this.fastDecode = options.fastDecode ?? false;
+    if (this.fastDecode && this.decoder === 'js') {
+      throw new PreprocessError('invalid_argument', 'fastDecode needs the native decoder: the js decoder has no DCT scaling');
+    }
     this.#exifOrient = options.exifOrient ?? true;
     this.#maxPixels = options.maxPixels ?? MAX_DECODE_PIXELS;
     this.#notice = options.notice ?? (() => {});
@@ -87,7 +100,7 @@ export class ModelInput {
       } catch (err) {
         throw new PreprocessError('io_error', `cannot read image: ${(err as Error).message}`, { cause: err });
       }
-      return this.#still(bytes);
+      return this.#still(bytes, path);
     });
   }
 
@@ -95,21 +108,24 @@ export class ModelInput {
     return this.#decodes.run(async () => this.#still(bytes));
   }
 
-  async #still(bytes: Uint8Array): Promise<ItemTensor> {
+  async #still(bytes: Uint8Array, path?: string): Promise<ItemTensor> {
     if (this.decoder === 'js') return this.still(await this.decode(bytes));
-    const { image, orientation } = await decodeImageStored(bytes, { maxPixels: this.#maxPixels, exifOrient: this.#exifOrient });
-    return this.still(image, orientation);
+    const options: SharpDecodeOptions = { maxPixels: this.#maxPixels, exifOrient: this.#exifOrient };
+    if (this.fastDecode && path !== undefined) options.shrinkOnLoad = { path, atLeast: (w, h) => resizedSize(w, h, this.recipe) };
+    const { image, orientation, full } = await decodeImageStored(bytes, options);
+    return this.still(image, orientation, full);
   }
 
   /**
    * A decoded still as the model takes it; a video-only family gets it repeated to its trained
    * frames. `orientation` (EXIF 1..8) says how the pixels stand; the native recipe turns them upright.
+   * `full` is the stored size a fast decode shrank img from: the recipe's geometry is that size's.
    */
-  async still(img: RgbImage, orientation = 1): Promise<ItemTensor> {
+  async still(img: RgbImage, orientation = 1, full: { width: number; height: number } = img): Promise<ItemTensor> {
     if (this.decoder === 'js' && orientation !== 1)
       throw new PreprocessError('invalid_argument', 'the js decoder takes upright pixels (orientation 1)');
     if (!isVideoOnly(this.spec)) {
-      const t = this.decoder === 'native' ? await this.#tensors.image(img, orientation) : preprocessImage(img, this.recipe);
+      const t = this.decoder === 'native' ? await this.#tensors.image(img, orientation, full) : preprocessImage(img, this.recipe);
       return { data: t.data, shape: [...t.shape] };
     }
     const frames = this.spec.enc.nFrames;
@@ -117,7 +133,7 @@ export class ModelInput {
       this.#stillNoticeShown = true;
       this.#notice(`a still image given to the video model ${this.spec.family} is repeated to its ${frames} trained frames`);
     }
-    return this.clip({ frames: new Array<Uint8Array>(frames).fill(img.data), width: img.width, height: img.height }, orientation);
+    return this.clip({ frames: new Array<Uint8Array>(frames).fill(img.data), width: img.width, height: img.height }, orientation, full);
   }
 
   /** Samples the model's frame count with ffmpeg, then runs the recipe on every frame. */
@@ -155,15 +171,18 @@ export class ModelInput {
     return this.clip(frames);
   }
 
-  /** Frames (HWC rgb24, one size, standing as `orientation` says) to the normalised [3, T, H, W] tensor. */
-  async clip(set: FrameSet, orientation = 1): Promise<ItemTensor> {
+  /**
+   * Frames (HWC rgb24, one size, standing as `orientation` says) to the normalised [3, T, H, W]
+   * tensor; `full` as in still().
+   */
+  async clip(set: FrameSet, orientation = 1, full: { width: number; height: number } = set): Promise<ItemTensor> {
     if (this.decoder === 'js') {
       const t = preprocessClip(set, this.recipe);
       return { data: t.data, shape: [...t.shape] };
     }
     const count = set.frames.length;
     if (count === 0) throw new PreprocessError('invalid_argument', 'the clip has no frames');
-    const { width, height } = this.#tensors.outputSize(set.width, set.height, orientation);
+    const { width, height } = this.#tensors.outputSize(full.width, full.height, orientation);
     const plane = width * height;
     const data = new Float32Array(3 * count * plane);
     let done: Uint8Array | undefined;
@@ -175,7 +194,7 @@ export class ModelInput {
           data.copyWithin(c * count * plane + t * plane, c * count * plane + (t - 1) * plane, c * count * plane + t * plane);
         continue;
       }
-      await this.#tensors.writePlanes({ width: set.width, height: set.height, data: frame }, data, count * plane, t * plane, orientation);
+      await this.#tensors.writePlanes({ width: set.width, height: set.height, data: frame }, data, count * plane, t * plane, orientation, full);
       done = frame;
     }
     return { data, shape: [3, count, height, width] };

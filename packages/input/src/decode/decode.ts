@@ -3,6 +3,7 @@ import { MAX_DECODE_PIXELS, PreprocessError, type RgbImage } from '@jepa/preproc
 import type { Metadata, Sharp, SharpOptions } from 'sharp';
 import { asUint16, clippedGray, highBytes, shiftToBytes } from './bands.js';
 import { cmykToRgb } from './cmyk.js';
+import { dctScaledSize, dctShrink, type DctShrink } from './dct-shrink.js';
 import { decodeFailure } from './errors.js';
 import { firstGifFrame, gifFirstFrameRgb } from './gif.js';
 import { sniff, type DecodableFormat, type Sniffed } from './magic.js';
@@ -13,6 +14,19 @@ export interface SharpDecodeOptions {
   maxPixels?: number;
   /** Apply the EXIF orientation as Pillow's ImageOps.exif_transpose does (default true). */
   exifOrient?: boolean;
+  /**
+   * Fast decode: let libjpeg shrink a JPEG by DCT scaling while it decodes (off when absent). The
+   * pixels are then no longer Pillow's full decode.
+   */
+  shrinkOnLoad?: ShrinkOnLoad;
+}
+
+/** What fast decode needs to pick a JPEG's DCT shrink (the rule is in dct-shrink.ts). */
+export interface ShrinkOnLoad {
+  /** The file the bytes were read from: libvips takes the shrink as a load option of a file, and sharp passes none for a buffer. */
+  path: string;
+  /** The smallest upright raster the caller needs from an image that stands upright as width × height. */
+  atLeast: (width: number, height: number) => { width: number; height: number };
 }
 
 const READS = 'JPEG, PNG, WebP, AVIF, TIFF and GIF';
@@ -62,7 +76,7 @@ async function readHeader(bytes: Uint8Array, sniffed: Sniffed): Promise<Metadata
   }
 }
 
-function pipeline(bytes: Uint8Array, meta: Metadata, how: Route, maxPixels: number, exifOrient: boolean): Sharp {
+function pipeline(source: Uint8Array | string, meta: Metadata, how: Route, maxPixels: number, exifOrient: boolean): Sharp {
   const input: SharpOptions = {
     // 'error' refuses truncated data (as Pillow's "image file is truncated" does, TIFF included, which
     // 'truncated' lets through) and still decodes what libjpeg only warns about, as Pillow does.
@@ -73,7 +87,7 @@ function pipeline(bytes: Uint8Array, meta: Metadata, how: Route, maxPixels: numb
     pages: 1,
     page: 0,
   };
-  let image = sharp(bytes, input);
+  let image = sharp(source, input);
   // Neither Pillow nor libvips reads an orientation from a GIF.
   if (exifOrient && how !== 'gif') image = image.autoOrient();
   switch (how) {
@@ -106,6 +120,10 @@ export async function decodeImage(bytes: Uint8Array, options: SharpDecodeOptions
 export interface StoredImage {
   image: RgbImage;
   orientation: number;
+  /** The DCT shrink the JPEG was decoded at: 1 (the full raster) unless shrinkOnLoad asked for less. */
+  shrink: DctShrink;
+  /** The stored size the header declares, which `image` covers at 1/shrink. */
+  full: { width: number; height: number };
 }
 
 /**
@@ -114,16 +132,31 @@ export interface StoredImage {
  * costs about as much as decoding it. `exifOrient: false` reports orientation 1.
  */
 export async function decodeImageStored(bytes: Uint8Array, options: SharpDecodeOptions = {}): Promise<StoredImage> {
-  const { image, meta, how } = await decodeRgb(bytes, options, false);
+  const { image, meta, how, shrink, full } = await decodeRgb(bytes, options, false);
   const orientation = (options.exifOrient ?? true) && how !== 'gif' ? (meta.orientation ?? 1) : 1;
-  return { image, orientation: Number.isInteger(orientation) && orientation >= 1 && orientation <= 8 ? orientation : 1 };
+  return { image, orientation: Number.isInteger(orientation) && orientation >= 1 && orientation <= 8 ? orientation : 1, shrink, full };
+}
+
+/** The shrink fast decode allows: JPEGs that decode to 8-bit RGB or gray only, the rule in the stored orientation. */
+function shrinkFor(
+  meta: Metadata,
+  how: Route,
+  format: DecodableFormat,
+  size: { width: number; height: number },
+  upright: boolean,
+  fast: ShrinkOnLoad | undefined,
+): DctShrink {
+  if (!fast || format !== 'jpeg' || how !== 'srgb8') return 1;
+  const turned = upright && (meta.orientation ?? 1) >= 5;
+  const need = turned ? fast.atLeast(size.height, size.width) : fast.atLeast(size.width, size.height);
+  return dctShrink(size.width, size.height, turned ? { width: need.height, height: need.width } : need);
 }
 
 async function decodeRgb(
   bytes: Uint8Array,
   options: SharpDecodeOptions,
   autoOrient: boolean,
-): Promise<{ image: RgbImage; meta: Metadata; how: Route }> {
+): Promise<{ image: RgbImage; meta: Metadata; how: Route; shrink: DctShrink; full: { width: number; height: number } }> {
   const maxPixels = checkMaxPixels(options.maxPixels);
   const sniffed = sniff(bytes);
   if (sniffed.format === null) {
@@ -146,14 +179,37 @@ async function decodeRgb(
     );
   }
   const how = route(meta, sniffed.format, bytes, label);
+  const full = { width, height };
+  const shrink = shrinkFor(meta, how, sniffed.format, full, options.exifOrient ?? true, options.shrinkOnLoad);
+  // libvips reads `[shrink=N]` after a file name as jpegload's option (the last brackets only).
+  const source = shrink > 1 ? `${options.shrinkOnLoad!.path}[shrink=${shrink}]` : bytes;
   let data: Buffer;
   let info: { width: number; height: number; channels: number };
   try {
-    ({ data, info } = await pipeline(bytes, meta, how, maxPixels, autoOrient).toBuffer({ resolveWithObject: true }));
+    ({ data, info } = await pipeline(source, meta, how, maxPixels, autoOrient).toBuffer({ resolveWithObject: true }));
   } catch (err) {
     throw decodeFailure(err, sniffed, bytes);
   }
-  return { image: toRgb(data, info, how, meta, gif), meta, how };
+  if (shrink > 1) checkShrunk(info, full, shrink, autoOrient && (meta.orientation ?? 1) >= 5, options.shrinkOnLoad!.path);
+  return { image: toRgb(data, info, how, meta, gif), meta, how, shrink, full };
+}
+
+/** The shrunk decode read the file again: a raster of another size means the file changed in between. */
+function checkShrunk(
+  info: { width: number; height: number },
+  full: { width: number; height: number },
+  shrink: DctShrink,
+  turned: boolean,
+  path: string,
+): void {
+  const want = dctScaledSize(full.width, full.height, shrink);
+  const [w, h] = turned ? [want.height, want.width] : [want.width, want.height];
+  if (info.width !== w || info.height !== h) {
+    throw new PreprocessError(
+      'io_error',
+      `${path} changed while it was read: its header declared ${full.width}x${full.height}, the 1/${shrink} decode gave ${info.width}x${info.height}`,
+    );
+  }
 }
 
 function toRgb(

@@ -26,15 +26,24 @@ export class RecipeTensors {
   /**
    * Writes img's planes into out at out[c·channelStride + offset + y·W + x] (CHW, or one frame of
    * CTHW). `orientation` (EXIF 1..8) says how the stored pixels stand: the recipe sees them upright.
+   * `full` is the stored size img was shrunk from on load (fast decode): the resize and crop are
+   * that size's, so the output has the shape the full decode gives.
    */
-  async writePlanes(img: RgbImage, out: Float32Array, channelStride: number, offset: number, orientation = 1): Promise<void> {
+  async writePlanes(
+    img: RgbImage,
+    out: Float32Array,
+    channelStride: number,
+    offset: number,
+    orientation = 1,
+    full: { width: number; height: number } = img,
+  ): Promise<void> {
     if (img.data.length !== img.width * img.height * 3) {
       throw new PreprocessError(
         'shape_mismatch',
         `preprocess: a ${img.width}x${img.height} RGB image needs ${img.width * img.height * 3} bytes, got ${img.data.length}`,
       );
     }
-    const [w, h] = orientation >= 5 ? [img.height, img.width] : [img.width, img.height];
+    const [w, h] = orientation >= 5 ? [full.height, full.width] : [full.width, full.height];
     const g = recipeGeometry(w, h, this.recipe);
     await resampleNormalize(
       {
@@ -55,10 +64,10 @@ export class RecipeTensors {
     );
   }
 
-  async image(img: RgbImage, orientation = 1): Promise<ImageTensor> {
-    const { width, height } = this.outputSize(img.width, img.height, orientation);
+  async image(img: RgbImage, orientation = 1, full: { width: number; height: number } = img): Promise<ImageTensor> {
+    const { width, height } = this.outputSize(full.width, full.height, orientation);
     const data = new Float32Array(3 * width * height);
-    await this.writePlanes(img, data, width * height, 0, orientation);
+    await this.writePlanes(img, data, width * height, 0, orientation, full);
     return { data, shape: [3, height, width] };
   }
 }
