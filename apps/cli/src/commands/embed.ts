@@ -16,6 +16,8 @@ import { addRuntimeOptions } from '../runtime-options.js';
 import { addInputOptions } from '../input-options.js';
 import { addWindowOptions, windowOptions, type WindowFlags } from '../window-options.js';
 import { windowItems } from './window-items.js';
+import { checkDumpInputs, writeStageDump } from './stage-dump.js';
+import { positiveInt } from '../runtime-options.js';
 
 interface EmbedFlags extends RuntimeFlags, InputFlags, WindowFlags {
   model: string;
@@ -25,6 +27,8 @@ interface EmbedFlags extends RuntimeFlags, InputFlags, WindowFlags {
   pool?: Pool;
   output?: string;
   resume?: boolean;
+  dumpDir?: string;
+  layers?: number;
 }
 
 export function embedCommand(program: Command): void {
@@ -38,7 +42,9 @@ export function embedCommand(program: Command): void {
     .option('--input-npy <file>', 'an already preprocessed float32 tensor [B,3,H,W] or [B,3,T,H,W]')
     .addOption(poolOption())
     .option('-o, --output <file>', 'write .npy, .json or .jsonl as the inputs are embedded (default: JSON lines on stdout)')
-    .option('--resume', 'continue an interrupted run of the same command: skip the inputs already in the output');
+    .option('--resume', 'continue an interrupted run of the same command: skip the inputs already in the output')
+    .option('--dump-dir <dir>', 'also write each encoder stage of the one input as .npy (patch embed, every block, final norm) and index.json')
+    .option('--layers <n>', "run only the encoder's first n blocks, then its final norm", positiveInt);
   addRuntimeOptions(cmd);
   addInputOptions(cmd);
   addWindowOptions(cmd);
@@ -72,9 +78,14 @@ export function embedCommand(program: Command): void {
     for (const p of flags.framesNpy ?? []) items.push({ label: p, load: () => input!.framesNpy(p), still: false });
     if (flags.inputNpy) items.push(...tensorItems(flags.inputNpy));
     if (flags.resume) resumableEntries(flags.output!, items);
+    if (flags.dumpDir !== undefined) checkDumpInputs(items, flags.dumpDir);
     checkInputFile(flags.model, '-m');
     const model = await aboutFileAsync(`-m ${flags.model}`, flags.model, () => loadModel(flags.model, flags));
     const spec = model.spec;
+    if (flags.layers !== undefined && flags.layers > spec.enc.nLayer) {
+      await model.dispose();
+      throw new UserError(`--layers ${flags.layers}: ${spec.name} has ${spec.enc.nLayer} encoder blocks`);
+    }
     input = new ModelInput(spec, inputOptions(flags, say));
 
     const pool = resolvePool(spec, flags.pool);
@@ -82,11 +93,12 @@ export function embedCommand(program: Command): void {
     if (writer.done > 0) say(`resuming: ${writer.done} of ${items.length} inputs are already in ${flags.output}`);
     const world = pool === 'lewm' ? new WorldModel(model) : null;
     say(`model: ${spec.name} (${spec.family}) on ${model.device}`);
-    const ctx = model.createContext(contextOptions(flags));
+    const ctx = model.createContext({ ...contextOptions(flags), ...(flags.layers === undefined ? {} : { layers: flags.layers }) });
     const todo = items.slice(writer.done);
     const progress = new Progress(todo.length, 'embed');
     let embedded = 0;
     try {
+      if (flags.dumpDir !== undefined) say(`${await writeStageDump(ctx, items[0]!, flags.dumpDir, flags.model)} stages -> ${flags.dumpDir}`);
       for await (const records of embedCorpus(todo, { ctx, pool, world, batch: flags.batch })) {
         writer.write(records);
         for (const r of records) {
