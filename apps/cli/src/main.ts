@@ -14,6 +14,7 @@ import { mcpCommand } from './commands/mcp.js';
 import { queueCommand } from './commands/queue.js';
 import { workerCommand } from './commands/worker.js';
 import { featuresCommand } from './commands/features.js';
+import { compareCommand } from './commands/compare.js';
 import { displayText } from './display-text.js';
 import { fsErrorMessage, isFsError } from './user-error.js';
 
@@ -39,6 +40,7 @@ mcpCommand(program);
 queueCommand(program);
 workerCommand(program);
 featuresCommand(program);
+compareCommand(program);
 
 /** Commander's "error: option '-t, --threads <n>' argument '0' is invalid. expected …" as one `jepa:` sentence. */
 function commanderMessage(message: string): string {

@@ -12,6 +12,7 @@ import { aboutFile, aboutFileAsync, checkInputFile, UserError } from '../user-er
 import { checkNpyOutput } from '../output.js';
 import { say } from '../display-text.js';
 import { loadModelSpec } from '@jepa/gguf';
+import { checkRollout } from './rollout-ref-check.js';
 import { AC_ONLY, addAcOptions, flagName, given, runAcWorldModel, type AcFlags } from './worldmodel-ac.js';
 
 interface WorldModelFlags extends RuntimeFlags, InputFlags, AcFlags {
@@ -30,6 +31,7 @@ interface WorldModelFlags extends RuntimeFlags, InputFlags, AcFlags {
   actionMean?: string;
   actionStd?: string;
   output?: string;
+  refCheck?: string;
 }
 
 const integer = (v: string) => {
@@ -107,6 +109,10 @@ export function worldmodelCommand(program: Command): void {
     .option(
       '-o, --output <file.npy>',
       'write the rollout [K, T+1, D] or the plan [horizon, A] (2-AC: the predictor output [K, T·H·W, D] or the plan [rollout, 7])',
+    )
+    .option(
+      '--ref-check <file.npy>',
+      "judge the rollout against a stored reference rollout [K, T+1, D] (the parity judge's bars; exit 3 when it fails)",
     );
   addAcOptions(cmd);
   addRuntimeOptions(cmd);
@@ -116,6 +122,11 @@ export function worldmodelCommand(program: Command): void {
     checkInputFile(flags.model, '-m');
     checkNpyOutput(flags.output, '-o');
     const spec = aboutFile(`-m ${flags.model}`, flags.model, () => loadModelSpec(flags.model));
+    if (flags.refCheck !== undefined) {
+      if (spec.pred?.kind === 'ac') throw new UserError(`--ref-check judges a LeWM rollout; ${flags.model} is a V-JEPA 2-AC model`);
+      if (flags.plan) throw new UserError('--ref-check judges a rollout; --plan makes a plan');
+      checkInputFile(flags.refCheck, '--ref-check');
+    }
     if (spec.pred?.kind === 'ac') return runAcWorldModel(cmd, spec, flags);
     for (const name of AC_ONLY)
       if (given(cmd, name)) throw new UserError(`${flagName(cmd, name)} is for V-JEPA 2-AC models; ${flags.model} is not one`);
@@ -189,6 +200,7 @@ export function worldmodelCommand(program: Command): void {
           process.stdout.write(`${JSON.stringify({ candidate: k, final: Array.from(last) })}\n`);
         }
       }
+      if (flags.refCheck !== undefined) checkRollout(wm, rolled, [seqs.candidates, steps, wm.embedDim], flags.refCheck);
     } catch (err) {
       throw err instanceof WorldModelError ? new UserError(err.message) : err;
     } finally {
