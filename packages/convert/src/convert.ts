@@ -15,6 +15,7 @@ import {
   type TensorSpec,
 } from '@jepa/gguf';
 import { ConvertError } from './errors.js';
+import { checkLicense, resolveLicense } from './license.js';
 import { validatedHparams } from './mappings/hparams.js';
 import { detectMapping } from './mappings/index.js';
 import { mapMetaProbe } from './mappings/meta-probe.js';
@@ -23,6 +24,7 @@ import type { ArchOverrides, MappedModel } from './mappings/types.js';
 import type { Checkpoint } from './readers/checkpoint.js';
 import { openCheckpoint } from './readers/open-checkpoint.js';
 import { openSource, type Source } from './source.js';
+import { trimmed } from './trim.js';
 
 export type WeightDtype = 'f32' | 'f16' | 'bf16';
 export const WEIGHT_DTYPES: readonly WeightDtype[] = ['f32', 'f16', 'bf16'];
@@ -49,6 +51,10 @@ export interface ConvertOptions extends ArchOverrides {
   probe?: string;
   /** The probe's attention heads when they differ from the encoder's (Meta's ViT-g probes use 16). */
   probeHeads?: number;
+  /** Leave out the classifier head (`--no-head`); `noPredictor` (in ArchOverrides) leaves out the predictor. */
+  noHead?: boolean;
+  /** general.license (an SPDX identifier), instead of config.json's or the family's release licence. */
+  license?: string;
   onProgress?: (p: ConvertProgress) => void;
 }
 
@@ -173,13 +179,19 @@ function attachProbe(mapped: MappedModel, probe: Checkpoint, options: ConvertOpt
   return p.map;
 }
 
-function leftovers(maps: readonly TensorMap[], layout: string, allowUnmapped: boolean): { unmapped: string[]; ignored: string[] } {
+function leftovers(
+  maps: readonly TensorMap[],
+  predictorMaps: readonly TensorMap[],
+  layout: string,
+  allowUnmapped: boolean,
+): { unmapped: string[]; ignored: string[] } {
   const unmapped = maps.flatMap((m) => m.leftovers().unmapped);
   const ignored = maps.flatMap((m) => m.leftovers().ignored);
   if (unmapped.length > 0 && !allowUnmapped) {
+    const inPredictor = predictorMaps.some((m) => m.leftovers().unmapped.length > 0);
     throw new ConvertError(
       'CONVERT_UNMAPPED_TENSORS',
-      `${unmapped.length} tensors of this ${layout} have no mapping (--allow-unmapped skips them): ${listed(unmapped)}`,
+      `${unmapped.length} tensors of this ${layout} have no mapping (--allow-unmapped skips them${inPredictor ? '; --no-predictor converts the encoder alone' : ''}): ${listed(unmapped)}`,
     );
   }
   return { unmapped, ignored };
@@ -189,6 +201,8 @@ async function convertSource(source: Source, probe: Checkpoint | null, out: stri
   const dtype = options.dtype ?? 'f32';
   if (!WEIGHT_DTYPES.includes(dtype))
     throw new ConvertError('CONVERT_BAD_OPTION', `dtype '${String(dtype)}' is not one of ${WEIGHT_DTYPES.join(', ')}`);
+  if (probe && options.noHead) throw new ConvertError('CONVERT_BAD_OPTION', '--probe adds a classifier head, which --no-head leaves out');
+  const license = options.license === undefined ? undefined : checkLicense(options.license, '--license');
   const mapping = detectMapping(source, options.family);
   const mapped = await mapping.map(source, {
     nHead: options.nHead,
@@ -197,14 +211,17 @@ async function convertSource(source: Source, probe: Checkpoint | null, out: stri
     predNHead: options.predNHead,
     entry: options.entry,
     acExtrinsics: options.acExtrinsics,
+    noPredictor: options.noPredictor,
   });
   if (options.entry !== undefined && mapped.sourceEntry === null)
     throw new ConvertError('CONVERT_BAD_OPTION', `--entry names a Meta pickle entry; this ${mapping.layout} checkpoint has none`);
   if (options.acExtrinsics && mapped.parts.pred?.kind !== 'ac')
     throw new ConvertError('CONVERT_BAD_OPTION', '--ac-extrinsics applies to a V-JEPA 2-AC predictor, which this checkpoint does not have');
-  const maps = [mapped.map, ...(mapped.extraMaps ?? []), ...(probe ? [attachProbe(mapped, probe, options)] : [])];
-  const { unmapped, ignored } = leftovers(maps, mapping.layout, options.allowUnmapped ?? false);
-  const outputs = new Map(maps.flatMap((m) => [...m.outputs]));
+  mapped.parts.license = resolveLicense(license, source, mapping);
+  const predictorMaps = mapped.extraMaps ?? [];
+  const maps = [mapped.map, ...predictorMaps, ...(probe ? [attachProbe(mapped, probe, options)] : [])];
+  const { unmapped, ignored } = leftovers(maps, predictorMaps, mapping.layout, options.allowUnmapped ?? false);
+  const outputs = trimmed(mapped, new Map(maps.flatMap((m) => [...m.outputs])), options);
   const hparams = validatedHparams(mapped.parts, FILE_TYPE[dtype]);
   const specs = expectedTensors(hparams);
   matchOutputs(specs, outputs, mapping.layout);

@@ -8,6 +8,7 @@ import { modelName } from './naming.js';
 import { recipeFromHfProcessor } from './preprocess-recipe.js';
 import { TensorMap } from './tensor-map.js';
 import type { Mapping } from './types.js';
+import { RELEASE_LICENSE } from './release-license.js';
 
 const IGNORED = [/^classifier\./]; // IJepaForImageClassification's linear head: not in schema v1
 
@@ -17,6 +18,7 @@ const HF_IJEPA_DEFAULT_MEAN = [0.5, 0.5, 0.5];
 export const hfIjepa: Mapping = {
   id: 'hf-ijepa',
   family: 'ijepa',
+  license: () => RELEASE_LICENSE.CC_BY_NC,
   layout: 'HF IJepaModel folder (config.json + safetensors)',
   ignored: IGNORED,
   map(source) {
@@ -72,6 +74,6 @@ export const hfIjepa: Mapping = {
       imgTubeletSize: null,
       hierLayers: null,
     });
-    return { parts: { family: 'ijepa', name: modelName(source), license: null, enc, pre }, map, sourceEntry: null, notes: [] };
+    return { parts: { family: 'ijepa', name: modelName(source), enc, pre }, map, sourceEntry: null, notes: [] };
   },
 };

@@ -10,6 +10,7 @@ import { recipeFromHfProcessor, shortEdgeRecipe } from './preprocess-recipe.js';
 import { TensorMap } from './tensor-map.js';
 import type { Mapping, MappedModel, Tensors } from './types.js';
 import { modelName } from './naming.js';
+import { RELEASE_LICENSE } from './release-license.js';
 
 export const HF_VIT_MODEL_TYPES = ['dinov2', 'dinov2_with_registers', 'vit'] as const;
 
@@ -115,6 +116,8 @@ function recipe(source: Source, modelType: string): PreprocessSpec {
 export const hfVit: Mapping = {
   id: 'hf-vit',
   family: 'hfvit',
+  // DINOv2's weights are Apache 2.0; a plain ViTModel folder may hold anyone's weights
+  license: (source) => (String(source.config?.model_type).startsWith('dinov2') ? RELEASE_LICENSE.APACHE : null),
   layout: 'HF Dinov2Model / Dinov2WithRegistersModel / ViTModel folder (config.json + safetensors)',
   ignored: IGNORED,
   map(source): MappedModel {
@@ -126,7 +129,7 @@ export const hfVit: Mapping = {
     const block = modelType === 'vit' ? HF_VIT_BLOCK : HF_DINOV2_BLOCK;
     const enc = mapHfVitEncoder(map, { prefix: '', block, config, registers });
     return {
-      parts: { family: 'hfvit', name: modelName(source), license: null, enc: encoderHparams(enc), pre: recipe(source, modelType) },
+      parts: { family: 'hfvit', name: modelName(source), enc: encoderHparams(enc), pre: recipe(source, modelType) },
       map,
       sourceEntry: null,
       notes: [],

@@ -10,12 +10,14 @@ import { modelName } from './naming.js';
 import { recipeFromHfProcessor, vjepaRecipe } from './preprocess-recipe.js';
 import { TensorMap } from './tensor-map.js';
 import type { Mapping } from './types.js';
+import { RELEASE_LICENSE } from './release-license.js';
 
 const IGNORED: RegExp[] = [];
 
 export const hfVjepa2: Mapping = {
   id: 'hf-vjepa2',
   family: 'vjepa2',
+  license: () => RELEASE_LICENSE.MIT,
   layout: 'HF VJEPA2Model / VJEPA2ForVideoClassification folder (config.json + safetensors)',
   ignored: IGNORED,
   map(source) {
@@ -63,9 +65,9 @@ export const hfVjepa2: Mapping = {
       ? recipeFromHfProcessor(source.videoPreprocessorConfig, 'video_preprocessor_config.json', 'video')
       : vjepaRecipe(imgSize);
     const notes = [
-      pred ? 'predictor included' : 'no predictor in the file',
-      head ? `attentive classifier included (${head.nClasses} classes)` : 'no classifier in the file',
+      pred ? 'predictor in the file' : 'no predictor in the file',
+      head ? `attentive classifier in the file (${head.nClasses} classes)` : 'no classifier in the file',
     ];
-    return { parts: { family: 'vjepa2', name: modelName(source), license: null, enc, pred, head, pre, labels }, map, sourceEntry: null, notes };
+    return { parts: { family: 'vjepa2', name: modelName(source), enc, pred, head, pre, labels }, map, sourceEntry: null, notes };
   },
 };

@@ -34,7 +34,8 @@ export function encoderHparams(f: EncoderFields): EncoderHparams {
 export interface HparamParts {
   family: Family;
   name: string;
-  license: string | null;
+  /** Set by the conversion (--license, config.json, the mapping's release licence). */
+  license?: string | null;
   enc: EncoderHparams;
   pred?: PredictorHparams | null;
   head?: HeadHparams | null;
@@ -47,7 +48,7 @@ export function validatedHparams(p: HparamParts, fileType: number): ModelHparams
     family: p.family,
     schemaVersion: 1,
     name: p.name,
-    license: p.license,
+    license: p.license ?? null,
     fileType,
     enc: p.enc,
     pred: p.pred ?? null,

@@ -10,6 +10,7 @@ import { modelName } from './naming.js';
 import { recipeFromHfProcessor, shortEdgeRecipe } from './preprocess-recipe.js';
 import { TensorMap } from './tensor-map.js';
 import type { Mapping } from './types.js';
+import { RELEASE_LICENSE } from './release-license.js';
 
 /** Training-only parts: the masking token, the CVA projector, the SSL heads. */
 const IGNORED = [/^mask_token$/, /^cva_module_proj\./, /^head\./, /^projection_head\./];
@@ -17,6 +18,7 @@ const IGNORED = [/^mask_token$/, /^cva_module_proj\./, /^head\./, /^projection_h
 export const lejepa: Mapping = {
   id: 'lejepa',
   family: 'hfvit',
+  license: () => RELEASE_LICENSE.APACHE,
   layout: 'LeJEPA ViTv2 folder (config.json model_type vitv2 + safetensors, backbone.* timm names)',
   ignored: IGNORED,
   map(source) {
@@ -71,6 +73,6 @@ export const lejepa: Mapping = {
     const pre = source.preprocessorConfig
       ? recipeFromHfProcessor(source.preprocessorConfig, 'preprocessor_config.json', 'image')
       : shortEdgeRecipe(256, 224, 'bicubic');
-    return { parts: { family: 'hfvit', name: modelName(source), license: null, enc, pre }, map, sourceEntry: null, notes: [] };
+    return { parts: { family: 'hfvit', name: modelName(source), enc, pre }, map, sourceEntry: null, notes: [] };
   },
 };

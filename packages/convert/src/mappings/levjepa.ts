@@ -9,12 +9,14 @@ import { modelName } from './naming.js';
 import { recipeFromHfProcessor, shortEdgeRecipe } from './preprocess-recipe.js';
 import { TensorMap } from './tensor-map.js';
 import type { Mapping } from './types.js';
+import { RELEASE_LICENSE } from './release-license.js';
 
 const IGNORED: RegExp[] = [];
 
 export const levjepa: Mapping = {
   id: 'levjepa',
   family: 'levjepa',
+  license: () => RELEASE_LICENSE.CC_BY_NC,
   layout: 'LeVJEPA HF folder (config.json model_type levjepa + safetensors, encoder.* names)',
   ignored: IGNORED,
   map(source) {
@@ -64,6 +66,6 @@ export const levjepa: Mapping = {
     const pre = source.preprocessorConfig
       ? recipeFromHfProcessor(source.preprocessorConfig, 'preprocessor_config.json', 'image')
       : shortEdgeRecipe(imgSize, imgSize, 'bicubic');
-    return { parts: { family: 'levjepa', name: modelName(source), license: null, enc, pre }, map, sourceEntry: null, notes: [] };
+    return { parts: { family: 'levjepa', name: modelName(source), enc, pre }, map, sourceEntry: null, notes: [] };
   },
 };

@@ -13,6 +13,7 @@ import { modelName } from './naming.js';
 import { shortEdgeRecipe } from './preprocess-recipe.js';
 import { TensorMap } from './tensor-map.js';
 import type { Mapping } from './types.js';
+import { RELEASE_LICENSE } from './release-license.js';
 
 /** stable_pretraining vit_hf sizes (HF ViT conventions). */
 const VIT_SIZES: Record<string, Json> = {
@@ -23,6 +24,8 @@ const VIT_SIZES: Record<string, Json> = {
 
 /** Encoder-only files: the projector is the first stage of the world model, with nowhere to go without it. */
 const WORLD_MODEL_PARTS = [/^projector\./, /^pred_proj\./];
+/** A full file converted with --no-predictor: the action predictor and its embedding go with the projectors. */
+const PREDICTOR_PARTS = [...WORLD_MODEL_PARTS, /^predictor\./, /^action_encoder\./];
 
 function encoderConfig(config: Json | null): ConfigReader {
   const section = new ConfigReader(config ?? {}, 'config.json').section('encoder');
@@ -46,15 +49,17 @@ function encoderConfig(config: Json | null): ConfigReader {
 export const lewm: Mapping = {
   id: 'lewm',
   family: 'lewm',
+  license: () => RELEASE_LICENSE.MIT,
   layout: 'LeWM weights.pt (encoder.* HF ViT names, projector / predictor / action_encoder / pred_proj) + config.json',
   ignored: WORLD_MODEL_PARTS,
   familyFor(source) {
     return hasActionPredictor(new TensorMap(source.checkpoint.tensors, [])) ? 'lewm' : 'hfvit';
   },
-  map(source) {
+  map(source, overrides) {
     const probe = new TensorMap(source.checkpoint.tensors, []);
-    const full = hasActionPredictor(probe);
-    const map = full ? probe : new TensorMap(source.checkpoint.tensors, WORLD_MODEL_PARTS);
+    const present = hasActionPredictor(probe);
+    const full = present && !overrides.noPredictor;
+    const map = full ? probe : new TensorMap(source.checkpoint.tensors, present ? PREDICTOR_PARTS : WORLD_MODEL_PARTS);
     const enc = encoderHparams(
       mapHfVitEncoder(map, { prefix: 'encoder.', block: HF_VIT_BLOCK, config: encoderConfig(source.config), registers: false }),
     );
@@ -64,13 +69,17 @@ export const lewm: Mapping = {
     if (full) {
       const pred = mapLewmPredictor(map, new ConfigReader(source.config ?? {}, 'config.json').section('predictor'));
       return {
-        parts: { family: 'lewm', name, license: null, enc, pred, pre },
+        parts: { family: 'lewm', name, enc, pred, pre },
         map,
         sourceEntry: null,
         notes: ['BatchNorm of projector and pred_proj folded into their first Linear'],
       };
     }
-    const notes = ['no action predictor in the file: the encoder alone is converted (family hfvit); the projector is dropped'];
-    return { parts: { family: 'hfvit', name, license: null, enc, pre }, map, sourceEntry: null, notes };
+    const notes = [
+      present
+        ? 'action predictor left out (--no-predictor): the encoder alone is converted (family hfvit); the projector is dropped'
+        : 'no action predictor in the file: the encoder alone is converted (family hfvit); the projector is dropped',
+    ];
+    return { parts: { family: 'hfvit', name, enc, pre }, map, sourceEntry: null, notes };
   },
 };

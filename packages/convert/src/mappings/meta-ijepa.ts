@@ -8,6 +8,7 @@ import { headsFor, metaWidths, selectMetaEncoder } from './meta-encoder.js';
 import { optionalMetaTablePredictor } from './meta-table-predictor.js';
 import { modelName } from './naming.js';
 import type { Mapping } from './types.js';
+import { RELEASE_LICENSE } from './release-license.js';
 
 const ENTRIES = ['encoder', 'target_encoder'];
 const IGNORED: RegExp[] = [];
@@ -15,6 +16,7 @@ const IGNORED: RegExp[] = [];
 export const metaIjepa: Mapping = {
   id: 'meta-ijepa',
   family: 'ijepa',
+  license: () => RELEASE_LICENSE.CC_BY_NC,
   layout: 'facebookresearch/ijepa .pth.tar (torch zip pickle)',
   ignored: IGNORED,
   map(source, overrides) {
@@ -58,10 +60,10 @@ export const metaIjepa: Mapping = {
       cropRounding: 'floor' as const,
     };
     const notes = heads.note ? [heads.note] : [];
-    const predictor = optionalMetaTablePredictor(source, enc, overrides.predNHead);
+    const predictor = optionalMetaTablePredictor(source, enc, overrides, notes);
     if (predictor && entry !== 'encoder') notes.push(`the predictor was trained on the 'encoder' entry's context features, not '${entry}'`);
     return {
-      parts: { family: 'ijepa', name: modelName(source), license: null, enc, pred: predictor?.pred ?? null, pre },
+      parts: { family: 'ijepa', name: modelName(source), enc, pred: predictor?.pred ?? null, pre },
       map,
       extraMaps: predictor ? [predictor.map] : [],
       sourceEntry: entry,

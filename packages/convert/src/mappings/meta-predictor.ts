@@ -10,6 +10,7 @@ import { mapBlock, mapLinear, mapNorm, TIMM_BLOCK } from './blocks.js';
 import { countBlocks } from './hparams.js';
 import { META_PREFIXES } from './meta-encoder.js';
 import { TensorMap } from './tensor-map.js';
+import type { ArchOverrides } from './types.js';
 
 /** The sincos table the predictor builds but RoPE predictors never add. */
 const IGNORED = [/^predictor_pos_embed$/];
@@ -99,19 +100,39 @@ export function mapMetaPredictor(source: Source, enc: EncoderHparams, nHead: num
   return { map, pred };
 }
 
-/** The predictor of a Meta .pt when the file has one and its head count is known or given; else a note says why not. */
+/** Whether to read the `predictor` entry: the file has one and --no-predictor does not leave it out (a note says so). */
+export function wantsMetaPredictor(source: Source, overrides: ArchOverrides, notes: string[]): boolean {
+  if (!hasMetaPredictor(source)) return false;
+  if (overrides.noPredictor) {
+    notes.push("the 'predictor' entry left out (--no-predictor): the encoder alone is converted");
+    return false;
+  }
+  return true;
+}
+
+/** A predictor entry the mapping cannot read is refused with the way to the encoder alone. */
+export function withPredictorAdvice<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (!(error instanceof ConvertError)) throw error;
+    throw new ConvertError(error.code, `${error.message}; --no-predictor converts the encoder alone`, { cause: error });
+  }
+}
+
+/** The predictor of a Meta .pt when the file has one, it is wanted, and its head count is known or given; else a note says why not. */
 export function optionalMetaPredictor(
   source: Source,
   enc: EncoderHparams,
-  predNHead: number | undefined,
+  overrides: ArchOverrides,
   family: MetaPredictorFamily,
   notes: string[],
 ): MappedPredictor | null {
-  if (!hasMetaPredictor(source)) return null;
-  const nHead = predNHead ?? DOCUMENTED_HEADS[family];
+  if (!wantsMetaPredictor(source, overrides, notes)) return null;
+  const nHead = overrides.predNHead ?? DOCUMENTED_HEADS[family];
   if (nHead === undefined) {
     notes.push('predictor left out: a 2.1 pickle does not record its head count (--pred-n-head includes it)');
     return null;
   }
-  return mapMetaPredictor(source, enc, nHead, family);
+  return withPredictorAdvice(() => mapMetaPredictor(source, enc, nHead, family));
 }

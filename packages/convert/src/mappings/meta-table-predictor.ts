@@ -5,9 +5,10 @@ import { tensorNames, type EncoderHparams, type MaskedPredictorHparams } from '@
 import { ConvertError } from '../errors.js';
 import { mapBlock, mapLinear, mapNorm, TIMM_BLOCK } from './blocks.js';
 import { countBlocks } from './hparams.js';
-import { hasMetaPredictor, metaPredictorTensors, type MappedPredictor } from './meta-predictor.js';
+import { metaPredictorTensors, wantsMetaPredictor, withPredictorAdvice, type MappedPredictor } from './meta-predictor.js';
 import { TensorMap } from './tensor-map.js';
 import type { Source } from '../source.js';
+import type { ArchOverrides } from './types.js';
 
 /** I-JEPA has one `mask_token`; V-JEPA v1 one `mask_tokens.{k}` per mask config (2 in the released runs). */
 function maskTokenNames(map: TensorMap): string[] {
@@ -58,8 +59,8 @@ export function mapMetaTablePredictor(source: Source, enc: EncoderHparams, nHead
   return { map, pred };
 }
 
-/** The predictor of a Meta I-JEPA / V-JEPA v1 pickle when it has one; its heads are the encoder's unless given. */
-export function optionalMetaTablePredictor(source: Source, enc: EncoderHparams, predNHead: number | undefined): MappedPredictor | null {
-  if (!hasMetaPredictor(source)) return null;
-  return mapMetaTablePredictor(source, enc, predNHead ?? enc.nHead);
+/** The predictor of a Meta I-JEPA / V-JEPA v1 pickle when it has one and it is wanted; its heads are the encoder's unless given. */
+export function optionalMetaTablePredictor(source: Source, enc: EncoderHparams, overrides: ArchOverrides, notes: string[]): MappedPredictor | null {
+  if (!wantsMetaPredictor(source, overrides, notes)) return null;
+  return withPredictorAdvice(() => mapMetaTablePredictor(source, enc, overrides.predNHead ?? enc.nHead));
 }

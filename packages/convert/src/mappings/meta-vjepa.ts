@@ -12,6 +12,7 @@ import type { TensorMap } from './tensor-map.js';
 import { modelName } from './naming.js';
 import { vjepaRecipe } from './preprocess-recipe.js';
 import type { ArchOverrides, Mapping } from './types.js';
+import { RELEASE_LICENSE } from './release-license.js';
 
 const ENTRIES = ['target_encoder', 'encoder'];
 const RELEASED_FRAMES = 16;
@@ -50,6 +51,7 @@ async function tableGrid(map: TensorMap, w: MetaWidths, o: ArchOverrides): Promi
 export const metaVjepa: Mapping = {
   id: 'meta-vjepa',
   family: 'vjepa',
+  license: () => RELEASE_LICENSE.CC_BY_NC,
   layout: 'facebookresearch/jepa .pth.tar (torch zip pickle)',
   ignored: IGNORED,
   async map(source, overrides) {
@@ -83,13 +85,13 @@ export const metaVjepa: Mapping = {
       hierLayers: null,
     });
     const notes = heads.note ? [heads.note] : [];
-    const predictor = optionalMetaTablePredictor(source, enc, overrides.predNHead);
+    const predictor = optionalMetaTablePredictor(source, enc, overrides, notes);
     if (predictor && entry !== 'encoder')
       notes.push(
         `the predictor was trained on the 'encoder' entry's context features; this file's encoder is '${entry}' (--entry encoder for jepa predict)`,
       );
     return {
-      parts: { family: 'vjepa', name: modelName(source), license: null, enc, pred: predictor?.pred ?? null, pre: vjepaRecipe(grid.imgSize) },
+      parts: { family: 'vjepa', name: modelName(source), enc, pred: predictor?.pred ?? null, pre: vjepaRecipe(grid.imgSize) },
       map,
       extraMaps: predictor ? [predictor.map] : [],
       sourceEntry: entry,

@@ -9,6 +9,7 @@ import { optionalMetaPredictor } from './meta-predictor.js';
 import { modelName } from './naming.js';
 import { vjepaRecipe } from './preprocess-recipe.js';
 import type { Mapping } from './types.js';
+import { RELEASE_LICENSE } from './release-license.js';
 
 /** B/L distilled files keep the encoder in `ema_encoder`, g/G in `target_encoder` (families.md §4.2). */
 const ENTRIES = ['target_encoder', 'ema_encoder', 'encoder'];
@@ -26,6 +27,7 @@ const IGNORED: RegExp[] = [/^pos_embed$/];
 export const metaVjepa21: Mapping = {
   id: 'meta-vjepa2_1',
   family: 'vjepa2_1',
+  license: () => RELEASE_LICENSE.MIT,
   layout: 'facebookresearch/vjepa2 app/vjepa_2_1 .pt (torch zip pickle)',
   ignored: IGNORED,
   map(source, overrides) {
@@ -78,15 +80,15 @@ export const metaVjepa21: Mapping = {
       imgTubeletSize: map.shapeOf('patch_embed_img.proj.weight')[2]!,
       hierLayers,
     });
-    const predictor = optionalMetaPredictor(source, enc, overrides.predNHead, 'vjepa2_1', notes);
+    const predictor = optionalMetaPredictor(source, enc, overrides, 'vjepa2_1', notes);
     const levels = predictor ? predictor.pred.embedInDim / w.embedDim : 1;
     if (levels !== 1 && levels !== hierLayers.length)
       throw new ConvertError(
         'CONVERT_BAD_CONFIG',
-        `the predictor reads ${predictor!.pred.embedInDim}-wide tokens (${levels} levels of ${w.embedDim}), but ${table ? `the encoder has ${hierLayers.length} hierarchy norms` : `Meta's encoder defines no hierarchy layers for depth ${w.nLayer} (12, 24, 40, 48 only)`}`,
+        `the predictor reads ${predictor!.pred.embedInDim}-wide tokens (${levels} levels of ${w.embedDim}), but ${table ? `the encoder has ${hierLayers.length} hierarchy norms` : `Meta's encoder defines no hierarchy layers for depth ${w.nLayer} (12, 24, 40, 48 only)`}; --no-predictor converts the encoder alone`,
       );
     return {
-      parts: { family: 'vjepa2_1', name: modelName(source), license: null, enc, pred: predictor?.pred ?? null, pre: vjepaRecipe(imgSize) },
+      parts: { family: 'vjepa2_1', name: modelName(source), enc, pred: predictor?.pred ?? null, pre: vjepaRecipe(imgSize) },
       map,
       extraMaps: predictor ? [predictor.map] : [],
       sourceEntry: entry,

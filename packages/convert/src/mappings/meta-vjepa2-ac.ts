@@ -6,12 +6,13 @@ import { ConvertError } from '../errors.js';
 import type { Source } from '../source.js';
 import { mapBlock, mapLinear, mapNorm, TIMM_BLOCK } from './blocks.js';
 import { countBlocks } from './hparams.js';
-import { metaPredictorTensors } from './meta-predictor.js';
+import { metaPredictorTensors, wantsMetaPredictor, withPredictorAdvice } from './meta-predictor.js';
 import { mapMetaVjepa2Encoder, VJEPA2_ENCODER_IGNORED } from './meta-vjepa2.js';
 import { modelName } from './naming.js';
 import { vjepaRecipe } from './preprocess-recipe.js';
 import { TensorMap } from './tensor-map.js';
 import type { Mapping } from './types.js';
+import { RELEASE_LICENSE } from './release-license.js';
 
 /** Meta's AC loader takes `encoder`; target_encoder only when a file has no `encoder` (or by --entry). */
 const ENTRIES = ['encoder', 'target_encoder'];
@@ -91,6 +92,7 @@ export function mapMetaAcPredictor(
 export const metaVjepa2Ac: Mapping = {
   id: 'meta-vjepa2-ac',
   family: 'vjepa2',
+  license: () => RELEASE_LICENSE.MIT,
   layout: 'facebookresearch/vjepa2 V-JEPA 2-AC .pt (torch zip pickle)',
   ignored: [...VJEPA2_ENCODER_IGNORED, EXTRINSICS],
   map(source, overrides) {
@@ -100,6 +102,10 @@ export const metaVjepa2Ac: Mapping = {
         ? `encoder from the 'encoder' entry, as Meta's AC loader (_make_vjepa2_ac_model) takes it`
         : `encoder from the '${entry}' entry${overrides.entry === undefined ? " (the file has no 'encoder')" : ' (--entry)'}; Meta's AC loader takes 'encoder'`,
     );
+    if (!wantsMetaPredictor(source, overrides, notes)) {
+      const parts = { family: 'vjepa2' as const, name: modelName(source), enc, pre: vjepaRecipe(imgSize) };
+      return { parts, map, sourceEntry: entry, notes };
+    }
     const nHead = overrides.predNHead ?? VJEPA2_AC_PREDICTOR_HEADS;
     if (overrides.predNHead === undefined) notes.push(`AC predictor: ${nHead} heads, the released ViT-g AC predictor's (--pred-n-head overrides)`);
     const extrinsics = overrides.acExtrinsics ?? false;
@@ -108,9 +114,9 @@ export const metaVjepa2Ac: Mapping = {
         ? 'AC predictor with the camera-extrinsics token (--ac-extrinsics)'
         : 'AC predictor without the camera-extrinsics token, as released (the .pt does not record it; --ac-extrinsics adds it); extrinsics_encoder skipped',
     );
-    const predictor = mapMetaAcPredictor(source, enc, nHead, extrinsics);
+    const predictor = withPredictorAdvice(() => mapMetaAcPredictor(source, enc, nHead, extrinsics));
     return {
-      parts: { family: 'vjepa2', name: modelName(source), license: null, enc, pred: predictor.pred, pre: vjepaRecipe(imgSize) },
+      parts: { family: 'vjepa2', name: modelName(source), enc, pred: predictor.pred, pre: vjepaRecipe(imgSize) },
       map,
       extraMaps: [predictor.map],
       sourceEntry: entry,

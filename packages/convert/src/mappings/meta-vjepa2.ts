@@ -10,6 +10,7 @@ import { modelName } from './naming.js';
 import { vjepaRecipe } from './preprocess-recipe.js';
 import type { TensorMap } from './tensor-map.js';
 import type { ArchOverrides, Mapping } from './types.js';
+import { RELEASE_LICENSE } from './release-license.js';
 
 const ENTRIES = ['target_encoder', 'encoder'];
 export const VJEPA2_ENCODER_IGNORED = [/^pos_embed$/];
@@ -63,13 +64,14 @@ export function mapMetaVjepa2Encoder(source: Source, overrides: ArchOverrides, e
 export const metaVjepa2: Mapping = {
   id: 'meta-vjepa2',
   family: 'vjepa2',
+  license: () => RELEASE_LICENSE.MIT,
   layout: 'facebookresearch/vjepa2 .pt (torch zip pickle)',
   ignored: VJEPA2_ENCODER_IGNORED,
   map(source, overrides) {
     const { entry, map, enc, imgSize, notes } = mapMetaVjepa2Encoder(source, overrides, ENTRIES);
-    const predictor = optionalMetaPredictor(source, enc, overrides.predNHead, 'vjepa2', notes);
+    const predictor = optionalMetaPredictor(source, enc, overrides, 'vjepa2', notes);
     return {
-      parts: { family: 'vjepa2', name: modelName(source), license: null, enc, pred: predictor?.pred ?? null, pre: vjepaRecipe(imgSize) },
+      parts: { family: 'vjepa2', name: modelName(source), enc, pred: predictor?.pred ?? null, pre: vjepaRecipe(imgSize) },
       map,
       extraMaps: predictor ? [predictor.map] : [],
       sourceEntry: entry,

@@ -15,6 +15,8 @@ export interface ArchOverrides {
   entry?: string;
   /** V-JEPA 2-AC: the predictor uses its camera-extrinsics token (the .pt does not record it; the released model does not). */
   acExtrinsics?: boolean;
+  /** Leave the predictor out (`--no-predictor`): a mapping that reads it separately does not read it at all. */
+  noPredictor?: boolean;
 }
 
 export interface MappedModel {
@@ -37,6 +39,11 @@ export interface Mapping {
   familyFor?(source: Source): Family;
   /** The layout in words, for messages. */
   readonly layout: string;
+  /**
+   * The licence (SPDX) the layout's weights are released under, when that is certain for every file of
+   * it (general.license); absent or null where it is not (a generic HF ViT). config.json's own wins.
+   */
+  license?(source: Source): string | null;
   /** Source tensors the reference never uses; skipped by rule, listed in the summary. */
   readonly ignored: readonly RegExp[];
   map(source: Source, overrides: ArchOverrides): MappedModel | Promise<MappedModel>;
