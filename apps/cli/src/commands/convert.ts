@@ -18,6 +18,10 @@ interface ConvertFlags {
   probeHeads?: string;
   entry?: string;
   acExtrinsics?: boolean;
+  /** commander's `--no-predictor` / `--no-head`: false when given. */
+  predictor: boolean;
+  head: boolean;
+  license?: string;
 }
 
 function positiveInt(value: string | undefined, flag: string): number | undefined {
@@ -36,6 +40,7 @@ function report(s: ConvertSummary): void {
   if (s.nonFinite.length > 0) {
     say(`written with NaN/Inf values (--allow-nonfinite): ${s.nonFinite.map((t) => `${t.tensor} (${t.count})`).join(', ')}`);
   }
+  say(s.hparams.license ? `license ${s.hparams.license}` : 'no license recorded (--license sets one)');
   say(`${s.tensors} tensors, matmul weights ${s.dtype}, ${mib} MiB`);
   process.stdout.write(`${s.out}\n`);
 }
@@ -65,6 +70,9 @@ export function convertCommand(program: Command): void {
     .option('--ac-extrinsics', 'V-JEPA 2-AC: the predictor uses its camera-extrinsics token (the released model does not)')
     .option('--probe <file>', 'a Meta attentive-probe file to convert as the classifier head')
     .option('--probe-heads <n>', "the probe's heads when they differ from the encoder's")
+    .option('--no-predictor', 'leave the predictor out (a predictor that cannot be mapped then does not stop the encoder)')
+    .option('--no-head', 'leave the classifier head out')
+    .option('--license <spdx>', "general.license to write (default: config.json's, else the family's release licence)")
     .action(async (src: string, flags: ConvertFlags) => {
       const out = flags.output ?? defaultOutputName(src, flags.dtype);
       let progress: Progress | undefined;
@@ -81,6 +89,9 @@ export function convertCommand(program: Command): void {
         probeHeads: positiveInt(flags.probeHeads, '--probe-heads'),
         entry: flags.entry,
         acExtrinsics: flags.acExtrinsics,
+        noPredictor: !flags.predictor,
+        noHead: !flags.head,
+        license: flags.license,
         onProgress: (p) => {
           progress ??= new Progress(p.count, 'convert');
           progress.tick();
