@@ -8,6 +8,7 @@ import { expandInputs } from '../inputs.js';
 import { contextOptions, loadModel, type RuntimeFlags } from '../load-model.js';
 import { inputOptions, type InputFlags } from '../input-options.js';
 import { checkOutputWritable } from '../output.js';
+import { normalizedBatches, normalizeOption } from '../normalize-option.js';
 import { poolOption, resolvePool } from '../pool-option.js';
 import { Progress } from '../progress.js';
 import { aboutFile, aboutFileAsync, checkInputFile, UserError } from '../user-error.js';
@@ -29,6 +30,7 @@ interface EmbedFlags extends RuntimeFlags, InputFlags, WindowFlags {
   resume?: boolean;
   dumpDir?: string;
   layers?: number;
+  normalize?: boolean;
 }
 
 export function embedCommand(program: Command): void {
@@ -41,6 +43,7 @@ export function embedCommand(program: Command): void {
     .option('--frames-npy <files...>', 'clips as THWC uint8 .npy frames')
     .option('--input-npy <file>', 'an already preprocessed float32 tensor [B,3,H,W] or [B,3,T,H,W]')
     .addOption(poolOption())
+    .addOption(normalizeOption())
     .option('-o, --output <file>', 'write .npy, .json or .jsonl as the inputs are embedded (default: JSON lines on stdout)')
     .option('--resume', 'continue an interrupted run of the same command: skip the inputs already in the output')
     .option('--dump-dir <dir>', 'also write each encoder stage of the one input as .npy (patch embed, every block, final norm) and index.json')
@@ -99,7 +102,7 @@ export function embedCommand(program: Command): void {
     let embedded = 0;
     try {
       if (flags.dumpDir !== undefined) say(`${await writeStageDump(ctx, items[0]!, flags.dumpDir, flags.model)} stages -> ${flags.dumpDir}`);
-      for await (const records of embedCorpus(todo, { ctx, pool, world, batch: flags.batch })) {
+      for await (const records of normalizedBatches(embedCorpus(todo, { ctx, pool, world, batch: flags.batch }), flags.normalize)) {
         writer.write(records);
         for (const r of records) {
           if ('error' in r) say(`${r.item.label}: ${r.error} (skipped)`);

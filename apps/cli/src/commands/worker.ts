@@ -7,6 +7,7 @@ import { connectForWorker, embedCorpus, redisUrl, startCorpusWorker, type Corpus
 import { contextOptions, loadModel, type RuntimeFlags } from '../load-model.js';
 import { addInputOptions, inputOptions, type InputFlags } from '../input-options.js';
 import { addRuntimeOptions, positiveInt } from '../runtime-options.js';
+import { normalizedBatches, normalizeOption } from '../normalize-option.js';
 import { poolOption, resolvePool } from '../pool-option.js';
 import { say } from '../display-text.js';
 import { aboutFileAsync, checkInputFile } from '../user-error.js';
@@ -18,6 +19,7 @@ interface WorkerFlags extends RuntimeFlags, InputFlags {
   redis?: string;
   concurrency: number;
   pool?: Pool;
+  normalize?: boolean;
   lockDuration: number;
   stalledInterval: number;
   maxStalled: number;
@@ -35,6 +37,7 @@ export function workerCommand(program: Command): void {
     .option('--redis <url>', 'the Redis server (default JEPA_REDIS_URL or redis://127.0.0.1:6379)')
     .option('--concurrency <n>', 'jobs at once, each with its own context', positiveInt, 1)
     .addOption(poolOption())
+    .addOption(normalizeOption())
     .option('--lock-duration <ms>', 'a worker silent this long is presumed dead and its job is handed on', positiveInt, 30_000)
     .option('--stalled-interval <ms>', 'how often to look for such jobs', positiveInt, 30_000)
     .option('--max-stalled <n>', 'how many times a job may be handed on before it fails', positiveInt, 1);
@@ -65,7 +68,7 @@ export function workerCommand(program: Command): void {
       outDir: flags.out,
       concurrency: flags.concurrency,
       toItem,
-      embed: (items, slot) => embedCorpus(items, { ctx: contexts[slot]!, pool, world, batch: flags.batch }),
+      embed: (items, slot) => normalizedBatches(embedCorpus(items, { ctx: contexts[slot]!, pool, world, batch: flags.batch }), flags.normalize),
       lockDurationMs: flags.lockDuration,
       stalledIntervalMs: flags.stalledInterval,
       maxStalledCount: flags.maxStalled,
