@@ -258,7 +258,7 @@ export class EncoderContext extends ModelContext<EncoderGraph> {
     const table = stored.get(new Float32Array(stored.nbytes / 4));
     const prefix = e.pos === 'learned' ? e.nCls : 0;
     // Dinov2WithRegisters resizes with antialias=True; Dinov2, ViT and I-JEPA without.
-    const resized = interpolatePositions(table, e.embedDim, prefix, h, w, e.nReg > 0);
+    const resized = interpolatePositions(table, e.embedDim, prefix, h, w, e.nReg > 0, e.posInterpOffset);
     this.#positions.set(key, resized);
     return resized;
   }

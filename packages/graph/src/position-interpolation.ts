@@ -2,6 +2,13 @@
 // input is not the trained size: torch's bicubic interpolate (align_corners=False), either the plain
 // kernel (a = -0.75, clamped taps) or the antialiased one (a = -0.5, support widened when shrinking,
 // weights normalised) that Dinov2WithRegisters asks for. Computed in float64, stored as float32.
+// The dinov2 repository's own models (torch.hub files) pass torch a scale factor (grid + offset) / side
+// instead of the grid, and torch then maps outputs back to inputs by that scale, not by side / grid.
+
+/** torch's area_pixel_compute_scale (align_corners=False): 1 / scale_factor when one is given, else in / out. */
+function inputPerOutput(inSize: number, outSize: number, offset: number): number {
+  return offset === 0 ? inSize / outSize : 1 / ((outSize + offset) / inSize);
+}
 
 type Taps = { start: number; weights: number[] }[];
 
@@ -13,8 +20,7 @@ function cubic(x: number, a: number): number {
 }
 
 /** torch upsample_bicubic2d taps along one axis: 4 per output, indices clamped at the edges. */
-function plainTaps(inSize: number, outSize: number): { index: number[]; weight: number[] }[] {
-  const scale = inSize / outSize;
+function plainTaps(inSize: number, outSize: number, scale: number): { index: number[]; weight: number[] }[] {
   const out: { index: number[]; weight: number[] }[] = [];
   for (let i = 0; i < outSize; i++) {
     const real = (i + 0.5) * scale - 0.5;
@@ -28,8 +34,7 @@ function plainTaps(inSize: number, outSize: number): { index: number[]; weight: 
 }
 
 /** torch's antialiased bicubic taps (the PIL-style separable filter). */
-function antialiasTaps(inSize: number, outSize: number): Taps {
-  const scale = inSize / outSize;
+function antialiasTaps(inSize: number, outSize: number, scale: number): Taps {
   const support = 2 * Math.max(scale, 1);
   const invScale = scale >= 1 ? 1 / scale : 1;
   const taps: Taps = [];
@@ -45,22 +50,31 @@ function antialiasTaps(inSize: number, outSize: number): Taps {
   return taps;
 }
 
-function axisTaps(inSize: number, outSize: number, antialias: boolean): { index: number[]; weight: number[] }[] {
-  if (!antialias) return plainTaps(inSize, outSize);
-  return antialiasTaps(inSize, outSize).map((t) => ({ index: t.weights.map((_, k) => t.start + k), weight: t.weights }));
+function axisTaps(inSize: number, outSize: number, antialias: boolean, offset: number): { index: number[]; weight: number[] }[] {
+  const scale = inputPerOutput(inSize, outSize, offset);
+  if (!antialias) return plainTaps(inSize, outSize, scale);
+  return antialiasTaps(inSize, outSize, scale).map((t) => ({ index: t.weights.map((_, k) => t.start + k), weight: t.weights }));
 }
 
 /**
  * table: [rows, dim] row-major, `prefix` rows (CLS) first, then side x side patch rows.
- * Returns [prefix + outH * outW, dim] with the prefix rows copied.
+ * Returns [prefix + outH * outW, dim] with the prefix rows copied. `offset`: jepa.enc.pos_interp_offset.
  */
-export function interpolatePositions(table: Float32Array, dim: number, prefix: number, outH: number, outW: number, antialias: boolean): Float32Array {
+export function interpolatePositions(
+  table: Float32Array,
+  dim: number,
+  prefix: number,
+  outH: number,
+  outW: number,
+  antialias: boolean,
+  offset = 0,
+): Float32Array {
   const side = Math.round(Math.sqrt(table.length / dim - prefix));
   if (side * side !== table.length / dim - prefix) throw new RangeError('the position table is not a square grid');
   const out = new Float32Array((prefix + outH * outW) * dim);
   out.set(table.subarray(0, prefix * dim));
-  const rowTaps = axisTaps(side, outH, antialias);
-  const colTaps = axisTaps(side, outW, antialias);
+  const rowTaps = axisTaps(side, outH, antialias, offset);
+  const colTaps = axisTaps(side, outW, antialias, offset);
   // first along w (side x side -> side x outW), then along h
   const tmp = new Float64Array(side * outW * dim);
   for (let y = 0; y < side; y++)

@@ -14,8 +14,12 @@ import {
 import { ConvertError } from '../errors.js';
 
 type Derived = 'headDim' | 'gridSize' | 'gridFrames' | 'nPatches';
-/** ffnKind and qkvBias default to the plain block (mlp, with a qkv bias), which is every family's but hfvit's variants. */
-export type EncoderFields = Omit<EncoderHparams, Derived | 'ffnKind' | 'qkvBias'> & Partial<Pick<EncoderHparams, 'ffnKind' | 'qkvBias'>>;
+/**
+ * ffnKind and qkvBias default to the plain block (mlp, with a qkv bias), which is every family's but hfvit's
+ * variants; posInterpOffset to 0 (a table resized to the grid), every layout's but the dinov2 hub files'.
+ */
+type Defaulted = 'ffnKind' | 'qkvBias' | 'posInterpOffset';
+export type EncoderFields = Omit<EncoderHparams, Derived | Defaulted> & Partial<Pick<EncoderHparams, Defaulted>>;
 
 export function encoderHparams(f: EncoderFields): EncoderHparams {
   const gridSize = Math.floor(f.imgSize / f.patchSize);
@@ -24,6 +28,7 @@ export function encoderHparams(f: EncoderFields): EncoderHparams {
     ...f,
     ffnKind: f.ffnKind ?? 'mlp',
     qkvBias: f.qkvBias ?? true,
+    posInterpOffset: f.posInterpOffset ?? 0,
     headDim: Math.floor(f.embedDim / f.nHead),
     gridSize,
     gridFrames,

@@ -91,6 +91,7 @@ function tinyEncoder(family: Family): EncoderHparams {
     attnMode: family === 'levjepa' ? 'block_causal' : 'full',
     ffnKind: 'mlp',
     qkvBias: true,
+    posInterpOffset: 0,
     gridSize,
     gridFrames,
     nPatches: gridFrames * gridSize * gridSize,

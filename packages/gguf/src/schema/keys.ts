@@ -61,6 +61,12 @@ export const KEYS: readonly KeyDef[] = Object.freeze([
   k('jepa.enc.attn_mode', 'string', z.enum(ATTN_MODES), 'full, or block_causal (levjepa only)'),
   k('jepa.enc.ffn_kind', 'string', z.enum(FFN_KINDS), 'MLP form: mlp (absent: fc1, act, fc2) or swiglu (w12, silu gate, w3; hfvit only)'),
   k('jepa.enc.qkv_bias', 'bool', z.boolean(), 'attn.qkv carries a bias (absent: true; false on hfvit only)'),
+  k(
+    'jepa.enc.pos_interp_offset',
+    'f32',
+    z.number().min(0).lt(1),
+    'learned table resized by the scale factor (grid + offset) / side, not to the grid (dinov2 torch.hub: 0.1; absent: 0)',
+  ),
   k('jepa.enc.img_tubelet_size', 'u32', int(LIMITS.patch), 'vjepa2_1: tubelet of the image tokenizer (1)'),
   k('jepa.enc.n_hier_norm', 'u32', int(LIMITS.hierNorms), 'vjepa2_1: hierarchy norms (4)'),
   k('jepa.enc.hier_layers', 'u32[]', z.array(int([0, LIMITS.nLayer[1] - 1])), 'vjepa2_1: block index of each hierarchy norm'),

@@ -31,6 +31,11 @@ export interface EncoderHparams {
   /** swiglu: ffnDim is the gated width h (w12 has 2h outputs), act is silu. */
   readonly ffnKind: FfnKind;
   readonly qkvBias: boolean;
+  /**
+   * A learned table is resized to an input's grid g by torch's scale factor (g + offset) / side, not to
+   * size g (the dinov2 repository's interpolate_offset); 0: to size g, as HF does.
+   */
+  readonly posInterpOffset: number;
   /** Trained patch grid: img_size / patch_size per side, n_frames / tubelet_size in time. */
   readonly gridSize: number;
   readonly gridFrames: number;

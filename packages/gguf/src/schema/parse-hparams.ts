@@ -91,6 +91,7 @@ function parseEncoder(m: MetadataValues, family: Family, traits: FamilyTraits): 
   const attnMode = m.req<string>('jepa.enc.attn_mode', why) as AttnMode;
   const ffnKind = (m.opt<string>('jepa.enc.ffn_kind') ?? 'mlp') as FfnKind;
   const qkvBias = m.opt<boolean>('jepa.enc.qkv_bias') ?? true;
+  const posInterpOffset = m.opt<number>('jepa.enc.pos_interp_offset') ?? 0;
 
   invariant(pos === traits.pos, `jepa.enc.pos = '${pos}' but the ${family} family uses '${traits.pos}'`);
   const rope = pos === 'rope3d' ? parseEncoderRope(m, family, traits) : null;
@@ -111,6 +112,7 @@ function parseEncoder(m: MetadataValues, family: Family, traits: FamilyTraits): 
   invariant(traits.layerScale || !layerScale, `jepa.enc.layer_scale is true but the ${family} family has no layer scale`);
   invariant(ffnKind === 'mlp' || traits.swiglu, `jepa.enc.ffn_kind = '${ffnKind}' but the ${family} family's blocks have the plain MLP`);
   invariant(ffnKind === 'mlp' || act === 'silu', `jepa.enc.ffn_kind = 'swiglu' gates with SiLU, so jepa.enc.act must be 'silu', found '${act}'`);
+  invariant(posInterpOffset === 0 || pos === 'learned', `jepa.enc.pos_interp_offset is set but ${family} has no learned position table`);
   invariant(qkvBias || traits.qkvBiasOptional, `jepa.enc.qkv_bias is false but the ${family} family's attention always carries a qkv bias`);
   invariant(
     attnMode === 'full' || traits.blockCausal,
@@ -161,6 +163,7 @@ function parseEncoder(m: MetadataValues, family: Family, traits: FamilyTraits): 
     attnMode,
     ffnKind,
     qkvBias,
+    posInterpOffset,
     gridSize,
     gridFrames,
     nPatches,

@@ -37,6 +37,7 @@ export function hparamsToMetadata(h: ModelHparams): [string, GgufValue][] {
   // written only off their defaults, so files of the plain block stay byte-identical
   if (e.ffnKind !== 'mlp') put('jepa.enc.ffn_kind', gv.str(e.ffnKind));
   if (!e.qkvBias) put('jepa.enc.qkv_bias', gv.bool(false));
+  if (e.posInterpOffset !== 0) put('jepa.enc.pos_interp_offset', gv.f32(e.posInterpOffset));
   if (e.imgTubeletSize !== null) put('jepa.enc.img_tubelet_size', gv.u32(e.imgTubeletSize));
   if (e.hierLayers !== null) {
     put('jepa.enc.n_hier_norm', gv.u32(e.hierLayers.length));
