@@ -15,6 +15,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import torch  # noqa: E402
 
 import common  # noqa: E402
+import fam_dinov2_hub  # noqa: E402
 import fam_hfvit  # noqa: E402
 import fam_hfvit_variants  # noqa: E402
 import fam_ijepa  # noqa: E402
@@ -42,6 +43,14 @@ GENERATORS = {
                                                         patch=14, config_grid=3, interp_grid=4, mlp_ratio=4,
                                                         swiglu_ffn=False, qkv_bias=False),
     "hfvit_lejepa": fam_lejepa.generate,
+    # torch.hub files: offset 0.1 without registers (a 3x4 input: rows and columns resized apart), antialias with
+    "hfvit_hub": lambda: fam_dinov2_hub.generate("hfvit_hub", seed=1011, dim=48, n_head=3, n_layer=2, patch=14,
+                                                 table_grid=5, interp_grid=(3, 4), n_register=0, swiglu_ffn=False),
+    "hfvit_hub_reg": lambda: fam_dinov2_hub.generate("hfvit_hub_reg", seed=1012, dim=32, n_head=2, n_layer=2,
+                                                     patch=14, table_grid=4, interp_grid=(6, 6), n_register=4,
+                                                     swiglu_ffn=False),
+    "hfvit_hub_g": lambda: fam_dinov2_hub.generate("hfvit_hub_g", seed=1013, dim=64, n_head=2, n_layer=2, patch=14,
+                                                   table_grid=4, interp_grid=(3, 3), n_register=0, swiglu_ffn=True),
     "ijepa": fam_ijepa.generate,
     "vjepa": fam_vjepa.generate,
     "ijepa_pred": lambda: fam_pretrain_pred.generate("ijepa_pred"),

@@ -76,10 +76,19 @@ export const FIXTURE_TABLE: ReferenceFixture[] = [
   fixture('hfvit_lejepa', 'image', 'cls'),
   fixture('hfvit_swiglu', 'image', 'cls'),
   fixture('hfvit_nobias', 'image', 'cls'),
+  fixture('hfvit_hub', 'image', 'cls', 'hfvit_hub_pretrain.pth', metaOverrides('hfvit_hub')),
+  fixture('hfvit_hub_reg', 'image', 'cls', 'hfvit_hub_reg_pretrain.pth', metaOverrides('hfvit_hub_reg')),
+  fixture('hfvit_hub_g', 'image', 'cls', 'hfvit_hub_g_pretrain.pth', metaOverrides('hfvit_hub_g')),
 ];
 
 function fixtureCase(folder: string): GoldenCase {
   return FIXTURE_TABLE.find((f) => f.folder === folder)!.cases[0]!;
+}
+
+/** A fixture's case by its manifest name ('native', 'interpolated'). */
+function namedCase(folder: string, name: string): GoldenCase {
+  const c = manifestOf(folder).cases![name]!;
+  return { input: c.input, lastHiddenState: c.last_hidden_state, pooled: c.pooled };
 }
 
 /** Recorded outputs of deliberately wrong models (manifest negative_controls) and the case they mirror. */
@@ -92,4 +101,9 @@ export const NEGATIVE_CONTROLS: { folder: string; control: string; pooledControl
   { folder: 'levjepa', control: 'last_hidden_state_unmasked.npy', pooledControl: 'pooled_unmasked.npy', case: FIXTURE_TABLE[4]!.cases[0]! },
   { folder: 'hfvit_swiglu', control: 'last_hidden_state_gates_swapped.npy', case: fixtureCase('hfvit_swiglu') },
   { folder: 'hfvit_nobias', control: 'last_hidden_state_with_qkv_bias.npy', case: fixtureCase('hfvit_nobias') },
+  { folder: 'hfvit_hub', control: 'last_hidden_state_no_layerscale.npy', case: fixtureCase('hfvit_hub') },
+  { folder: 'hfvit_hub', control: 'last_hidden_state_interp_no_offset.npy', case: namedCase('hfvit_hub', 'interpolated') },
+  { folder: 'hfvit_hub_reg', control: 'last_hidden_state_no_layerscale.npy', case: fixtureCase('hfvit_hub_reg') },
+  { folder: 'hfvit_hub_g', control: 'last_hidden_state_no_layerscale.npy', case: fixtureCase('hfvit_hub_g') },
+  { folder: 'hfvit_hub_g', control: 'last_hidden_state_interp_no_offset.npy', case: namedCase('hfvit_hub_g', 'interpolated') },
 ];

@@ -1,9 +1,10 @@
-// Which mapping reads a source: from config.json's model_type, from the keys of a Meta pickle, or
+// Which mapping reads a source: from config.json's model_type, from the keys of a Meta pickle or a dinov2 hub file, or
 // from the user's --family (a mapping id, or a GGUF family name resolved by container).
 import type { Family } from '@jepa/gguf';
 import { ConvertError } from '../errors.js';
 import { valueAt } from '../readers/state-dict.js';
 import type { Source } from '../source.js';
+import { dinov2Hub, isDinov2Hub } from './dinov2-hub.js';
 import { hfIjepa } from './hf-ijepa.js';
 import { HF_VIT_MODEL_TYPES, hfVit } from './hf-vit.js';
 import { hfVjepa2 } from './hf-vjepa2.js';
@@ -26,6 +27,7 @@ export const MAPPINGS: readonly Mapping[] = [
   metaVjepa2Ac,
   metaVjepa21,
   hfVit,
+  dinov2Hub,
   lejepa,
   lewm,
   levjepa,
@@ -81,6 +83,7 @@ export function mappingFromCheckpoint(source: Source): Mapping {
   if (source.checkpoint.format !== 'torch-zip') {
     throw new ConvertError('CONVERT_UNKNOWN_FAMILY', `${source.path}: a safetensors file without a config.json model_type; give --family`);
   }
+  if (isDinov2Hub(source)) return dinov2Hub;
   // V-JEPA 2-AC before the masked-predictor tells: its predictor has no mask tokens but an action embed.
   if (isMetaAcPredictor(source)) return metaVjepa2Ac;
   const names = metaNames(source);
@@ -114,6 +117,7 @@ export function mappingFromName(name: string, source: Source): Mapping {
   if (fromConfig && candidates.includes(fromConfig)) return fromConfig;
   const torch = source.checkpoint.format === 'torch-zip';
   if (torch && candidates.includes(metaVjepa2Ac) && isMetaAcPredictor(source)) return metaVjepa2Ac;
+  if (torch && candidates.includes(dinov2Hub) && isDinov2Hub(source)) return dinov2Hub;
   const pick = candidates.find((m) => m.id.startsWith(torch ? 'meta-' : 'hf-'));
   if (!pick)
     throw new ConvertError(
