@@ -108,7 +108,13 @@ describe('jepa embed --layers', () => {
 
 describe('jepa compare', () => {
   const a = join(tmp, 'cmp-a.npy');
-  writeFileSync(a, encodeNpy(Float32Array.from({ length: 6 * 16 }, (_, i) => Math.sin(i * 0.31) + 0.1), [2, 3, 16]));
+  writeFileSync(
+    a,
+    encodeNpy(
+      Float32Array.from({ length: 6 * 16 }, (_, i) => Math.sin(i * 0.31) + 0.1),
+      [2, 3, 16],
+    ),
+  );
 
   it('identical files pass (exit 0); one token negated fails (exit 3)', () => {
     const same = jepa('compare', a, a);
