@@ -152,8 +152,8 @@ export class EncoderContext extends ModelContext<EncoderGraph> {
 
   /**
    * encode() of one item, keeping every stage: the tokens the first block reads (patch embedding,
-   * position, CLS / registers prefixed), each block's output and the final norm, which is the same
-   * bits as encode()'s tokens. 2 + layers stages, each [tokens, dim].
+   * position, CLS / registers prefixed), each block's output and the final norm, which on the CPU is
+   * the same bits as encode()'s tokens. 2 + layers stages, each [tokens, dim].
    */
   encodeStages(input: EncoderInput, options: Pick<EncodeOptions, 'timeoutMs'> = {}): Promise<EncoderStage[]> {
     return this.runner.serial(async () => {
