@@ -177,6 +177,7 @@ program
   .option('--rounds <n>', 'timed batches of the encoder alone', int, 3)
   .option('--no-tfjs', 'leave transformers.js out')
   .option('--no-rss', 'leave out the 100- against 1000-image memory run')
+  .option('--fast-decode', "also jepa embed --fast-decode, and fast decode and Pillow's draft against their full decodes (time and pixels)")
   .option('--dir <path>', 'photo sets, transformers.js and outputs', 'tmp/pipeline')
   .option('--peers-dir <path>', 'where the ViT-B/16 export and GGUFs live (shared with peers)', 'tmp/peers')
   .option('--json', 'print JSON')
@@ -188,11 +189,12 @@ program
       rounds: number;
       tfjs: boolean;
       rss: boolean;
+      fastDecode?: boolean;
       dir: string;
       peersDir: string;
       json?: boolean;
     }) => {
-      const report = await runPipelineBench(o, (s) => process.stderr.write(`${s}\n`));
+      const report = await runPipelineBench({ ...o, fastDecode: o.fastDecode === true }, (s) => process.stderr.write(`${s}\n`));
       const machine = machineInfo(o.threads);
       if (o.json) process.stdout.write(`${JSON.stringify({ machine, report }, null, 2)}\n`);
       else process.stdout.write(`${machine.summary}\n\n${pipelineMarkdown(report)}\n`);

@@ -7,6 +7,8 @@ export { recipeGeometry, type RecipeGeometry } from './tensor/recipe-geometry.js
 
 export {
   decodeImage,
+  decodeImageStored,
+  type StoredImage,
   readImage,
   setDecodeThreads,
   decodeThreads,

@@ -7,6 +7,7 @@ import { Model } from '@jepa/graph';
 import { ModelInput } from '@jepa/input';
 import { peerModel } from '../peers/peers-bench.js';
 import { median } from '../stats.js';
+import { fastDecodeStages, runPillowDraft } from './fast-decode.js';
 import { encoderOnlyRate, runJepaEmbed, stageTimes, type EmbedRun, type StageTimes } from './jepa-side.js';
 import { ensureManySmall, ensurePhotoSets } from './photo-sets.js';
 import { runPillow } from './pillow-peer.js';
@@ -21,6 +22,8 @@ export interface PipelineOptions {
   rounds: number;
   tfjs: boolean;
   rss: boolean;
+  /** Also run jepa embed --fast-decode, and fast decode and Pillow's draft against their full decodes. */
+  fastDecode: boolean;
 }
 
 /** Rounds of (this engine, Pillow) over a set; the ratio reported is the median round's. */
@@ -34,6 +37,8 @@ export interface ThroughputRow {
   weights: string;
   encoderOnly: number;
   embed: EmbedRun;
+  /** jepa embed --fast-decode, run right after `embed` (with --fast-decode only). */
+  embedFast: EmbedRun | null;
   tfjs: number | null;
 }
 
@@ -49,13 +54,42 @@ export interface PrepRow {
   roundRatios: number[];
 }
 
+/** Fast decode against the full decode, and Pillow's draft against Pillow's, on one set. */
+export interface FastDecodeRow {
+  set: string;
+  images: number;
+  /** How many files each DCT shrink was used on, ours and Pillow's draft (the same rule). */
+  shrinks: Record<string, number>;
+  pillowShrinks: Record<string, number>;
+  /** Mean ms per image: decode + recipe, full and fast. */
+  fullMs: number;
+  fastMs: number;
+  decodeFullMs: number;
+  decodeFastMs: number;
+  pillowFullMs: number;
+  pillowDraftMs: number;
+  /** Over every byte of every file's recipe output (resize + crop, 8-bit), against its full decode. */
+  maxAbs: number;
+  meanAbs: number;
+  pillowMaxAbs: number;
+  pillowMeanAbs: number;
+  pillow: string;
+}
+
 export interface PipelineReport {
   throughput: ThroughputRow[];
   prep: PrepRow[];
+  fastDecode: FastDecodeRow[];
   rss: { images: number; maxRssMiB: number }[];
 }
 
 const mean = (v: number[]) => v.reduce((a, b) => a + b, 0) / v.length;
+
+function counts(v: number[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const x of v) out[String(x)] = (out[String(x)] ?? 0) + 1;
+  return out;
+}
 
 export async function runPipelineBench(o: PipelineOptions, log: (s: string) => void): Promise<PipelineReport> {
   const dir = resolve(o.dir);
@@ -69,7 +103,7 @@ export async function runPipelineBench(o: PipelineOptions, log: (s: string) => v
   for (const t of o.types) models.set(t, await peerModel(resolve(o.peersDir), t, log));
   const tfjsDir = join(dir, 'tfjs');
 
-  const report: PipelineReport = { throughput: [], prep: [], rss: [] };
+  const report: PipelineReport = { throughput: [], prep: [], fastDecode: [], rss: [] };
   const f32 = models.get('f32') ?? [...models.values()][0]!;
   const recipeModel = await Model.load(f32, { threads: o.threads });
   try {
@@ -97,6 +131,28 @@ export async function runPipelineBench(o: PipelineOptions, log: (s: string) => v
         ratioToPillow: median(ratios),
         roundRatios: ratios,
       });
+      if (o.fastDecode) {
+        log(`${set}: fast decode against the full decode, then Pillow's draft against Pillow's, one image at a time`);
+        const ours = await fastDecodeStages(recipe, files);
+        const pil = await runPillowDraft(recipe, files);
+        report.fastDecode.push({
+          set,
+          images: files.length,
+          shrinks: counts(ours.shrinks),
+          pillowShrinks: counts(pil.files.map((f) => f.shrink)),
+          fullMs: mean(ours.full.totalMs),
+          fastMs: mean(ours.fast.totalMs),
+          decodeFullMs: mean(ours.full.decodeMs),
+          decodeFastMs: mean(ours.fast.decodeMs),
+          pillowFullMs: mean(pil.files.map((f) => f.fullMs)),
+          pillowDraftMs: mean(pil.files.map((f) => f.draftMs)),
+          maxAbs: Math.max(...ours.maxAbs),
+          meanAbs: mean(ours.meanAbs),
+          pillowMaxAbs: Math.max(...pil.files.map((f) => f.maxAbs)),
+          pillowMeanAbs: mean(pil.files.map((f) => f.meanAbs)),
+          pillow: pil.pillow,
+        });
+      }
     }
   } finally {
     recipeModel.dispose();
@@ -110,9 +166,12 @@ export async function runPipelineBench(o: PipelineOptions, log: (s: string) => v
       // to overlap; the files are listed again (and decoded again) up to four batches.
       const inputs = Array.from({ length: Math.max(1, Math.ceil((4 * o.batch) / files.length)) }, () => files).flat();
       const embed = await runJepaEmbed(model, inputs, o.threads, join(dir, 'out.npy'), ['--batch', String(o.batch)]);
+      const embedFast = o.fastDecode
+        ? await runJepaEmbed(model, inputs, o.threads, join(dir, 'out-fast.npy'), ['--batch', String(o.batch), '--fast-decode'])
+        : null;
       const dtype = TFJS_DTYPE[weights];
       const tfjs = o.tfjs && dtype ? (await runTransformersJs(tfjsDir, { dtype, files, threads: o.threads, warmup: 2 })).imagesPerSecond : null;
-      report.throughput.push({ set, weights, encoderOnly, embed, tfjs });
+      report.throughput.push({ set, weights, encoderOnly, embed, embedFast, tfjs });
     }
   }
 
@@ -176,6 +235,7 @@ export function pipelineMarkdown(r: PipelineReport): string {
       `| ${t.set} | ${t.weights} | ${f1(embedMs)} | ${f1(encMs)} | ${f1(embedMs - encMs)} | ${stage(p?.native.readMs)} | ${stage(p?.native.decodeMs)} | ${stage(p?.native.recipeMs)} |`,
     );
   }
+  if (r.fastDecode.length > 0) out.push('', fastDecodeMarkdown(r));
   if (r.rss.length > 0) {
     out.push('');
     out.push('| jepa embed, 1024-px images | peak RSS MiB |');
@@ -183,6 +243,45 @@ export function pipelineMarkdown(r: PipelineReport): string {
     for (const s of r.rss) out.push(`| ${s.images} | ${Math.round(s.maxRssMiB)} |`);
     if (r.rss.length === 2)
       out.push(`\n${r.rss[1]!.images} images peak ${f1((100 * r.rss[1]!.maxRssMiB) / r.rss[0]!.maxRssMiB - 100)} % above ${r.rss[0]!.images}.`);
+  }
+  return out.join('\n');
+}
+
+const shrinkList = (c: Record<string, number>) =>
+  Object.entries(c)
+    .sort(([a], [b]) => Number(b) - Number(a))
+    .map(([s, n]) => `1/${s}: ${n}`)
+    .join(', ');
+
+/** The --fast-decode tables: end to end with and without it, then decode and pixels against the full decode. */
+function fastDecodeMarkdown(r: PipelineReport): string {
+  const out: string[] = [];
+  out.push('`jepa embed --fast-decode` against `jepa embed` (run one after the other) and the encoder alone, img/s.');
+  out.push('');
+  out.push('| set | weights | encoder alone | jepa embed | --fast-decode | embed / encoder | fast / encoder | fast / embed |');
+  out.push('|---|---|---|---|---|---|---|---|');
+  for (const t of r.throughput) {
+    if (!t.embedFast) continue;
+    const e = t.embed.imagesPerSecond;
+    const f = t.embedFast.imagesPerSecond;
+    out.push(
+      `| ${t.set} | ${t.weights} | ${f2(t.encoderOnly)} | ${f2(e)} | ${f2(f)} | ${f2(e / t.encoderOnly)}× | ${f2(f / t.encoderOnly)}× | ${f2(f / e)}× |`,
+    );
+  }
+  out.push('');
+  out.push(
+    "Fast decode against the full decode, and Pillow's draft against Pillow's full decode, one image at a time (each file both ways, alternating which goes first): mean ms per image (decode + recipe; this engine's decode alone in brackets), and the recipe's 8-bit output (resize + centre crop) against the full decode's, max and mean absolute difference over every byte of every file.",
+  );
+  out.push('');
+  out.push(
+    '| set | images | shrinks used | jepa full | jepa fast | fast / full | Pillow full | Pillow draft | draft / full | jepa fast: max, mean abs | Pillow draft: max, mean abs |',
+  );
+  out.push('|---|---|---|---|---|---|---|---|---|---|---|');
+  for (const d of r.fastDecode) {
+    const same = shrinkList(d.shrinks) === shrinkList(d.pillowShrinks) ? '' : ` (Pillow: ${shrinkList(d.pillowShrinks)})`;
+    out.push(
+      `| ${d.set} | ${d.images} | ${shrinkList(d.shrinks)}${same} | ${f1(d.fullMs)} (${f1(d.decodeFullMs)}) | ${f1(d.fastMs)} (${f1(d.decodeFastMs)}) | ${f2(d.fastMs / d.fullMs)}× | ${f1(d.pillowFullMs)} | ${f1(d.pillowDraftMs)} | ${f2(d.pillowDraftMs / d.pillowFullMs)}× | ${d.maxAbs}, ${d.meanAbs.toFixed(3)} | ${d.pillowMaxAbs}, ${d.pillowMeanAbs.toFixed(3)} |`,
+    );
   }
   return out.join('\n');
 }
