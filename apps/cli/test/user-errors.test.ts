@@ -152,7 +152,12 @@ const cases: Case[] = [
   ['embed -m a missing file', ['embed', '-m', missing, image], 2, /^jepa: -m .*no-such-file\.gguf: no such file or folder$/],
   ['embed -m a text file', ['embed', '-m', text, image], 2, /^jepa: -m .*notes\.txt: not a GGUF file: /],
   ['preprocess -m a text file', ['preprocess', '-m', text, image, '-o', out('p.npy')], 2, /^jepa: -m .*notes\.txt: not a GGUF file: /],
-  ['embed with nothing to embed', ['embed', '-m', demo], 2, /^jepa: nothing to embed: give images, --video, --frames-npy or --input-npy$/],
+  [
+    'embed with nothing to embed',
+    ['embed', '-m', demo],
+    2,
+    /^jepa: nothing to embed: give images, --video, --frames-npy, --frames-dir or --input-npy$/,
+  ],
   ['embed of an empty folder', ['embed', '-m', demo, folder], 2, /^jepa: no images in the folder .*a-folder$/],
   [
     'embed of a missing list file',
@@ -188,7 +193,7 @@ const cases: Case[] = [
     'classify two inputs',
     ['classify', '-m', vjepa2, image, '--input-npy', tensor],
     2,
-    /^jepa: give exactly one of an image, --video, --frames-npy or --input-npy$/,
+    /^jepa: give exactly one of an image, --video, --frames-npy, --frames-dir or --input-npy$/,
   ],
   [
     'classify --video README.md',

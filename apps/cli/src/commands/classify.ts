@@ -8,7 +8,7 @@ import { addRuntimeOptions, positiveInt } from '../runtime-options.js';
 import { aboutFileAsync, checkInputFile, UserError } from '../user-error.js';
 import { checkNpyOutput } from '../output.js';
 import { printLines, say } from '../display-text.js';
-import { checkClipInput, clipInput, type ClipFlags } from './clip-input.js';
+import { checkClipInput, clipInput, FRAMES_DIR_OPTION, type ClipFlags } from './clip-input.js';
 import { classifyWindows } from './classify-windows.js';
 import { addWindowOptions, windowOptions, type WindowFlags } from '../window-options.js';
 import { inputOptions } from '../input-options.js';
@@ -30,6 +30,7 @@ export function classifyCommand(program: Command): void {
     .requiredOption('-m, --model <gguf>', 'a model with a head (jepa.head.kind)')
     .option('--video <clip>', 'a video clip (ffmpeg decodes it)')
     .option('--frames-npy <file>', 'a clip as THWC uint8 .npy frames')
+    .option(...FRAMES_DIR_OPTION)
     .option('--input-npy <file>', 'an already preprocessed float32 tensor [B,3,T,H,W] or [B,3,H,W]')
     .option('-k, --topk <k>', 'classes to show', positiveInt, 5)
     .option('--json', 'print JSON instead of a table')

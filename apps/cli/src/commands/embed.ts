@@ -4,6 +4,7 @@ import { ModelInput, type VideoWindowSource } from '@jepa/input';
 import { loadModelSpec } from '@jepa/gguf';
 import { readNpy } from '@jepa/preprocess';
 import { EmbeddingWriter, embedCorpus, resumableEntries, type CorpusItem, type Pool } from '@jepa/corpus';
+import { frameFiles, frameFolderClip } from '../frame-folder.js';
 import { expandInputs } from '../inputs.js';
 import { contextOptions, loadModel, type RuntimeFlags } from '../load-model.js';
 import { inputOptions, type InputFlags } from '../input-options.js';
@@ -24,6 +25,7 @@ interface EmbedFlags extends RuntimeFlags, InputFlags, WindowFlags {
   model: string;
   video?: string[];
   framesNpy?: string[];
+  framesDir?: string[];
   inputNpy?: string;
   pool?: Pool;
   output?: string;
@@ -41,6 +43,7 @@ export function embedCommand(program: Command): void {
     .requiredOption('-m, --model <gguf>', 'the model')
     .option('--video <clips...>', 'video clips (ffmpeg decodes them)')
     .option('--frames-npy <files...>', 'clips as THWC uint8 .npy frames')
+    .option('--frames-dir <dirs...>', 'clips as folders of frame images, in natural name order')
     .option('--input-npy <file>', 'an already preprocessed float32 tensor [B,3,H,W] or [B,3,T,H,W]')
     .addOption(poolOption())
     .addOption(normalizeOption())
@@ -55,9 +58,10 @@ export function embedCommand(program: Command): void {
     checkOutputWritable(flags.output);
     if (flags.resume && !flags.output) throw new UserError('--resume needs -o: there is nothing to resume on stdout');
     const stills = expandInputs(images);
-    const clips = [...(flags.video ?? []), ...(flags.framesNpy ?? [])];
+    const clips = [...(flags.video ?? []), ...(flags.framesNpy ?? []), ...(flags.framesDir ?? [])];
     if (stills.length + clips.length === 0 && !flags.inputNpy)
-      throw new UserError('nothing to embed: give images, --video, --frames-npy or --input-npy');
+      throw new UserError('nothing to embed: give images, --video, --frames-npy, --frames-dir or --input-npy');
+    for (const dir of flags.framesDir ?? []) frameFiles(dir);
     // The items exist before the model, so that --resume can refuse another run's output at once.
     let input: ModelInput | undefined;
     const items: CorpusItem[] = [];
@@ -65,9 +69,9 @@ export function embedCommand(program: Command): void {
     const sources: VideoWindowSource[] = [];
     for (const p of stills) items.push({ label: p, load: () => input!.image(p), still: true });
     if (windows) {
-      if (flags.framesNpy || flags.inputNpy)
+      if (flags.framesNpy || flags.framesDir || flags.inputNpy)
         throw new UserError(
-          '--fps/--frames/--window-seconds/--stride/--start/--end sample --video clips; --frames-npy and --input-npy are already frames',
+          '--fps/--frames/--window-seconds/--stride/--start/--end sample --video clips; --frames-npy, --frames-dir and --input-npy are already frames',
         );
       checkInputFile(flags.model, '-m');
       const spec = aboutFile(`-m ${flags.model}`, flags.model, () => loadModelSpec(flags.model));
@@ -79,6 +83,7 @@ export function embedCommand(program: Command): void {
       }
     } else for (const p of flags.video ?? []) items.push({ label: p, load: () => input!.video(p), still: false });
     for (const p of flags.framesNpy ?? []) items.push({ label: p, load: () => input!.framesNpy(p), still: false });
+    for (const p of flags.framesDir ?? []) items.push({ label: p, load: () => frameFolderClip(input!, p, say), still: false });
     if (flags.inputNpy) items.push(...tensorItems(flags.inputNpy));
     if (flags.resume) resumableEntries(flags.output!, items);
     if (flags.dumpDir !== undefined) checkDumpInputs(items, flags.dumpDir);

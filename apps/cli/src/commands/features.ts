@@ -11,7 +11,7 @@ import { addRuntimeOptions } from '../runtime-options.js';
 import { aboutFileAsync, checkInputFile, UserError } from '../user-error.js';
 import { checkWritable } from '../output.js';
 import { say } from '../display-text.js';
-import { checkClipInput, clipInput, type ClipFlags } from './clip-input.js';
+import { checkClipInput, clipInput, FRAMES_DIR_OPTION, type ClipFlags } from './clip-input.js';
 
 interface FeaturesFlags extends RuntimeFlags, ClipFlags {
   model: string;
@@ -36,6 +36,7 @@ export function featuresCommand(program: Command): void {
     .requiredOption('-m, --model <gguf>', 'the model')
     .option('--video <clip>', 'a video clip (ffmpeg decodes it)')
     .option('--frames-npy <file>', 'a clip as THWC uint8 .npy frames')
+    .option(...FRAMES_DIR_OPTION)
     .option('--input-npy <file>', 'an already preprocessed float32 tensor [1,3,T,H,W] or [1,3,H,W]')
     .option('--pca', 'the PCA map (the one view so far; required)')
     .requiredOption('-o, --output <file.png>', 'where the map goes')

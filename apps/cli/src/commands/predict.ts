@@ -10,7 +10,7 @@ import { addRuntimeOptions } from '../runtime-options.js';
 import { aboutFileAsync, checkInputFile, UserError } from '../user-error.js';
 import { checkNpyOutput } from '../output.js';
 import { say } from '../display-text.js';
-import { checkClipInput, clipInput, type ClipFlags } from './clip-input.js';
+import { checkClipInput, clipInput, FRAMES_DIR_OPTION, type ClipFlags } from './clip-input.js';
 
 interface PredictFlags extends RuntimeFlags, ClipFlags {
   model: string;
@@ -53,6 +53,7 @@ export function predictCommand(program: Command): void {
     .requiredOption('-m, --model <gguf>', 'a model with a masked predictor')
     .option('--video <clip>', 'a video clip (ffmpeg decodes it)')
     .option('--frames-npy <file>', 'a clip as THWC uint8 .npy frames')
+    .option(...FRAMES_DIR_OPTION)
     .option('--input-npy <file>', 'an already preprocessed float32 tensor [1,3,T,H,W]')
     .requiredOption('--context <ids>', 'context token ids: a:b, single ids, comma-joined')
     .requiredOption('--target <ids>', 'target token ids: a:b, single ids, comma-joined')
