@@ -13,6 +13,7 @@ import { tensorsOf, writeSafetensors, type RawTensor } from './synthetic-checkpo
 const EXPECTED: Record<string, string> = {
   hfvit: 'Apache-2.0', // HF Dinov2Model
   hfvit_reg: 'Apache-2.0', // Dinov2WithRegistersModel
+  hfvit_hub: 'Apache-2.0', // the dinov2 repository's torch.hub .pth
   hfvit_lejepa: 'Apache-2.0', // LeJEPA
   ijepa: 'CC-BY-NC-4.0', // HF I-JEPA
   levjepa: 'CC-BY-NC-4.0',
