@@ -137,6 +137,12 @@ export async function decodeImageStored(bytes: Uint8Array, options: SharpDecodeO
   return { image, orientation: Number.isInteger(orientation) && orientation >= 1 && orientation <= 8 ? orientation : 1, shrink, full };
 }
 
+/** Whether the EXIF orientation (5..8; anything else stands as stored) swaps width and height. */
+function sideways(meta: Metadata): boolean {
+  const o = meta.orientation ?? 1;
+  return Number.isInteger(o) && o >= 5 && o <= 8;
+}
+
 /** The shrink fast decode allows: JPEGs that decode to 8-bit RGB or gray only, the rule in the stored orientation. */
 function shrinkFor(
   meta: Metadata,
@@ -147,7 +153,7 @@ function shrinkFor(
   fast: ShrinkOnLoad | undefined,
 ): DctShrink {
   if (!fast || format !== 'jpeg' || how !== 'srgb8') return 1;
-  const turned = upright && (meta.orientation ?? 1) >= 5;
+  const turned = upright && sideways(meta);
   const need = turned ? fast.atLeast(size.height, size.width) : fast.atLeast(size.width, size.height);
   return dctShrink(size.width, size.height, turned ? { width: need.height, height: need.width } : need);
 }
@@ -190,7 +196,7 @@ async function decodeRgb(
   } catch (err) {
     throw decodeFailure(err, sniffed, bytes);
   }
-  if (shrink > 1) checkShrunk(info, full, shrink, autoOrient && (meta.orientation ?? 1) >= 5, options.shrinkOnLoad!.path);
+  if (shrink > 1) checkShrunk(info, full, shrink, autoOrient && sideways(meta), options.shrinkOnLoad!.path);
   return { image: toRgb(data, info, how, meta, gif), meta, how, shrink, full };
 }
 
