@@ -38,7 +38,9 @@ function decodePass(path: string, frameBytes: number, wanted: Set<number>, timeo
     let frameIndex = 0;
     let filled = 0;
     let current: Uint8Array | null = wanted.has(0) ? new Uint8Array(frameBytes) : null;
-    const sink = new PassThrough();
+    // Never 'close': fluent-ffmpeg fails a command whose output stream closes more than 20 ms before
+    // ffmpeg's exit is seen ("Output stream closed"), which a loaded machine reaches; the exit decides.
+    const sink = new PassThrough({ autoDestroy: false });
     sink.on('data', (chunk: Buffer) => {
       let at = 0;
       while (at < chunk.length) {
