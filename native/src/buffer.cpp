@@ -30,7 +30,8 @@ Napi::Object Buffer::wrap(Napi::Env env, std::shared_ptr<BufferRes> res) {
 Buffer::Buffer(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Buffer>(info) {
   if (info.Length() != 1 || !info[0].IsExternal())
     fail(info.Env(), "BAD_ARGUMENT", "buffers come from Backend.allocBuffer, Context.allocate or Mapping.toBuffer");
-  res_ = *info[0].As<Napi::External<std::shared_ptr<BufferRes>>>().Data();
+  // taken, not copied: the External would otherwise keep the buffer alive until a GC collects it
+  res_ = std::move(*info[0].As<Napi::External<std::shared_ptr<BufferRes>>>().Data());
 }
 
 std::shared_ptr<BufferRes> Buffer::res(Napi::Env env) const {

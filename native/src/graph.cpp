@@ -31,7 +31,8 @@ Napi::Object Graph::wrap(Napi::Env env, std::shared_ptr<GraphRes> res) {
 
 Graph::Graph(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Graph>(info) {
   if (info.Length() != 1 || !info[0].IsExternal()) fail(info.Env(), "BAD_ARGUMENT", "graphs are made by Context.buildGraph");
-  res_ = *info[0].As<Napi::External<std::shared_ptr<GraphRes>>>().Data();
+  // taken, not copied: the External would otherwise keep the graph alive until a GC collects it
+  res_ = std::move(*info[0].As<Napi::External<std::shared_ptr<GraphRes>>>().Data());
 }
 
 std::shared_ptr<GraphRes> Graph::res(Napi::Env env) const {
