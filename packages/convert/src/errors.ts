@@ -72,6 +72,6 @@ export class ConvertError extends JepaError {
   declare readonly code: ConvertErrorCode;
 
   constructor(code: ConvertErrorCode, message: string, options: JepaErrorOptions = {}) {
-    super(code, message, { ...options, kind: options.kind ?? KIND_OF[code] ?? 'input' });
+    super(code, message, options, KIND_OF);
   }
 }

@@ -35,6 +35,6 @@ export class CorpusError extends JepaError {
   declare readonly code: CorpusErrorCode;
 
   constructor(code: CorpusErrorCode, message: string, options: JepaErrorOptions = {}) {
-    super(code, message, { ...options, kind: options.kind ?? KIND_OF[code] ?? 'input' });
+    super(code, message, options, KIND_OF);
   }
 }

@@ -39,11 +39,15 @@ export class JepaError extends Error {
   readonly code: string;
   readonly kind: ErrorKind;
 
-  constructor(code: string, message: string, options: JepaErrorOptions = {}) {
+  /**
+   * `kinds`: a subclass's table of what its codes mean. The kind is the one given, else the table's,
+   * else 'input'.
+   */
+  constructor(code: string, message: string, options: JepaErrorOptions = {}, kinds: Readonly<Partial<Record<string, ErrorKind>>> = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.code = code;
-    this.kind = options.kind ?? 'input';
+    this.kind = options.kind ?? kinds[code] ?? 'input';
   }
 }
 

@@ -36,3 +36,18 @@ describe('JepaError', () => {
     expect(HTTP_STATUS.internal).toBe(500);
   });
 });
+
+describe("a subclass's code table", () => {
+  class TableError extends JepaError {
+    constructor(code: string, message: string, options = {}) {
+      super(code, message, options, { SLOW: 'timeout', HUGE: 'budget' });
+    }
+  }
+
+  it('gives each listed code its kind, any other code input, and an explicit kind wins', () => {
+    expect(new TableError('SLOW', 'm').kind).toBe('timeout');
+    expect(new TableError('HUGE', 'm').kind).toBe('budget');
+    expect(new TableError('OTHER', 'm').kind).toBe('input');
+    expect(new TableError('SLOW', 'm', { kind: 'internal' }).kind).toBe('internal');
+  });
+});

@@ -58,7 +58,7 @@ export class GgufError extends JepaError {
   declare readonly code: GgufErrorCode;
 
   constructor(code: GgufErrorCode, message: string, options: JepaErrorOptions = {}) {
-    super(code, message, { ...options, kind: options.kind ?? KIND_OF[code] ?? 'input' });
+    super(code, message, options, KIND_OF);
   }
 }
 

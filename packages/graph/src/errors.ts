@@ -24,6 +24,6 @@ export class GraphError extends JepaError {
   declare readonly code: GraphErrorCode;
 
   constructor(code: GraphErrorCode, message: string, options: { cause?: unknown } = {}) {
-    super(code, message, { ...options, kind: KINDS[code] ?? 'input' });
+    super(code, message, options, KINDS);
   }
 }

@@ -68,7 +68,7 @@ export class NativeError extends JepaError {
   declare readonly timeoutMs?: number;
 
   constructor(code: NativeErrorCode, message: string, options: JepaErrorOptions = {}) {
-    super(code, message, { ...options, kind: options.kind ?? KIND_OF[code] ?? 'input' });
+    super(code, message, options, KIND_OF);
   }
 }
 

@@ -33,6 +33,6 @@ export class PreprocessError extends JepaError {
   declare readonly code: PreprocessErrorCode;
 
   constructor(code: PreprocessErrorCode, message: string, options: JepaErrorOptions = {}) {
-    super(code, message, { ...options, kind: options.kind ?? KIND_OF[code] ?? 'input' });
+    super(code, message, options, KIND_OF);
   }
 }

@@ -9,6 +9,6 @@ export class WorldModelError extends JepaError {
   declare readonly code: WorldModelErrorCode;
 
   constructor(code: WorldModelErrorCode, message: string, options: { cause?: unknown } = {}) {
-    super(code, message, { ...options, kind: KINDS[code] ?? 'input' });
+    super(code, message, options, KINDS);
   }
 }
