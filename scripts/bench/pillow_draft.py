@@ -15,14 +15,13 @@ cropped RGB output.
 """
 import argparse
 import json
-import sys
 import time
 
 import numpy as np
 import PIL
 from PIL import Image, ImageOps
 
-from pillow_preprocess import FILTERS, crop_offset, preprocess, target_size
+from pillow_preprocess import crop_offset, preprocess, read_inputs, target_size
 
 ORIENTATION = 0x0112
 
@@ -60,18 +59,7 @@ def main():
     ap.add_argument("--recipe", required=True)
     ap.add_argument("--files", required=True)
     a = ap.parse_args()
-    text = a.recipe
-    if text.startswith("@"):
-        with open(text[1:]) as f:
-            text = f.read()
-    recipe = json.loads(text)
-    resample = FILTERS.get(recipe.get("resample"))
-    if resample is None:
-        sys.exit(f"recipe resample must be bilinear or bicubic, got {recipe.get('resample')!r}")
-    with open(a.files) as f:
-        files = [line.strip() for line in f if line.strip()]
-    if not files:
-        sys.exit("no files listed")
+    recipe, resample, files = read_inputs(a)
     preprocess(files[0], recipe, resample)  # untimed: Pillow's plugin loading
     rows = []
     for i, path in enumerate(files):

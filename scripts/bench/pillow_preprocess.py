@@ -60,13 +60,8 @@ def preprocess(path, recipe, resample):
     return img
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--recipe", required=True)
-    ap.add_argument("--files", required=True)
-    ap.add_argument("--repeat", type=int, default=1)
-    ap.add_argument("--warmup", type=int, default=1)
-    a = ap.parse_args()
+def read_inputs(a):
+    """--recipe (JSON, or @file) and --files (one path a line) -> (recipe, resample filter, files)."""
     text = a.recipe
     if text.startswith("@"):
         with open(text[1:]) as f:
@@ -79,6 +74,17 @@ def main():
         files = [line.strip() for line in f if line.strip()]
     if not files:
         sys.exit("no files listed")
+    return recipe, resample, files
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--recipe", required=True)
+    ap.add_argument("--files", required=True)
+    ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--warmup", type=int, default=1)
+    a = ap.parse_args()
+    recipe, resample, files = read_inputs(a)
     times = [[] for _ in files]
     shape = None
     for path in files[:max(0, a.warmup)]:  # untimed: Pillow's plugin loading and the first allocations
