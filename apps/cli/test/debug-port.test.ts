@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { forgeModel, loadModelSpec } from '@jepa/gguf';
 import { encodeNpy, readNpy } from '@jepa/preprocess';
-import { DEMO_MODEL, runCli, SAMPLE_JPG } from '@jepa/testing';
+import { DEMO_MODEL, REFERENCE, runCli, SAMPLE_JPG } from '@jepa/testing';
 import { describe, expect, it } from 'vitest';
 
 const demo = DEMO_MODEL;
@@ -183,5 +183,34 @@ describe('jepa worldmodel --ref-check', () => {
     const plan = jepa('worldmodel', '-m', lewm, '--image', image, '--plan', '--goal', image, '--ref-check', ref);
     expect(plan.code).toBe(2);
     expect(plan.err).toMatch(/^jepa: --ref-check judges a rollout; --plan makes a plan\n$/);
+  });
+});
+
+describe('jepa worldmodel --ref-check on V-JEPA 2-AC', () => {
+  // the h32 case of the float64 reference (Meta's layout), converted by the CLI
+  const ref = join(REFERENCE, 'vjepa2_ac', 'h32');
+  const ac = join(tmp, 'ac-h32.gguf');
+  const predict = (...extra: string[]) =>
+    jepa(
+      'worldmodel',
+      '-m',
+      ac,
+      ...['--tokens-npy', join(ref, 'tokens.npy'), '--actions-npy', join(ref, 'actions.npy'), '--states-npy', join(ref, 'states.npy')],
+      '-o',
+      join(tmp, 'ac-pred.npy'),
+      ...extra,
+    );
+
+  it('judges the predictor output: the reference passes, its perturbed copy fails (exit 3)', () => {
+    ok(jepa('convert', join(ref, 'vjepa2-ac.pt'), '-o', ac, '--img-size', '48', '--n-head', '2', '--pred-n-head', '2'));
+    const same = predict('--ref-check', join(ref, 'pred.npy'));
+    expect(same.code, same.err).toBe(0);
+    expect(same.err).toMatch(/ref-check .*pred\.npy: \[cpu\/video\/f32\] N=27 min cos .*: pass/);
+    const bad = predict('--ref-check', join(ref, 'pred_perturbed.npy'));
+    expect(bad.code).toBe(3);
+    expect(bad.err).toMatch(/jepa: --ref-check .*pred_perturbed\.npy: the predictor output is outside the cpu\/video\/f32 bars\n$/);
+    const shape = predict('--ref-check', join(ref, 'actions.npy'));
+    expect(shape.code).toBe(2);
+    expect(shape.err).toMatch(/the predictor output against the reference: shapes differ: \[1, 27, 64\] against \[1, 3, 7\]\n$/);
   });
 });

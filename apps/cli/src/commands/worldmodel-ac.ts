@@ -12,6 +12,7 @@ import { inputOptions, type InputFlags } from '../input-options.js';
 import { positiveInt } from '../runtime-options.js';
 import { aboutFileAsync, checkInputFile, UserError } from '../user-error.js';
 import { printLines, say } from '../display-text.js';
+import { checkAgainstReference } from './rollout-ref-check.js';
 
 /** The flags the AC path reads: its own, and those it shares with LeWM. */
 export interface AcFlags extends RuntimeFlags, InputFlags {
@@ -24,6 +25,7 @@ export interface AcFlags extends RuntimeFlags, InputFlags {
   topk: number;
   seed: number;
   output?: string;
+  refCheck?: string;
   tokensNpy?: string;
   statesNpy?: string;
   extrinsicsNpy?: string;
@@ -248,6 +250,8 @@ async function predictOnce(spec: ModelSpec, flags: AcFlags): Promise<void> {
     say(
       `predicted [${K}, ${T * hw}, ${D}] (${K} candidate(s) x ${T} step(s)) in ${((performance.now() - t0) / 1000).toFixed(2)} s -> ${flags.output}`,
     );
+    if (flags.refCheck !== undefined)
+      checkAgainstReference(wm.model, { what: 'predictor output', modality: 'video' }, out, [K, T * hw, D], flags.refCheck);
   } finally {
     wm.dispose();
   }

@@ -12,7 +12,7 @@ import { aboutFile, aboutFileAsync, checkInputFile, UserError } from '../user-er
 import { checkNpyOutput } from '../output.js';
 import { say } from '../display-text.js';
 import { loadModelSpec } from '@jepa/gguf';
-import { checkRollout } from './rollout-ref-check.js';
+import { checkAgainstReference } from './rollout-ref-check.js';
 import { AC_ONLY, addAcOptions, flagName, given, runAcWorldModel, type AcFlags } from './worldmodel-ac.js';
 
 interface WorldModelFlags extends RuntimeFlags, InputFlags, AcFlags {
@@ -112,7 +112,7 @@ export function worldmodelCommand(program: Command): void {
     )
     .option(
       '--ref-check <file.npy>',
-      "judge the rollout against a stored reference rollout [K, T+1, D] (the parity judge's bars; exit 3 when it fails)",
+      "judge the rollout [K, T+1, D] (2-AC: the predictor output [K, T·H·W, D]) against a stored reference (the parity judge's bars; exit 3 when it fails)",
     );
   addAcOptions(cmd);
   addRuntimeOptions(cmd);
@@ -123,8 +123,7 @@ export function worldmodelCommand(program: Command): void {
     checkNpyOutput(flags.output, '-o');
     const spec = aboutFile(`-m ${flags.model}`, flags.model, () => loadModelSpec(flags.model));
     if (flags.refCheck !== undefined) {
-      if (spec.pred?.kind === 'ac') throw new UserError(`--ref-check judges a LeWM rollout; ${flags.model} is a V-JEPA 2-AC model`);
-      if (flags.plan) throw new UserError('--ref-check judges a rollout; --plan makes a plan');
+      if (flags.plan) throw new UserError(`--ref-check judges a ${spec.pred?.kind === 'ac' ? 'predictor output' : 'rollout'}; --plan makes a plan`);
       checkInputFile(flags.refCheck, '--ref-check');
     }
     if (spec.pred?.kind === 'ac') return runAcWorldModel(cmd, spec, flags);
@@ -200,7 +199,8 @@ export function worldmodelCommand(program: Command): void {
           process.stdout.write(`${JSON.stringify({ candidate: k, final: Array.from(last) })}\n`);
         }
       }
-      if (flags.refCheck !== undefined) checkRollout(wm, rolled, [seqs.candidates, steps, wm.embedDim], flags.refCheck);
+      if (flags.refCheck !== undefined)
+        checkAgainstReference(wm.model, { what: 'rollout', modality: 'image' }, rolled, [seqs.candidates, steps, wm.embedDim], flags.refCheck);
     } catch (err) {
       throw err instanceof WorldModelError ? new UserError(err.message) : err;
     } finally {
