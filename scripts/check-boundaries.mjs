@@ -23,6 +23,8 @@ export const LAYERS = [
   ['@jepa/worldmodel', '@jepa/convert'],
   ['@jepa/engine'],
   ['@jepa/corpus'],
+  // the index of embeddings on disk, under the front ends that search it
+  ['@jepa/search'],
   // the front ends, and the test kit beside them (which no front end's code may import)
   ['@jepa/server', '@jepa/mcp', '@jepa/testing'],
   // the apps: jepa-bench runs the other two, and the package `jepa` carries all three commands
