@@ -351,6 +351,9 @@ function parseHead(
   };
 }
 
+/** How far from 0 a recipe may normalise a pixel; real recipes stay within ±3. */
+const MAX_NORMALISED = 10_000;
+
 function parsePre(m: MetadataValues, enc: EncoderHparams): PreprocessSpec {
   const why = 'every model carries its preprocessing recipe';
   const mean = m.req<number[]>('jepa.pre.mean', why);
@@ -365,6 +368,13 @@ function parsePre(m: MetadataValues, enc: EncoderHparams): PreprocessSpec {
   invariant(std.length === enc.inChans, `jepa.pre.std has ${std.length} values, jepa.enc.in_chans is ${enc.inChans}`);
   std.forEach((s, i) => {
     if (s === 0) throw new GgufError('JEPA_RANGE', `jepa.pre.std[${i}] is 0: it is a divisor`);
+    // an 8-bit pixel's normalised value, at both ends: past this the encoder's activations overflow f32
+    const [lo, hi] = [(0 - mean[i]!) / s, (255 * rescale - mean[i]!) / s].sort((a, b) => a - b);
+    if (!(Math.abs(lo!) <= MAX_NORMALISED && Math.abs(hi!) <= MAX_NORMALISED))
+      throw new GgufError(
+        'JEPA_RANGE',
+        `jepa.pre.mean[${i}] ${mean[i]} and jepa.pre.std[${i}] ${s} map 8-bit pixels to [${lo!.toPrecision(3)}, ${hi!.toPrecision(3)}]; a recipe keeps them within ±${MAX_NORMALISED} (ImageNet's: [-2.1, 2.6])`,
+      );
   });
   if ((resizeShort === null) === (squash === null)) {
     throw new GgufError(
