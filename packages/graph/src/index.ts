@@ -58,9 +58,10 @@ export {
   patchPcaMap,
   pcaRgb,
   percentile,
-  symmetricEigen,
   upsampleBilinear,
   type PatchPca,
   type RgbMap,
   type TokenGridShape,
 } from './pca.js';
+export { symmetricEigen } from './symmetric-eigen.js';
+export { topEigen, type BlockOperator, type TopEigen, type TopEigenOptions } from './top-eigen.js';

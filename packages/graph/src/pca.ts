@@ -6,10 +6,11 @@
 // - tokens: the item's patch tokens; prefix tokens (CLS, registers) are left out. A video (or a
 //   still given to a video family) has t time slices of h × w tokens: they are averaged over time,
 //   position by position, into one h × w grid first.
-// - centre each feature on its mean over the grid; the principal axes are the eigenvectors of the
-//   covariance Xcᵀ·Xc / (n − 1), computed exactly in float64 (Householder tridiagonalisation and
-//   implicit QL, as EISPACK tred2 / tql2): on the D × D covariance when D ≤ n, else on the n × n
-//   Gram matrix Xc·Xcᵀ / (n − 1), whose eigenvectors u give the same axes as Xcᵀ·u / ‖Xcᵀ·u‖.
+// - centre each feature on its mean over the grid; the principal axes are the top three eigenvectors
+//   of the covariance Xcᵀ·Xc / (n − 1), found in float64 by a block Krylov iteration (top-eigen.ts)
+//   that applies the covariance as Xcᵀ·(Xc·v) without forming it, from a fixed start (Xcᵀ·g, g from a
+//   seeded generator), until each axis' residual is below 1e-11 of the largest variance or 256
+//   vectors have been applied; where the basis spans the covariance's range (rank ≤ 64) it is exact.
 // - sign: each axis is flipped so that its loading of largest magnitude is positive (the first such
 //   loading when two tie).
 // - scale: each component's scores s = Xc·v are mapped with their 1st and 99th percentiles (linear
@@ -19,6 +20,8 @@
 // - upsample: bilinear with half-pixel centres (PyTorch's align_corners=False, edges clamped) from
 //   the grid to (h·P) × (w·P) pixels, on the scaled values; each is then rounded to the nearest
 //   integer (halves up).
+
+import { type BlockOperator, topEigen } from './top-eigen.js';
 
 export interface TokenGridShape {
   t: number;
@@ -75,66 +78,20 @@ export function pcaRgb(x: Float64Array, h: number, w: number, dim: number): Patc
   const n = h * w;
   if (x.length !== n * dim) throw new RangeError(`expected ${n}×${dim} values, got ${x.length}`);
   if (n < 2) throw new RangeError('a PCA needs at least two patch tokens');
-  const xc = new Float64Array(x);
-  for (let d = 0; d < dim; d++) {
-    let m = 0;
-    for (let i = 0; i < n; i++) m += xc[i * dim + d]!;
-    m /= n;
-    for (let i = 0; i < n; i++) xc[i * dim + d] = xc[i * dim + d]! - m;
-  }
+  const mean = new Float64Array(dim);
+  for (let i = 0; i < n; i++) for (let d = 0; d < dim; d++) mean[d] += x[i * dim + d]!;
+  for (let d = 0; d < dim; d++) mean[d] = mean[d]! / n;
+  const xc = new Float64Array(n * dim);
+  for (let i = 0; i < n; i++) for (let d = 0; d < dim; d++) xc[i * dim + d] = x[i * dim + d]! - mean[d]!;
   const k = Math.min(3, dim);
-  const axes = new Float64Array(3 * dim);
-  const variances: [number, number, number] = [0, 0, 0];
   let total = 0;
-  if (dim <= n) {
-    const c = new Float64Array(dim * dim);
-    for (let i = 0; i < n; i++) {
-      const row = i * dim;
-      for (let a = 0; a < dim; a++) {
-        const va = xc[row + a]!;
-        if (va === 0) continue;
-        const ca = a * dim;
-        for (let b = a; b < dim; b++) c[ca + b] += va * xc[row + b]!;
-      }
-    }
-    for (let a = 0; a < dim; a++)
-      for (let b = a; b < dim; b++) {
-        const v = c[a * dim + b]! / (n - 1);
-        c[a * dim + b] = v;
-        c[b * dim + a] = v;
-      }
-    const { values, vectors } = symmetricEigen(c, dim);
-    for (let j = 0; j < dim; j++) total += Math.max(values[j]!, 0);
-    for (let j = 0; j < k; j++) {
-      const col = dim - 1 - j;
-      variances[j] = Math.max(values[col]!, 0);
-      for (let d = 0; d < dim; d++) axes[j * dim + d] = vectors[d * dim + col]!;
-    }
-  } else {
-    const g = new Float64Array(n * n);
-    for (let i = 0; i < n; i++)
-      for (let j = i; j < n; j++) {
-        let s = 0;
-        for (let d = 0; d < dim; d++) s += xc[i * dim + d]! * xc[j * dim + d]!;
-        g[i * n + j] = s / (n - 1);
-        g[j * n + i] = s / (n - 1);
-      }
-    const { values, vectors } = symmetricEigen(g, n);
-    for (let j = 0; j < n; j++) total += Math.max(values[j]!, 0);
-    for (let j = 0; j < k; j++) {
-      const col = n - 1 - j;
-      variances[j] = Math.max(values[col]!, 0);
-      let norm = 0;
-      for (let d = 0; d < dim; d++) {
-        let s = 0;
-        for (let i = 0; i < n; i++) s += xc[i * dim + d]! * vectors[i * n + col]!;
-        axes[j * dim + d] = s;
-        norm += s * s;
-      }
-      norm = Math.sqrt(norm);
-      for (let d = 0; d < dim; d++) axes[j * dim + d] = norm > 0 ? axes[j * dim + d]! / norm : 0;
-    }
-  }
+  for (let i = 0; i < xc.length; i++) total += xc[i]! * xc[i]!;
+  total /= n - 1;
+  const top = topEigen(covarianceOperator(xc, n, dim), dim, k, startBlock(xc, n, dim, PCA_BLOCK), { block: PCA_BLOCK });
+  const axes = new Float64Array(3 * dim);
+  axes.set(top.vectors);
+  const variances: [number, number, number] = [0, 0, 0];
+  for (let j = 0; j < k; j++) variances[j] = top.values[j]!;
   // sign: the loading of largest magnitude positive
   for (let j = 0; j < k; j++) {
     let best = 0;
@@ -158,6 +115,71 @@ export function pcaRgb(x: Float64Array, h: number, w: number, dim: number): Patc
   }
   const explained = variances.map((v) => (total > 0 ? v / total : 0)) as [number, number, number];
   return { h, w, axes, variances, explained, scores, scaled };
+}
+
+/** Vectors the covariance is applied to at once. */
+const PCA_BLOCK = 4;
+
+/** out_j = Xcᵀ·(Xc·v_j) / (n − 1): the covariance applied without forming it, one pass over Xc's rows. */
+function covarianceOperator(xc: Float64Array, n: number, dim: number): BlockOperator {
+  const spare = new Float64Array(dim);
+  return (v, b, out) => {
+    out.fill(0);
+    const scale = 1 / (n - 1);
+    // four vectors per sweep of a row (each row read twice per four vectors, not twice per vector);
+    // lanes past the block's end read vector j and write to a spare row
+    for (let j = 0; j < b; j += 4) {
+      const lane = (l: number) =>
+        (j + l < b
+          ? [v.subarray((j + l) * dim, (j + l + 1) * dim), out.subarray((j + l) * dim, (j + l + 1) * dim)]
+          : [v.subarray(j * dim, (j + 1) * dim), spare]) as [Float64Array, Float64Array];
+      const [v0, u0] = lane(0);
+      const [v1, u1] = lane(1);
+      const [v2, u2] = lane(2);
+      const [v3, u3] = lane(3);
+      for (let i = 0; i < n; i++) {
+        const row = i * dim;
+        let s0 = 0;
+        let s1 = 0;
+        let s2 = 0;
+        let s3 = 0;
+        for (let d = 0; d < dim; d++) {
+          const x = xc[row + d]!;
+          s0 += x * v0[d]!;
+          s1 += x * v1[d]!;
+          s2 += x * v2[d]!;
+          s3 += x * v3[d]!;
+        }
+        s0 *= scale;
+        s1 *= scale;
+        s2 *= scale;
+        s3 *= scale;
+        for (let d = 0; d < dim; d++) {
+          const x = xc[row + d]!;
+          u0[d] += s0 * x;
+          u1[d] += s1 * x;
+          u2[d] += s2 * x;
+          u3[d] += s3 * x;
+        }
+      }
+    }
+  };
+}
+
+/** The fixed start: b combinations Xcᵀ·g of the centred rows, g from a seeded generator (no randomness between runs). */
+function startBlock(xc: Float64Array, n: number, dim: number, b: number): Float64Array {
+  let s = 0x9e3779b9;
+  const next = () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return s / 2 ** 31 - 1;
+  };
+  const out = new Float64Array(b * dim);
+  for (let i = 0; i < n; i++)
+    for (let j = 0; j < b; j++) {
+      const g = next();
+      for (let d = 0; d < dim; d++) out[j * dim + d] += g * xc[i * dim + d]!;
+    }
+  return out;
 }
 
 /** numpy.percentile(sorted, q) with the default "linear" method; `sorted` ascending. */
@@ -214,164 +236,4 @@ export function patchPcaMap(
   const height = grid.h * patch;
   const width = grid.w * patch;
   return { ...pca, map: { width, height, rgb: upsampleBilinear(pca.scaled, grid.h, grid.w, height, width) } };
-}
-
-/**
- * Eigen-decomposition of a symmetric n × n matrix (row-major float64): eigenvalues ascending, and
- * the eigenvectors as the columns of `vectors` (row-major). Householder reduction to tridiagonal
- * form, then the implicit QL method (EISPACK tred2 / tql2, after the public-domain JAMA version).
- */
-export function symmetricEigen(a: Float64Array, n: number): { values: Float64Array; vectors: Float64Array } {
-  // U holds Vᵀ (A is symmetric, so it starts as A): tred2's inner loops run down V's columns, which
-  // are U's contiguous rows; and tql2 rotates pairs of V's columns, again U's rows
-  const U = new Float64Array(a);
-  const d = new Float64Array(n);
-  const e = new Float64Array(n);
-  const at = (i: number, j: number) => U[j * n + i]!;
-  const set = (i: number, j: number, v: number) => {
-    U[j * n + i] = v;
-  };
-  // tred2
-  for (let j = 0; j < n; j++) d[j] = at(n - 1, j);
-  for (let i = n - 1; i > 0; i--) {
-    let scale = 0;
-    let h = 0;
-    for (let k = 0; k < i; k++) scale += Math.abs(d[k]!);
-    if (scale === 0) {
-      e[i] = d[i - 1]!;
-      for (let j = 0; j < i; j++) {
-        d[j] = at(i - 1, j);
-        set(i, j, 0);
-        set(j, i, 0);
-      }
-    } else {
-      for (let k = 0; k < i; k++) {
-        d[k] = d[k]! / scale;
-        h += d[k]! * d[k]!;
-      }
-      let f = d[i - 1]!;
-      let g = Math.sqrt(h);
-      if (f > 0) g = -g;
-      e[i] = scale * g;
-      h -= f * g;
-      d[i - 1] = f - g;
-      for (let j = 0; j < i; j++) e[j] = 0;
-      for (let j = 0; j < i; j++) {
-        f = d[j]!;
-        set(j, i, f);
-        g = e[j]! + at(j, j) * f;
-        const col = j * n;
-        for (let k = j + 1; k <= i - 1; k++) {
-          const u = U[col + k]!;
-          g += u * d[k]!;
-          e[k] = e[k]! + u * f;
-        }
-        e[j] = g;
-      }
-      f = 0;
-      for (let j = 0; j < i; j++) {
-        e[j] = e[j]! / h;
-        f += e[j]! * d[j]!;
-      }
-      const hh = f / (h + h);
-      for (let j = 0; j < i; j++) e[j] = e[j]! - hh * d[j]!;
-      for (let j = 0; j < i; j++) {
-        f = d[j]!;
-        g = e[j]!;
-        const col = j * n;
-        for (let k = j; k <= i - 1; k++) U[col + k] = U[col + k]! - (f * e[k]! + g * d[k]!);
-        d[j] = at(i - 1, j);
-        set(i, j, 0);
-      }
-    }
-    d[i] = h;
-  }
-  for (let i = 0; i < n - 1; i++) {
-    set(n - 1, i, at(i, i));
-    set(i, i, 1);
-    const h = d[i + 1]!;
-    if (h !== 0) {
-      for (let k = 0; k <= i; k++) d[k] = at(k, i + 1) / h;
-      const next = (i + 1) * n;
-      for (let j = 0; j <= i; j++) {
-        const col = j * n;
-        let g = 0;
-        for (let k = 0; k <= i; k++) g += U[next + k]! * U[col + k]!;
-        for (let k = 0; k <= i; k++) U[col + k] = U[col + k]! - g * d[k]!;
-      }
-    }
-    for (let k = 0; k <= i; k++) set(k, i + 1, 0);
-  }
-  for (let j = 0; j < n; j++) {
-    d[j] = at(n - 1, j);
-    set(n - 1, j, 0);
-  }
-  set(n - 1, n - 1, 1);
-  e[0] = 0;
-  // tql2, its rotations on two contiguous rows of W = Vᵀ
-  const W = U;
-  for (let i = 1; i < n; i++) e[i - 1] = e[i]!;
-  e[n - 1] = 0;
-  let f = 0;
-  let tst1 = 0;
-  const eps = 2 ** -52;
-  for (let l = 0; l < n; l++) {
-    tst1 = Math.max(tst1, Math.abs(d[l]!) + Math.abs(e[l]!));
-    let m = l;
-    while (m < n - 1 && Math.abs(e[m]!) > eps * tst1) m++;
-    if (m > l) {
-      let iter = 0;
-      do {
-        if (++iter > 100) throw new Error('symmetricEigen: no convergence');
-        let g = d[l]!;
-        let p = (d[l + 1]! - g) / (2 * e[l]!);
-        let r = Math.hypot(p, 1);
-        if (p < 0) r = -r;
-        d[l] = e[l]! / (p + r);
-        d[l + 1] = e[l]! * (p + r);
-        const dl1 = d[l + 1]!;
-        let h = g - d[l]!;
-        for (let i = l + 2; i < n; i++) d[i] = d[i]! - h;
-        f += h;
-        p = d[m]!;
-        let c = 1;
-        let c2 = c;
-        let c3 = c;
-        const el1 = e[l + 1]!;
-        let s = 0;
-        let s2 = 0;
-        for (let i = m - 1; i >= l; i--) {
-          c3 = c2;
-          c2 = c;
-          s2 = s;
-          g = c * e[i]!;
-          h = c * p;
-          r = Math.hypot(p, e[i]!);
-          e[i + 1] = s * r;
-          s = e[i]! / r;
-          c = p / r;
-          p = c * d[i]! - s * g;
-          d[i + 1] = h + s * (c * g + s * d[i]!);
-          const ri = i * n;
-          const rj = ri + n;
-          for (let k = 0; k < n; k++) {
-            h = W[rj + k]!;
-            W[rj + k] = s * W[ri + k]! + c * h;
-            W[ri + k] = c * W[ri + k]! - s * h;
-          }
-        }
-        p = (-s * s2 * c3 * el1 * e[l]!) / dl1;
-        e[l] = s * p;
-        d[l] = c * p;
-      } while (Math.abs(e[l]!) > eps * tst1);
-    }
-    d[l] = d[l]! + f;
-    e[l] = 0;
-  }
-  // ascending, vectors with them
-  const order = Array.from({ length: n }, (_, i) => i).sort((i, j) => d[i]! - d[j]! || i - j);
-  const values = Float64Array.from(order, (i) => d[i]!);
-  const vectors = new Float64Array(n * n);
-  for (let r = 0; r < n; r++) for (let c = 0; c < n; c++) vectors[r * n + c] = W[order[c]! * n + r]!;
-  return { values, vectors };
 }
