@@ -2,7 +2,8 @@
 # Sets up a fresh machine (Node, npm, cmake, g++, python3) to build and test jepa: Node 24 from the
 # npm registry where the machine's Node is older than 22 (Node 20 reached its end of life in April
 # 2026), ffmpeg (video input), redis-server (corpus tests), qemu-user (the portable addon's test on an
-# emulated AVX2-only CPU), chromium (the web page's test) and xz-utils (the GPU check's packing)
+# emulated AVX2-only CPU), chromium (the web page's test), xz-utils (the GPU check's packing) and
+# buildah + debootstrap (the container image's test: it builds the image and its base without a daemon)
 # from Debian, pnpm pinned, dependencies, the pinned ggml, the addon, the packages.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -49,13 +50,19 @@ fi
 if ! command -v xz >/dev/null 2>&1; then
   missing+=(xz-utils)
 fi
+if ! command -v buildah >/dev/null 2>&1; then
+  missing+=(buildah)
+fi
+if ! command -v debootstrap >/dev/null 2>&1; then
+  missing+=(debootstrap)
+fi
 if [ "${#missing[@]}" -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "setup: installing ${missing[*]} from Debian" >&2
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
   else
-    echo "setup: ${missing[*]} missing; video input needs ffmpeg, the corpus tests redis-server, the portable-CPU test qemu-user, the web page test chromium, the GPU check's packing xz" \
+    echo "setup: ${missing[*]} missing; video input needs ffmpeg, the corpus tests redis-server, the portable-CPU test qemu-user, the web page test chromium, the GPU check's packing xz, the container test buildah and debootstrap" \
       "(sudo apt-get install ${missing[*]})" >&2
   fi
 fi
