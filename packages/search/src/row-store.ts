@@ -66,11 +66,17 @@ export class RowStore {
   readonly #db: DatabaseSync;
   readonly #insert: StatementSync;
   readonly #markFile: StatementSync;
+  readonly #getRow: StatementSync;
+  readonly #getPlace: StatementSync;
+  readonly #getMeta: StatementSync;
 
   private constructor(db: DatabaseSync) {
     this.#db = db;
     this.#insert = db.prepare('INSERT INTO rows (path, win, start_s, end_s, vector) VALUES (?, ?, ?, ?, ?)');
     this.#markFile = db.prepare('INSERT OR REPLACE INTO files (path, size, mtime_ms, complete) VALUES (?, ?, ?, ?)');
+    this.#getRow = db.prepare('SELECT id, path, win, start_s, end_s, vector FROM rows WHERE id = ?');
+    this.#getPlace = db.prepare('SELECT id, path, win, start_s, end_s FROM rows WHERE id = ?');
+    this.#getMeta = db.prepare('SELECT key, value FROM meta');
   }
 
   /** Opens `file`; creates it (with `model`) when `model` is given and the file is new. */
@@ -107,12 +113,7 @@ export class RowStore {
   }
 
   #meta(): Map<string, string> {
-    return new Map(
-      this.#db
-        .prepare('SELECT key, value FROM meta')
-        .all()
-        .map((r) => [String(r.key), String(r.value)]),
-    );
+    return new Map(this.#getMeta.all().map((r) => [String(r.key), String(r.value)]));
   }
 
   #transaction<T>(work: () => T): T {
@@ -199,12 +200,12 @@ export class RowStore {
   }
 
   row(id: number, dim: number): StoredRow | null {
-    const r = this.#db.prepare('SELECT id, path, win, start_s, end_s, vector FROM rows WHERE id = ?').get(id);
+    const r = this.#getRow.get(id);
     return r ? { ...placeOf(r), vector: vectorOf(r.vector, dim) } : null;
   }
 
   places(ids: readonly number[]): Map<number, RowPlace & { id: number }> {
-    const get = this.#db.prepare('SELECT id, path, win, start_s, end_s FROM rows WHERE id = ?');
+    const get = this.#getPlace;
     const out = new Map<number, RowPlace & { id: number }>();
     for (const id of ids) {
       const r = get.get(id);

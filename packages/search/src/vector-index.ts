@@ -42,6 +42,10 @@ export class VectorIndex {
   readonly model: IndexModel;
   readonly #store: RowStore;
   readonly #file: string;
+  /** The graph last brought up to date, and the rows' generation it holds. */
+  /** Every row's vector in one matrix, for exact search, and the rows' generation it holds. */
+  #matrix: { generation: number; ids: number[]; data: Float32Array } | null = null;
+  #graph: { generation: number; graph: ReturnType<typeof currentGraph>['graph'] } | null = null;
 
   private constructor(dir: string, file: string, store: RowStore, model: IndexModel) {
     this.dir = dir;
@@ -136,7 +140,34 @@ export class VectorIndex {
 
   /** Brings the approximate index up to date with the rows (built, extended or loaded). */
   approxIndex(settings: ApproxSettings = DEFAULT_APPROX, onProgress?: (added: number) => void) {
-    return currentGraph(this.dir, this.#store, this.model.dim, settings, onProgress);
+    const { generation } = this.#store.generation();
+    if (this.#graph?.generation === generation) return { graph: this.#graph.graph, rebuilt: false };
+    const current = currentGraph(this.dir, this.#store, this.model.dim, settings, onProgress);
+    this.#graph = { generation, graph: current.graph };
+    return current;
+  }
+
+  /** Every row's id and unit vector, [rows, dim] in id order (kept while the rows do not change). */
+  matrix(): { ids: number[]; data: Float32Array } {
+    const { generation } = this.#store.generation();
+    if (this.#matrix?.generation === generation) return this.#matrix;
+    const dim = this.model.dim;
+    let data = new Float32Array(this.#store.count() * dim);
+    const ids: number[] = [];
+    for (const { id, blob } of this.#store.vectors()) {
+      if ((ids.length + 1) * dim > data.length) {
+        const grown = new Float32Array(Math.max(data.length * 2, dim * 1024));
+        grown.set(data);
+        data = grown;
+      }
+      const b = blob as Uint8Array;
+      if (!(b instanceof Uint8Array) || b.byteLength !== dim * 4) vectorOf(blob, dim);
+      // a view when SQLite's buffer is aligned, else a copy
+      data.set(b.byteOffset % 4 === 0 ? new Float32Array(b.buffer, b.byteOffset, dim) : vectorOf(b, dim), ids.length * dim);
+      ids.push(id);
+    }
+    this.#matrix = { generation, ids, data: data.subarray(0, ids.length * dim) };
+    return this.#matrix;
   }
 
   /** The k rows nearest `query` by cosine, best first. */
@@ -158,7 +189,11 @@ export class VectorIndex {
         const r = this.#store.row(id, this.model.dim);
         if (r) top.offer(id, dot(q, r.vector));
       }
-    } else for (const { id, blob } of this.#store.vectors()) top.offer(id, dot(q, vectorOf(blob, this.model.dim)));
+    } else {
+      const { ids, data } = this.matrix();
+      const dim = this.model.dim;
+      for (let i = 0; i < ids.length; i++) top.offer(ids[i]!, dot(q, data.subarray(i * dim, (i + 1) * dim)));
+    }
     const places = this.#store.places(top.ids);
     const hits: Hit[] = [];
     for (const [i, id] of top.ids.entries()) if (id !== options.exclude && hits.length < k) hits.push({ ...places.get(id)!, score: top.scores[i]! });
@@ -172,12 +207,8 @@ export class VectorIndex {
   dedupe(threshold: number, options: { mode?: SearchMode; neighbours?: number } = {}): Hit[][] {
     if (!(threshold > -1 && threshold <= 1)) throw new SearchError('threshold', `--threshold ${threshold}: expected a cosine in (-1, 1]`);
     const dim = this.model.dim;
-    const ids: number[] = [];
-    const vecs: Float32Array[] = [];
-    for (const { id, blob } of this.#store.vectors()) {
-      ids.push(id);
-      vecs.push(vectorOf(blob, dim));
-    }
+    const { ids, data } = this.matrix();
+    const vecs = ids.map((_, i) => data.subarray(i * dim, (i + 1) * dim));
     const parent = ids.map((_, i) => i);
     const find = (i: number): number => {
       while (parent[i] !== i) {
