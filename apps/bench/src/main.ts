@@ -17,6 +17,7 @@ import { count, int, intList, list } from './cli-args.js';
 import { cliBuilds } from './cli-builds.js';
 import { runStartupBench, startupMarkdown } from './startup-bench.js';
 import { registerFuzzEngine } from './fuzz/register.js';
+import { registerFuzzEngine } from './fuzz/register.js';
 
 /** The variants are the rows: this process's own addon and level say nothing about them. */
 function printVariants(rows: VariantRow[], threads: number, json?: boolean): void {
@@ -498,6 +499,7 @@ program
 registerLewmBenches(program);
 registerAcBenches(program);
 registerWindowsBench(program);
+registerFuzzEngine(program);
 registerFuzzEngine(program);
 
 program.parseAsync().catch((err: unknown) => {
