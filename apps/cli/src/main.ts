@@ -15,6 +15,8 @@ import { queueCommand } from './commands/queue.js';
 import { workerCommand } from './commands/worker.js';
 import { featuresCommand } from './commands/features.js';
 import { compareCommand } from './commands/compare.js';
+import { indexCommand } from './commands/index.js';
+import { searchCommand } from './commands/search.js';
 import { displayText } from './display-text.js';
 import { fsErrorMessage, isFsError } from './user-error.js';
 
@@ -41,6 +43,8 @@ queueCommand(program);
 workerCommand(program);
 featuresCommand(program);
 compareCommand(program);
+indexCommand(program);
+searchCommand(program);
 
 /** Commander's "error: option '-t, --threads <n>' argument '0' is invalid. expected …" as one `jepa:` sentence. */
 function commanderMessage(message: string): string {

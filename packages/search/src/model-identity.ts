@@ -2,13 +2,15 @@
 // vector width and the pooling. A query is embedded by the same file and pooling, or refused.
 import { createHash } from 'node:crypto';
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
-import { basename } from 'node:path';
+import { basename, resolve } from 'node:path';
 
 export interface IndexModel {
   /** The model's name (general.name). */
   name: string;
   /** The file's base name, for messages. */
   file: string;
+  /** The file's absolute path when the index was made: the default model of a query. */
+  path?: string;
   /** SHA-256 of the file, hex. */
   digest: string;
   /** The vector width. */
@@ -37,7 +39,7 @@ export function fileDigest(path: string): string {
 /** The identity of a model file embedding `dim`-wide vectors pooled by `pool`. */
 export function modelIdentity(path: string, name: string, dim: number, pool: string): IndexModel {
   statSync(path);
-  return { name, file: basename(path), digest: fileDigest(path), dim, pool };
+  return { name, file: basename(path), path: resolve(path), digest: fileDigest(path), dim, pool };
 }
 
 /** The model in a message: `name (file, sha256 0123abcd…, pool cls)`. */

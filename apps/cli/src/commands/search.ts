@@ -1,0 +1,111 @@
+// `jepa search --db DIR QUERY`: the rows of an index nearest an image, a clip, a range of a clip
+// (--start/--end), or a stored row (--row ID), by cosine.
+import { existsSync } from 'node:fs';
+import { extname } from 'node:path';
+import type { Command } from 'commander';
+import { type Hit, type SearchMode, VectorIndex } from '@jepa/search';
+import type { VideoWindowSource } from '@jepa/input';
+import { displayText } from '../display-text.js';
+import { addInputOptions, type InputFlags } from '../input-options.js';
+import { IMAGE_EXTENSIONS } from '../inputs.js';
+import type { RuntimeFlags } from '../load-model.js';
+import { addRuntimeOptions, positiveInt } from '../runtime-options.js';
+import { checkInputFile, UserError } from '../user-error.js';
+import { parseSeconds } from '../window-options.js';
+import { hitJson, placeText } from './index.js';
+import { embedItems, fileItems, indexedModel, isVideo, modelInput } from './index-embed.js';
+
+interface SearchFlags extends RuntimeFlags, InputFlags {
+  db: string;
+  model?: string;
+  k: number;
+  row?: number;
+  start?: number;
+  end?: number;
+  json?: boolean;
+  exact?: boolean;
+}
+
+/** The query's vector: a stored row's, or the query file's embedding by the index's model. */
+async function queryVector(index: VectorIndex, query: string | undefined, flags: SearchFlags): Promise<{ vector: Float32Array; exclude?: number }> {
+  if (flags.row !== undefined) {
+    if (query !== undefined) throw new UserError(`give a query file or --row ${flags.row}, not both`);
+    if (flags.start !== undefined || flags.end !== undefined) throw new UserError('--start/--end cut a clip; --row is a stored row');
+    return { vector: index.row(flags.row).vector, exclude: flags.row };
+  }
+  if (query === undefined) throw new UserError('nothing to search for: give an image, a clip, or --row ID');
+  checkInputFile(query);
+  const video = isVideo(query);
+  if (!video && !IMAGE_EXTENSIONS.has(extname(query).toLowerCase()))
+    throw new UserError(`${query}: not an image or a video (by its extension); a query is an image, a clip, or --row ID`);
+  if (!video && (flags.start !== undefined || flags.end !== undefined)) throw new UserError(`--start/--end cut a clip; ${query} is an image`);
+  if (flags.start !== undefined && flags.end !== undefined && flags.end <= flags.start)
+    throw new UserError(`--end ${flags.end} is not after --start ${flags.start}`);
+  const modelPath = flags.model ?? index.model.path;
+  if (modelPath === undefined || !existsSync(modelPath))
+    throw new UserError(`${index.dir} was made with ${index.model.file}${modelPath ? ` (${modelPath}, now missing)` : ''}; give it with -m`);
+  const model = indexedModel(modelPath, index.model.pool as 'mean' | 'cls');
+  index.checkModel(model.identity);
+  const sources: VideoWindowSource[] = [];
+  const range = flags.start !== undefined || flags.end !== undefined;
+  // a range is one window spanning it; a whole clip is sampled as `jepa embed --video` samples it
+  const windows = range
+    ? { ...(flags.start === undefined ? {} : { start: flags.start }), ...(flags.end === undefined ? {} : { end: flags.end }), ...rangeSeconds(flags) }
+    : null;
+  try {
+    const items = (await fileItems(modelInput(model, flags), query, windows, sources)).slice(0, 1);
+    let vector: Float32Array | null = null;
+    let failure = 'no frames in that range';
+    await embedItems(model, { ...flags, batch: 1 }, items, (records) => {
+      for (const r of records) {
+        if ('error' in r) failure = r.error;
+        else vector ??= r.values;
+      }
+    });
+    if (vector === null) throw new UserError(`${query}: ${failure}`);
+    return { vector };
+  } finally {
+    for (const s of sources) await s.close();
+  }
+}
+
+/** A range as one window: spanning end - start seconds, or a window of the model's frames from start. */
+function rangeSeconds(flags: SearchFlags): { windowSeconds?: number } {
+  return flags.start !== undefined && flags.end !== undefined ? { windowSeconds: flags.end - flags.start } : {};
+}
+
+export function searchCommand(program: Command): void {
+  const cmd = program
+    .command('search')
+    .description('the rows of an index nearest a query: an image, a clip, a range of a clip, or a stored row')
+    .argument('[query]', 'an image or a video file')
+    .requiredOption('--db <dir>', 'the index folder (jepa index add)')
+    .option('-m, --model <gguf>', "the index's model (default: the file the index was made with)")
+    .option('-k, --top <n>', 'how many results', positiveInt, 10)
+    .option('--row <id>', 'query by a stored row (its id in --json results); the row itself is left out', positiveInt)
+    .option('--start <t>', 'the clip from this time (seconds or [hh:]mm:ss)', parseSeconds)
+    .option('--end <t>', 'the clip up to this time', parseSeconds)
+    .option('--exact', 'search every row (default: exact below 50,000 rows, the approximate index from there)')
+    .option('--json', 'print one JSON object per result');
+  addRuntimeOptions(cmd);
+  addInputOptions(cmd);
+  cmd.action(async (query: string | undefined, flags: SearchFlags & { top: number }) => {
+    const index = VectorIndex.open(flags.db);
+    try {
+      const q = await queryVector(index, query, flags);
+      const mode: SearchMode = flags.exact ? 'exact' : 'auto';
+      const hits = index.search(q.vector, { k: flags.top, mode, ...(q.exclude === undefined ? {} : { exclude: q.exclude }) });
+      printHits(hits, flags.json);
+    } finally {
+      index.close();
+    }
+  });
+}
+
+function printHits(hits: Hit[], json: boolean | undefined): void {
+  if (json) {
+    for (const h of hits) process.stdout.write(`${JSON.stringify(hitJson(h))}\n`);
+    return;
+  }
+  for (const h of hits) process.stdout.write(`${h.score.toFixed(4)}  ${displayText(placeText(h))}\n`);
+}
