@@ -2,8 +2,8 @@
 //   tokens = patch_embed(patches) [+ pos table] [+ modality vector], prefixed by CLS / registers;
 //   L pre-LN blocks: x += proj(attn(ln1(x)))·ls1 ; x += fc2(act(fc1(ln2(x))))·ls2 (RoPE on q, k);
 //   (the MLP may be SwiGLU, w3(silu(x1) ⊙ x2), and qkv may have no bias: jepa.enc.ffn_kind / qkv_bias);
-//   x = final norm (V-JEPA 2.1: the last hierarchy norm; in hierarchy mode every hierarchy norm of the
-//   block it follows, concatenated along channels: what the 2.1 g/G predictors read).
+//   x = final norm (none where jepa.enc.final_norm is false; V-JEPA 2.1: the last hierarchy norm; in hierarchy
+//   mode every hierarchy norm of the block it follows, concatenated along channels: what the 2.1 g/G predictors read).
 // `layers` keeps the first N blocks, then the final norm; `stages` keeps each stage as an output too.
 import { typeByName, type Context, type Graph, type Tensor } from '@jepa/native';
 import { tensorNames, type EncoderHparams } from '@jepa/gguf';
@@ -94,13 +94,14 @@ export function buildEncoderGraph(e: EncoderHparams, w: Weights, shape: EncoderG
   if (e.imgTubeletSize !== null) x = ctx.add(x, w.get(shape.image ? tensorNames.encImgModEmbed : tensorNames.encVideoModEmbed));
 
   const posRows = (e.pos === 'learned' ? e.nCls : 0) + np;
-  let pos = e.pos === 'sincos2d' || e.pos === 'sincos3d' || e.pos === 'learned' ? w.get(tensorNames.encPosEmbed) : null;
+  let pos = e.pos === 'rope3d' ? null : w.get(tensorNames.encPosEmbed);
   let posTable: Tensor | null = null;
   if (pos && pos.ne[1] !== posRows) {
-    if (e.pos === 'sincos3d')
+    // a table over clips (3-D, VideoMAE's 1-D, ViViT's learned one) is used at the trained clip only, as HF does
+    if (e.pos === 'sincos3d' || e.pos === 'sincos1d' || e.nFrames > 1)
       throw new GraphError(
         'UNSUPPORTED_INPUT_SIZE',
-        `the 3-D position table has ${pos.ne[1]} rows for the trained grid; this input gives ${np} patch tokens`,
+        `the position table has ${pos.ne[1] - (posRows - np)} patch rows for the trained ${e.nFrames}×${e.imgSize}² clip; this input gives ${np} patch tokens`,
       );
     // another image size: the table is resized on the host (see position-interpolation.ts)
     posTable = graphInput(ctx, GGML_F32, [D, posRows], 'pos_table');
@@ -159,7 +160,12 @@ export function buildEncoderGraph(e: EncoderHparams, w: Weights, shape: EncoderG
     if (level >= 0) levels.push(layerNorm(ctx, x, w, tensorNames.encHierNorm(level), e.lnEps));
   }
   const finalNorm = e.hierLayers !== null ? tensorNames.encHierNorm(e.hierLayers.length - 1) : tensorNames.encNorm;
-  const output = hierLayers ? levels.reduce((a, b) => ctx.concat(a, b, 0)) : layerNorm(ctx, x, w, finalNorm, e.lnEps);
+  // VideoMAE with mean pooling has no final norm: its tokens are the last block's output
+  const output = hierLayers
+    ? levels.reduce((a, b) => ctx.concat(a, b, 0))
+    : e.finalNorm || e.hierLayers !== null
+      ? layerNorm(ctx, x, w, finalNorm, e.lnEps)
+      : ctx.cont(x);
   output.name = 'tokens';
   output.setOutput();
   if (o.stages) stages.push({ name: 'final-norm', tensor: output });

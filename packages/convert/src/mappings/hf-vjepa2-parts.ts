@@ -1,6 +1,6 @@
 // The optional parts of an HF V-JEPA 2 file (families.md §3.3): the masked predictor and the
 // attentive pooler + classifier (VJEPA2ForVideoClassification).
-import { tensorNames, type EncoderHparams, type HeadHparams, type MaskedPredictorHparams } from '@jepa/gguf';
+import { tensorNames, type EncoderHparams, type AttentiveHeadHparams, type MaskedPredictorHparams } from '@jepa/gguf';
 import { HF_VJEPA2_BLOCK, mapBlock, mapLinear, mapNorm, type BlockNames } from './blocks.js';
 import { activationOf, type ConfigReader } from './config.js';
 import { countBlocks } from './hparams.js';
@@ -55,7 +55,8 @@ export function mapHfVjepa2Predictor(map: TensorMap, c: ConfigReader, enc: Encod
   };
 }
 
-function labelsOf(c: ConfigReader, nClasses: number): string[] | null {
+/** config.json's id2label as n_classes names in index order, or null where it is absent or incomplete. */
+export function labelsOf(c: ConfigReader, nClasses: number): string[] | null {
   const raw = c.raw('id2label');
   if (typeof raw !== 'object' || raw === null) return null;
   const table = raw as Record<string, unknown>;
@@ -68,7 +69,11 @@ function labelsOf(c: ConfigReader, nClasses: number): string[] | null {
   return labels;
 }
 
-export function mapHfVjepa2Head(map: TensorMap, c: ConfigReader, enc: EncoderHparams): { head: HeadHparams | null; labels: string[] | null } {
+export function mapHfVjepa2Head(
+  map: TensorMap,
+  c: ConfigReader,
+  enc: EncoderHparams,
+): { head: AttentiveHeadHparams | null; labels: string[] | null } {
   if (!map.has('pooler.query_tokens')) return { head: null, labels: null };
   const depth = c.agree(
     'num_pooler_layers',
@@ -90,7 +95,7 @@ export function mapHfVjepa2Head(map: TensorMap, c: ConfigReader, enc: EncoderHpa
   mapLinear(map, 'head.xattn.ffn.fc1', `${xa}.mlp.fc1`);
   mapLinear(map, 'head.xattn.ffn.fc2', `${xa}.mlp.fc2`);
   mapLinear(map, 'head.cls', 'classifier');
-  const head: HeadHparams = {
+  const head: AttentiveHeadHparams = {
     kind: 'attentive',
     nClasses,
     depth,

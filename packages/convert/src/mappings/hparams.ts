@@ -16,9 +16,10 @@ import { ConvertError } from '../errors.js';
 type Derived = 'headDim' | 'gridSize' | 'gridFrames' | 'nPatches';
 /**
  * ffnKind and qkvBias default to the plain block (mlp, with a qkv bias), which is every family's but hfvit's
- * variants; posInterpOffset to 0 (a table resized to the grid), every layout's but the dinov2 hub files'.
+ * variants; posInterpOffset to 0 (a table resized to the grid), every layout's but the dinov2 hub files'; finalNorm
+ * to true, every layout's but VideoMAE's mean-pooling classifiers'.
  */
-type Defaulted = 'ffnKind' | 'qkvBias' | 'posInterpOffset';
+type Defaulted = 'ffnKind' | 'qkvBias' | 'posInterpOffset' | 'finalNorm';
 export type EncoderFields = Omit<EncoderHparams, Derived | Defaulted> & Partial<Pick<EncoderHparams, Defaulted>>;
 
 export function encoderHparams(f: EncoderFields): EncoderHparams {
@@ -29,6 +30,7 @@ export function encoderHparams(f: EncoderFields): EncoderHparams {
     ffnKind: f.ffnKind ?? 'mlp',
     qkvBias: f.qkvBias ?? true,
     posInterpOffset: f.posInterpOffset ?? 0,
+    finalNorm: f.finalNorm ?? true,
     headDim: Math.floor(f.embedDim / f.nHead),
     gridSize,
     gridFrames,

@@ -1,7 +1,7 @@
 // A Meta attentive probe file (V-JEPA v1 `*-probe.pth.tar`, key `classifier`; V-JEPA 2 `evals/*.pt`, key
 // `classifiers[0]`) → the schema's attentive head (families.md §2.4, §3.3, §3.6): AttentivePooler
 // `blocks.{i}` (self-attention) + `cross_attention_block` (q, fused kv, no output projection) + `linear`.
-import { tensorNames, type EncoderHparams, type HeadHparams } from '@jepa/gguf';
+import { tensorNames, type EncoderHparams, type AttentiveHeadHparams } from '@jepa/gguf';
 import { selectStateDict, stripPrefixes } from '../readers/state-dict.js';
 import type { Checkpoint } from '../readers/checkpoint.js';
 import { mapBlock, mapLinear, mapNorm, TIMM_BLOCK } from './blocks.js';
@@ -16,7 +16,7 @@ const PROBE_LN_EPS = 1e-5;
 
 export interface MappedProbe {
   map: TensorMap;
-  head: HeadHparams;
+  head: AttentiveHeadHparams;
   entry: string;
 }
 
@@ -35,7 +35,7 @@ export function mapMetaProbe(probe: Checkpoint, enc: EncoderHparams, nHead = enc
   mapLinear(map, 'head.xattn.ffn.fc1', `${xa}.mlp.fc1`);
   mapLinear(map, 'head.xattn.ffn.fc2', `${xa}.mlp.fc2`);
   mapLinear(map, 'head.cls', 'linear');
-  const head: HeadHparams = {
+  const head: AttentiveHeadHparams = {
     kind: 'attentive',
     nClasses: map.shapeOf('linear.weight')[0]!,
     depth,

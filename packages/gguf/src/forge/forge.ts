@@ -54,7 +54,7 @@ export interface ForgedModel {
 
 export function forgeHparams(family: Family, knobs: Pick<ForgeKnobs, 'predictor' | 'head' | 'edit'> = {}): ModelHparams {
   const traits = FAMILY_TRAITS[family];
-  const h = tinyHparams(family, knobs.predictor ?? traits.predictors.length > 0, knobs.head ?? (traits.head && family !== 'vjepa2_1'));
+  const h = tinyHparams(family, knobs.predictor ?? traits.predictors.length > 0, knobs.head ?? (traits.head !== null && family !== 'vjepa2_1'));
   return knobs.edit ? knobs.edit(h) : h;
 }
 

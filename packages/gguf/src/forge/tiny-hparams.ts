@@ -1,5 +1,5 @@
-import type { Family } from '../schema/families.js';
-import type { EncoderHparams, ModelHparams, PredictorHparams, PreprocessSpec } from '../schema/model-spec.js';
+import { FAMILY_TRAITS, type Family } from '../schema/families.js';
+import type { EncoderHparams, HeadHparams, ModelHparams, PredictorHparams, PreprocessSpec } from '../schema/model-spec.js';
 
 const IMAGENET: Pick<PreprocessSpec, 'mean' | 'std'> = { mean: [0.485, 0.456, 0.406], std: [0.229, 0.224, 0.225] };
 const f32 = Math.fround;
@@ -11,18 +11,21 @@ const f32 = Math.fround;
 export function tinyHparams(family: Family, withPredictor: boolean, withHead: boolean): ModelHparams {
   const enc = tinyEncoder(family);
   const pred = withPredictor ? tinyPredictor(family, enc) : null;
-  const head = withHead
-    ? {
-        kind: 'attentive' as const,
-        nClasses: 5,
-        depth: family === 'vjepa' ? 0 : 1,
-        nHead: 2,
-        headDim: 16,
-        ffnDim: 64,
-        lnEps: f32(1e-6),
-        act: 'gelu' as const,
-      }
-    : null;
+  const linear = FAMILY_TRAITS[family].head === 'linear';
+  const head: HeadHparams | null = !withHead
+    ? null
+    : linear
+      ? { kind: 'linear', nClasses: 5, pool: enc.nCls > 0 ? 'first' : 'mean', lnEps: enc.nCls > 0 ? null : f32(1e-5) }
+      : {
+          kind: 'attentive',
+          nClasses: 5,
+          depth: family === 'vjepa' ? 0 : 1,
+          nHead: 2,
+          headDim: 16,
+          ffnDim: 64,
+          lnEps: f32(1e-6),
+          act: 'gelu',
+        };
   const labels = head ? ['alpha', 'beta', 'gamma', 'delta', 'epsilon'] : null;
   const pre: PreprocessSpec =
     family === 'ijepa'
@@ -51,7 +54,7 @@ export function tinyHparams(family: Family, withPredictor: boolean, withHead: bo
 }
 
 function tinyEncoder(family: Family): EncoderHparams {
-  const video = family === 'vjepa' || family === 'vjepa2' || family === 'vjepa2_1' || family === 'levjepa';
+  const video = FAMILY_TRAITS[family].video;
   const tubeletSize = family === 'levjepa' || !video ? 1 : 2;
   const nFrames = video ? 4 : 1;
   const rope =
@@ -66,8 +69,10 @@ function tinyEncoder(family: Family): EncoderHparams {
       ? ('sincos2d' as const)
       : family === 'vjepa'
         ? ('sincos3d' as const)
-        : ('learned' as const);
-  const nCls = family === 'hfvit' || family === 'lewm' || family === 'levjepa' ? 1 : 0;
+        : family === 'videomae'
+          ? ('sincos1d' as const)
+          : ('learned' as const);
+  const nCls = FAMILY_TRAITS[family].nCls;
   const gridSize = 2;
   const gridFrames = nFrames / tubeletSize;
   return {
@@ -92,6 +97,8 @@ function tinyEncoder(family: Family): EncoderHparams {
     ffnKind: 'mlp',
     qkvBias: true,
     posInterpOffset: 0,
+    // VideoMAE's released classifiers mean-pool: no final norm
+    finalNorm: family !== 'videomae',
     gridSize,
     gridFrames,
     nPatches: gridFrames * gridSize * gridSize,

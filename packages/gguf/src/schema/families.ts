@@ -1,9 +1,10 @@
-export const FAMILIES = ['ijepa', 'vjepa', 'vjepa2', 'vjepa2_1', 'hfvit', 'lewm', 'levjepa'] as const;
+export const FAMILIES = ['ijepa', 'vjepa', 'vjepa2', 'vjepa2_1', 'hfvit', 'lewm', 'levjepa', 'videomae', 'vivit'] as const;
 export type Family = (typeof FAMILIES)[number];
 
 export const ACTIVATIONS = ['gelu', 'gelu_tanh', 'quick_gelu', 'silu', 'relu'] as const;
 export type Activation = (typeof ACTIVATIONS)[number];
-export const POSITIONS = ['sincos2d', 'sincos3d', 'learned', 'rope3d'] as const;
+/** sincos1d: VideoMAE's 1-D sinusoid table over all patches in token order (sin on even channels, cos on odd). */
+export const POSITIONS = ['sincos2d', 'sincos3d', 'sincos1d', 'learned', 'rope3d'] as const;
 export type PositionScheme = (typeof POSITIONS)[number];
 export const ROPE_LAYOUTS = ['tiled', 'interleaved'] as const;
 export type RopeLayout = (typeof ROPE_LAYOUTS)[number];
@@ -18,8 +19,12 @@ export type PredictorKind = (typeof PRED_KINDS)[number];
 /** Masked predictor positions: 3-D RoPE in the blocks (V-JEPA 2 / 2.1), or rows of a stored sincos table pred.pos_embed added to the tokens (I-JEPA, V-JEPA v1). */
 export const PRED_POSITIONS = ['rope3d', 'table'] as const;
 export type PredictorPosition = (typeof PRED_POSITIONS)[number];
-export const HEAD_KINDS = ['attentive'] as const;
+/** attentive: the V-JEPA pooler + Linear; linear: a pooled token (HEAD_POOLS) + Linear (VideoMAE, ViViT). */
+export const HEAD_KINDS = ['attentive', 'linear'] as const;
 export type HeadKind = (typeof HEAD_KINDS)[number];
+/** A linear head's input: the mean of all tokens through head.fc_norm (VideoMAE), or token 0 (ViViT's CLS). */
+export const HEAD_POOLS = ['mean', 'first'] as const;
+export type HeadPool = (typeof HEAD_POOLS)[number];
 /** mlp: fc2(act(fc1 x)); swiglu: w3(silu(x1) ⊙ x2) with [x1; x2] = w12 x (DINOv2 giant). */
 export const FFN_KINDS = ['mlp', 'swiglu'] as const;
 export type FfnKind = (typeof FFN_KINDS)[number];
@@ -48,7 +53,10 @@ export interface FamilyTraits {
   /** The predictor kinds the family can carry (V-JEPA 2: the masked one, or V-JEPA 2-AC's). */
   readonly predictors: readonly PredictorKind[];
   readonly predictorRequired: boolean;
-  readonly head: boolean;
+  /** The classifier kind the family can carry, or null. */
+  readonly head: HeadKind | null;
+  /** The encoder may end without enc.norm (jepa.enc.final_norm false: VideoMAE with mean pooling). */
+  readonly finalNormOptional: boolean;
   /** The masked predictor adds the input's image / video modality vector to every token (V-JEPA 2.1). */
   readonly predictorModalityVectors: boolean;
   /** Encoder blocks may carry the SwiGLU MLP (jepa.enc.ffn_kind) and may drop the qkv bias (jepa.enc.qkv_bias). */
@@ -67,7 +75,8 @@ const base = {
   blockCausal: false,
   predictors: [],
   predictorRequired: false,
-  head: false,
+  head: null,
+  finalNormOptional: false,
   predictorModalityVectors: false,
   swiglu: false,
   qkvBiasOptional: false,
@@ -75,15 +84,15 @@ const base = {
 
 export const FAMILY_TRAITS: Readonly<Record<Family, FamilyTraits>> = Object.freeze({
   ijepa: { ...base, pos: 'sincos2d', predictors: ['masked'] },
-  vjepa: { ...base, pos: 'sincos3d', video: true, predictors: ['masked'], head: true },
-  vjepa2: { ...base, pos: 'rope3d', ropeLayout: 'tiled', video: true, predictors: ['masked', 'ac'], head: true },
+  vjepa: { ...base, pos: 'sincos3d', video: true, predictors: ['masked'], head: 'attentive' },
+  vjepa2: { ...base, pos: 'rope3d', ropeLayout: 'tiled', video: true, predictors: ['masked', 'ac'], head: 'attentive' },
   vjepa2_1: {
     ...base,
     pos: 'rope3d',
     ropeLayout: 'interleaved',
     video: true,
     predictors: ['masked'],
-    head: true,
+    head: 'attentive',
     imageTokenizer: true,
     hierarchyNorms: true,
     predictorModalityVectors: true,
@@ -91,6 +100,8 @@ export const FAMILY_TRAITS: Readonly<Record<Family, FamilyTraits>> = Object.free
   hfvit: { ...base, pos: 'learned', nCls: 1, registers: true, layerScale: true, swiglu: true, qkvBiasOptional: true },
   lewm: { ...base, pos: 'learned', nCls: 1, predictors: ['action'], predictorRequired: true },
   levjepa: { ...base, pos: 'rope3d', ropeLayout: 'tiled', video: true, nCls: 1, blockCausal: true },
+  videomae: { ...base, pos: 'sincos1d', video: true, head: 'linear', finalNormOptional: true },
+  vivit: { ...base, pos: 'learned', video: true, nCls: 1, head: 'linear' },
 });
 
 /** Whether the family's encoder takes only clips: a still is repeated to its trained frames first. */
@@ -100,4 +111,4 @@ export function isVideoOnlyFamily(family: Family): boolean {
 }
 
 /** The families that carry the attentive classifier (a probe checkpoint's head belongs to one of them). */
-export const HEAD_FAMILIES: readonly Family[] = FAMILIES.filter((f) => FAMILY_TRAITS[f].head);
+export const HEAD_FAMILIES: readonly Family[] = FAMILIES.filter((f) => FAMILY_TRAITS[f].head === 'attentive');

@@ -6,6 +6,7 @@ import {
   FAMILIES,
   FFN_KINDS,
   HEAD_KINDS,
+  HEAD_POOLS,
   POSITIONS,
   PRED_KINDS,
   PRED_POSITIONS,
@@ -67,6 +68,7 @@ export const KEYS: readonly KeyDef[] = Object.freeze([
     z.number().min(0).lt(1),
     'learned table resized by the scale factor (grid + offset) / side, not to the grid (dinov2 torch.hub: 0.1; absent: 0)',
   ),
+  k('jepa.enc.final_norm', 'bool', z.boolean(), 'the encoder ends in enc.norm (absent: true; false on videomae with mean pooling)'),
   k('jepa.enc.img_tubelet_size', 'u32', int(LIMITS.patch), 'vjepa2_1: tubelet of the image tokenizer (1)'),
   k('jepa.enc.n_hier_norm', 'u32', int(LIMITS.hierNorms), 'vjepa2_1: hierarchy norms (4)'),
   k('jepa.enc.hier_layers', 'u32[]', z.array(int([0, LIMITS.nLayer[1] - 1])), 'vjepa2_1: block index of each hierarchy norm'),
@@ -114,7 +116,8 @@ export const KEYS: readonly KeyDef[] = Object.freeze([
   k('jepa.pred.tubelet_size', 'u32', int(LIMITS.patch), 'ac: frames per time step of the encoder the predictor was trained on'),
   k('jepa.pred.adaln_eps', 'f32', float(LIMITS.lnEps), 'action: epsilon of the non-affine AdaLN LayerNorm'),
 
-  k('jepa.head.kind', 'string', z.enum(HEAD_KINDS), 'head present: attentive pooler + linear classifier'),
+  k('jepa.head.kind', 'string', z.enum(HEAD_KINDS), 'head present: attentive pooler + linear classifier, or linear on a pooled token'),
+  k('jepa.head.pool', 'string', z.enum(HEAD_POOLS), 'linear: mean (mean of all tokens, then head.fc_norm) or first (token 0)'),
   k('jepa.head.n_classes', 'u32', int([1, LIMITS.tokens[1]]), 'classifier outputs'),
   k('jepa.head.depth', 'u32', int([0, LIMITS.nLayer[1]]), 'self-attention blocks before the cross-attention (v1 0, v2 3)'),
   k('jepa.head.n_head', 'u32', int(LIMITS.nHead), 'pooler attention heads'),
@@ -130,6 +133,7 @@ export const KEYS: readonly KeyDef[] = Object.freeze([
   k('jepa.pre.crop', 'u32', int(LIMITS.size), 'centre-crop side; at most the resize size'),
   k('jepa.pre.resample', 'string', z.enum(RESAMPLERS), 'resize filter (antialiased)'),
   k('jepa.pre.rescale', 'f32', z.number().gt(0).max(1), 'pixel scale, 1/255'),
+  k('jepa.pre.offset', 'f32', z.number().min(-1).max(1), 'added after rescale, before mean/std (absent: 0; ViViT -1)'),
   k('jepa.pre.crop_rounding', 'string', z.enum(CROP_ROUNDINGS), 'centre-crop offset rounding (torchvision: round)'),
 ]);
 

@@ -1,5 +1,16 @@
 import type { GgufHeader, GgufTensorInfo } from '../gguf/header.js';
-import type { Activation, AttnMode, CropRounding, Family, FfnKind, PositionScheme, PredictorPosition, Resample, RopeLayout } from './families.js';
+import type {
+  Activation,
+  AttnMode,
+  CropRounding,
+  Family,
+  FfnKind,
+  HeadPool,
+  PositionScheme,
+  PredictorPosition,
+  Resample,
+  RopeLayout,
+} from './families.js';
 
 export interface Rope3dParams {
   readonly layout: RopeLayout;
@@ -36,6 +47,8 @@ export interface EncoderHparams {
    * size g (the dinov2 repository's interpolate_offset); 0: to size g, as HF does.
    */
   readonly posInterpOffset: number;
+  /** The blocks are followed by enc.norm (false: VideoMAE with mean pooling, whose tokens are the last block's output). */
+  readonly finalNorm: boolean;
   /** Trained patch grid: img_size / patch_size per side, n_frames / tubelet_size in time. */
   readonly gridSize: number;
   readonly gridFrames: number;
@@ -116,7 +129,9 @@ export interface AcPredictorHparams {
 
 export type PredictorHparams = MaskedPredictorHparams | ActionPredictorHparams | AcPredictorHparams;
 
-export interface HeadHparams {
+export type HeadHparams = AttentiveHeadHparams | LinearHeadHparams;
+
+export interface AttentiveHeadHparams {
   readonly kind: 'attentive';
   readonly nClasses: number;
   readonly depth: number;
@@ -127,6 +142,15 @@ export interface HeadHparams {
   readonly act: Activation;
 }
 
+/** One Linear on a pooled token: VideoMAE (mean of all tokens through head.fc_norm) and ViViT (token 0, the CLS). */
+export interface LinearHeadHparams {
+  readonly kind: 'linear';
+  readonly nClasses: number;
+  readonly pool: HeadPool;
+  /** Epsilon of head.fc_norm (pool mean; nn.LayerNorm's default 1e-5 in VideoMAE); null for pool first. */
+  readonly lnEps: number | null;
+}
+
 export interface PreprocessSpec {
   readonly mean: readonly number[];
   readonly std: readonly number[];
@@ -134,6 +158,8 @@ export interface PreprocessSpec {
   readonly crop: number;
   readonly resample: Resample;
   readonly rescale: number;
+  /** Added after the rescale, before mean / std (ViViT's offset: −1); absent means 0. */
+  readonly offset?: number;
   readonly cropRounding: CropRounding;
 }
 

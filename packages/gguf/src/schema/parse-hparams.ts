@@ -10,6 +10,7 @@ import {
   type Family,
   type FamilyTraits,
   type FfnKind,
+  type HeadPool,
   type PositionScheme,
   type PredictorPosition,
   type Resample,
@@ -92,6 +93,7 @@ function parseEncoder(m: MetadataValues, family: Family, traits: FamilyTraits): 
   const ffnKind = (m.opt<string>('jepa.enc.ffn_kind') ?? 'mlp') as FfnKind;
   const qkvBias = m.opt<boolean>('jepa.enc.qkv_bias') ?? true;
   const posInterpOffset = m.opt<number>('jepa.enc.pos_interp_offset') ?? 0;
+  const finalNorm = m.opt<boolean>('jepa.enc.final_norm') ?? true;
 
   invariant(pos === traits.pos, `jepa.enc.pos = '${pos}' but the ${family} family uses '${traits.pos}'`);
   const rope = pos === 'rope3d' ? parseEncoderRope(m, family, traits) : null;
@@ -113,6 +115,7 @@ function parseEncoder(m: MetadataValues, family: Family, traits: FamilyTraits): 
   invariant(ffnKind === 'mlp' || traits.swiglu, `jepa.enc.ffn_kind = '${ffnKind}' but the ${family} family's blocks have the plain MLP`);
   invariant(ffnKind === 'mlp' || act === 'silu', `jepa.enc.ffn_kind = 'swiglu' gates with SiLU, so jepa.enc.act must be 'silu', found '${act}'`);
   invariant(posInterpOffset === 0 || pos === 'learned', `jepa.enc.pos_interp_offset is set but ${family} has no learned position table`);
+  invariant(finalNorm || traits.finalNormOptional, `jepa.enc.final_norm is false but the ${family} encoder always ends in enc.norm`);
   invariant(qkvBias || traits.qkvBiasOptional, `jepa.enc.qkv_bias is false but the ${family} family's attention always carries a qkv bias`);
   invariant(
     attnMode === 'full' || traits.blockCausal,
@@ -164,6 +167,7 @@ function parseEncoder(m: MetadataValues, family: Family, traits: FamilyTraits): 
     ffnKind,
     qkvBias,
     posInterpOffset,
+    finalNorm,
     gridSize,
     gridFrames,
     nPatches,
@@ -334,17 +338,23 @@ function parseHead(
 ): { head: HeadHparams | null; labels: string[] | null } {
   const kind = m.opt<string>('jepa.head.kind');
   if (kind === null) return { head: null, labels: null };
-  invariant(traits.head, `jepa.head.kind is set but ${family} has no head in schema v1`);
+  invariant(traits.head !== null, `jepa.head.kind is set but ${family} has no head in schema v1`);
+  invariant(kind === traits.head, `jepa.head.kind = '${kind}' but the ${family} classifier is '${traits.head}'`);
   const why = `jepa.head.kind = '${kind}'`;
   const nClasses = m.req<number>('jepa.head.n_classes', why);
+  const labels = m.opt<string[]>('jepa.head.labels');
+  invariant(labels === null || labels.length === nClasses, `jepa.head.labels has ${labels?.length} entries, jepa.head.n_classes is ${nClasses}`);
+  if (kind === 'linear') {
+    const pool = m.req<string>('jepa.head.pool', why) as HeadPool;
+    const lnEps = pool === 'mean' ? m.req<number>('jepa.head.ln_eps', 'a mean-pooled linear head normalises the mean with head.fc_norm') : null;
+    return { head: { kind: 'linear', nClasses, pool, lnEps }, labels };
+  }
   const depth = m.req<number>('jepa.head.depth', why);
   const nHead = m.req<number>('jepa.head.n_head', why);
   const ffnDim = m.req<number>('jepa.head.ffn_dim', why);
   const lnEps = m.req<number>('jepa.head.ln_eps', why);
   const act = m.req<string>('jepa.head.act', why) as Activation;
-  const labels = m.opt<string[]>('jepa.head.labels');
   invariant(enc.embedDim % nHead === 0, `jepa.enc.embed_dim ${enc.embedDim} is not divisible by jepa.head.n_head ${nHead}`);
-  invariant(labels === null || labels.length === nClasses, `jepa.head.labels has ${labels?.length} entries, jepa.head.n_classes is ${nClasses}`);
   return {
     head: { kind: 'attentive', nClasses, depth, nHead, headDim: enc.embedDim / nHead, ffnDim, lnEps, act },
     labels,
@@ -364,6 +374,7 @@ function parsePre(m: MetadataValues, enc: EncoderHparams): PreprocessSpec {
   const resample = m.req<string>('jepa.pre.resample', why) as Resample;
   const rescale = m.req<number>('jepa.pre.rescale', why);
   const cropRounding = m.req<string>('jepa.pre.crop_rounding', why) as CropRounding;
+  const offset = m.opt<number>('jepa.pre.offset');
   invariant(mean.length === enc.inChans, `jepa.pre.mean has ${mean.length} values, jepa.enc.in_chans is ${enc.inChans}`);
   invariant(std.length === enc.inChans, `jepa.pre.std has ${std.length} values, jepa.enc.in_chans is ${enc.inChans}`);
   std.forEach((s, i) => {
@@ -384,7 +395,7 @@ function parsePre(m: MetadataValues, enc: EncoderHparams): PreprocessSpec {
   }
   const resize = resizeShort !== null ? { mode: 'short' as const, size: resizeShort } : { mode: 'squash' as const, size: squash as number };
   invariant(crop <= resize.size, `jepa.pre.crop ${crop} is larger than the resize size ${resize.size}`);
-  return { mean, std, resize, crop, resample, rescale, cropRounding };
+  return { mean, std, resize, crop, resample, rescale, ...(offset !== null ? { offset } : {}), cropRounding };
 }
 
 /**

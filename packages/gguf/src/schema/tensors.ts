@@ -91,13 +91,14 @@ function encoderTensors(b: TableBuilder, e: EncoderHparams): void {
     b.vec(tensorNames.encImgModEmbed, D);
     b.vec(tensorNames.encVideoModEmbed, D);
   }
-  if (e.pos === 'sincos2d' || e.pos === 'sincos3d') b.vec(tensorNames.encPosEmbed, D, e.nPatches);
+  if (e.pos === 'sincos2d' || e.pos === 'sincos3d' || e.pos === 'sincos1d') b.vec(tensorNames.encPosEmbed, D, e.nPatches);
   if (e.pos === 'learned') b.vec(tensorNames.encPosEmbed, D, e.nCls + e.nPatches);
   if (e.nCls > 0) b.vec(tensorNames.encClsToken, D, e.nCls);
   if (e.nReg > 0) b.vec(tensorNames.encRegTokens, D, e.nReg);
   for (let i = 0; i < e.nLayer; i++) b.vitBlock(tensorNames.encBlock(i), D, e.ffnDim, e.layerScale, e);
-  if (e.hierLayers === null) b.norm(tensorNames.encNorm, D);
-  else for (let k = 0; k < e.hierLayers.length; k++) b.norm(tensorNames.encHierNorm(k), D);
+  if (e.hierLayers === null) {
+    if (e.finalNorm) b.norm(tensorNames.encNorm, D);
+  } else for (let k = 0; k < e.hierLayers.length; k++) b.norm(tensorNames.encHierNorm(k), D);
 }
 
 function maskedPredictorTensors(b: TableBuilder, e: EncoderHparams, p: MaskedPredictorHparams): void {
@@ -157,6 +158,11 @@ function actionPredictorTensors(b: TableBuilder, e: EncoderHparams, p: ActionPre
 
 function headTensors(b: TableBuilder, e: EncoderHparams, h: HeadHparams): void {
   const D = e.embedDim;
+  if (h.kind === 'linear') {
+    if (h.pool === 'mean') b.norm('head.fc_norm', D);
+    b.linear('head.cls', D, h.nClasses);
+    return;
+  }
   b.vec('head.query', D);
   for (let i = 0; i < h.depth; i++) b.vitBlock(tensorNames.headBlock(i), D, h.ffnDim, false);
   b.norm('head.xattn.ln1', D);

@@ -38,6 +38,7 @@ export function hparamsToMetadata(h: ModelHparams): [string, GgufValue][] {
   if (e.ffnKind !== 'mlp') put('jepa.enc.ffn_kind', gv.str(e.ffnKind));
   if (!e.qkvBias) put('jepa.enc.qkv_bias', gv.bool(false));
   if (e.posInterpOffset !== 0) put('jepa.enc.pos_interp_offset', gv.f32(e.posInterpOffset));
+  if (!e.finalNorm) put('jepa.enc.final_norm', gv.bool(false));
   if (e.imgTubeletSize !== null) put('jepa.enc.img_tubelet_size', gv.u32(e.imgTubeletSize));
   if (e.hierLayers !== null) {
     put('jepa.enc.n_hier_norm', gv.u32(e.hierLayers.length));
@@ -89,11 +90,16 @@ export function hparamsToMetadata(h: ModelHparams): [string, GgufValue][] {
   if (hd) {
     put('jepa.head.kind', gv.str(hd.kind));
     put('jepa.head.n_classes', gv.u32(hd.nClasses));
-    put('jepa.head.depth', gv.u32(hd.depth));
-    put('jepa.head.n_head', gv.u32(hd.nHead));
-    put('jepa.head.ffn_dim', gv.u32(hd.ffnDim));
-    put('jepa.head.ln_eps', gv.f32(hd.lnEps));
-    put('jepa.head.act', gv.str(hd.act));
+    if (hd.kind === 'linear') {
+      put('jepa.head.pool', gv.str(hd.pool));
+      if (hd.lnEps !== null) put('jepa.head.ln_eps', gv.f32(hd.lnEps));
+    } else {
+      put('jepa.head.depth', gv.u32(hd.depth));
+      put('jepa.head.n_head', gv.u32(hd.nHead));
+      put('jepa.head.ffn_dim', gv.u32(hd.ffnDim));
+      put('jepa.head.ln_eps', gv.f32(hd.lnEps));
+      put('jepa.head.act', gv.str(hd.act));
+    }
     if (h.labels !== null) put('jepa.head.labels', gv.strs(h.labels));
   }
   const pre = h.pre;
@@ -103,6 +109,7 @@ export function hparamsToMetadata(h: ModelHparams): [string, GgufValue][] {
   put('jepa.pre.crop', gv.u32(pre.crop));
   put('jepa.pre.resample', gv.str(pre.resample));
   put('jepa.pre.rescale', gv.f32(pre.rescale));
+  if ((pre.offset ?? 0) !== 0) put('jepa.pre.offset', gv.f32(pre.offset!));
   put('jepa.pre.crop_rounding', gv.str(pre.cropRounding));
   return out;
 }

@@ -3,7 +3,7 @@
 //   one learned query cross-attends LN1(tokens): o = softmax(q_proj(query) k^T / sqrt(hd)) v, with
 //   no output projection; y = query + o; y += MLP(LN2(y)); logits = cls(y).
 import type { Context, Graph, Tensor } from '@jepa/native';
-import { tensorNames, type EncoderHparams, type HeadHparams } from '@jepa/gguf';
+import { tensorNames, type AttentiveHeadHparams, type EncoderHparams } from '@jepa/gguf';
 import { attention, GGML_F32 } from '../layers/attention.js';
 import { mlp } from '../layers/ffn.js';
 import { graphContext } from '../layers/graph-budget.js';
@@ -34,7 +34,7 @@ export interface AttentiveHeadGraphOptions {
 
 export function buildAttentiveHeadGraph(
   e: EncoderHparams,
-  h: HeadHparams,
+  h: AttentiveHeadHparams,
   w: Weights,
   nTokens: number,
   o: AttentiveHeadGraphOptions,

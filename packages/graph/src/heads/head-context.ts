@@ -1,9 +1,10 @@
-// Runs the model's attentive classifier over encoder tokens: logits, softmax and top-k labels.
+// Runs the model's classifier (attentive, or linear on a pooled token) over encoder tokens: logits, softmax and top-k labels.
 import { GraphError } from '../errors.js';
 import type { EncodeOutput } from '../encoder-context.js';
 import type { ModelHandle } from '../model-handle.js';
 import { gpuPrecF32 } from '../runtime-options.js';
 import { buildAttentiveHeadGraph, type AttentiveHeadGraph } from './attentive-head-graph.js';
+import { buildLinearHeadGraph, type LinearHeadGraph } from './linear-head-graph.js';
 import { Deadline, kvTypeFor, runGraph } from '../graph-runner.js';
 import { ModelContext } from '../model-context.js';
 
@@ -47,7 +48,7 @@ export function topK(logits: ArrayLike<number>, k: number): number[] {
   return order.slice(0, Math.max(0, Math.min(k, logits.length)));
 }
 
-export class HeadContext extends ModelContext<AttentiveHeadGraph> {
+export class HeadContext extends ModelContext<AttentiveHeadGraph | LinearHeadGraph> {
   readonly #options: HeadContextOptions;
 
   constructor(model: ModelHandle, options: HeadContextOptions = {}) {
@@ -56,7 +57,10 @@ export class HeadContext extends ModelContext<AttentiveHeadGraph> {
     this.#options = options;
   }
 
-  /** Logits of each item's patch tokens (prefix tokens are not fed to the head): [batch][nClasses]. */
+  /**
+   * Logits of each item: [batch][nClasses]. The attentive head reads the patch tokens (prefix tokens are not fed
+   * to it), the linear head every token (ViViT's reads the CLS).
+   */
   logits(tokens: EncodeOutput): Promise<Float32Array[]> {
     return this.runner.serial(() => this.#logits(tokens));
   }
@@ -76,24 +80,28 @@ export class HeadContext extends ModelContext<AttentiveHeadGraph> {
     const head = spec.head!;
     if (out.dim !== spec.enc.embedDim)
       throw new GraphError('BAD_INPUT', `the head takes ${spec.enc.embedDim}-wide tokens, these are ${out.dim} wide`);
-    const n = out.nTokens - out.prefix;
-    if (n < 1) throw new GraphError('BAD_INPUT', 'the encoder output has no patch tokens');
+    const from = head.kind === 'linear' ? 0 : out.prefix;
+    const n = out.nTokens - from;
+    if (n < 1 || out.nTokens - out.prefix < 1) throw new GraphError('BAD_INPUT', 'the encoder output has no patch tokens');
     const backend = this.runner.backend;
+    const precF32 = !backend.isCpu && gpuPrecF32();
     const g = this.runner.graph(
       String(n),
       (flash) =>
-        buildAttentiveHeadGraph(spec.enc, head, this.model.weights, n, {
-          flash,
-          crossFlash: flash && this.model.weights.onCpu,
-          kvType: kvTypeFor(this.model, this.#options.kv),
-          precF32: !backend.isCpu && gpuPrecF32(),
-        }),
+        head.kind === 'linear'
+          ? buildLinearHeadGraph(spec.enc, head, this.model.weights, n, precF32)
+          : buildAttentiveHeadGraph(spec.enc, head, this.model.weights, n, {
+              flash,
+              crossFlash: flash && this.model.weights.onCpu,
+              kvType: kvTypeFor(this.model, this.#options.kv),
+              precF32,
+            }),
       !this.#options.noFlash,
     );
     const result: Float32Array[] = [];
     if (deadline) deadline.total = out.batch * g.graph.nodeCount;
     for (let b = 0; b < out.batch; b++) {
-      g.tokens.set(out.item(b).subarray(out.prefix * out.dim));
+      g.tokens.set(out.item(b).subarray(from * out.dim));
       await runGraph(g.graph, backend, deadline);
       result.push(g.logits.get(new Float32Array(head.nClasses)));
     }
