@@ -8,7 +8,8 @@ export type { PredictRequest, PredictResult } from './operations/predict.js';
 export type { PlanRequest, PlanResult, RolloutActions, RolloutRequest, RolloutResult } from './operations/world.js';
 export { requestActionStats } from './operations/action-stats.js';
 export { POOLS, choosePool, l2NormalizeRows, poolBatch, poolOutputs, projectStates, type Pool, type Vector } from './operations/pooling.js';
-export { featureMap, encodePng, tensorGrid, type FeatureMap } from './operations/feature-map.js';
+export { featureMap, featureMapJob, featureMapOffThread, encodePng, tensorGrid, type FeatureMap } from './operations/feature-map.js';
+export { renderFeatureMap, type FeatureMapJob } from './operations/feature-map-render.js';
 export { ModelRegistry, modelFiles } from './registry/model-registry.js';
 export type { ModelCard, ModelSlot, SlotOptions } from './registry/model-slot.js';
 export { Admission, Ticket } from './queue/admission.js';
@@ -37,6 +38,7 @@ export {
   MAX_WINDOW_FRAMES,
   classifyFields,
   embedFields,
+  featuresFields,
   idsField,
   modelField,
   normalizeField,

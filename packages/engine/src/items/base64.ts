@@ -5,10 +5,16 @@ const URL_LIKE = /^([a-z][a-z0-9+.-]*:\/\/|file:)/i;
 const DATA_URI = /^data:([^,]*),/i;
 
 /**
- * Bytes from standard or URL-safe base64, optionally inside a data: URI. Node's decoder skips what
+ * Bytes from standard or URL-safe base64, optionally inside a data: URI, or bytes as they are (the
+ * server's raw and multipart uploads). Node's decoder skips what
  * it cannot read, so a decoded length short of what the text promises means the text was not base64.
  */
 export function decodeBase64(field: string, value: unknown): Buffer {
+  // the bytes themselves: a raw or multipart upload's file (JSON cannot hold these)
+  if (value instanceof Uint8Array) {
+    if (value.length === 0) throw badField(field, 'empty', 'invalid_item');
+    return Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+  }
   if (typeof value !== 'string') throw badField(field, 'must be a base64 string', 'invalid_base64');
   let text = value;
   const uri = DATA_URI.exec(text.slice(0, 512));

@@ -25,6 +25,16 @@ export const classifyFields = {
   logits: z.boolean().describe('also return every raw logit'),
 };
 
+/** POST /v1/features: what else each item's one encode answers besides its map. */
+export const featuresFields = {
+  include: z
+    .array(z.enum(['embedding', 'classes']))
+    .describe("also return each item's embedding (pooled as /v1/embeddings pools it) and/or its top classes, from the same encode"),
+  pool: poolField,
+  normalize: normalizeField,
+  top_k: classifyFields.top_k,
+};
+
 export const predictFields = {
   context: idsField.describe('context token ids: an array, or text like "0:16"'),
   target: idsField.describe('target token ids: an array, or text like "16:32"'),
