@@ -2,9 +2,10 @@ import type { PreprocessRecipe } from './recipe.js';
 import type { RgbImage } from './image/types.js';
 
 /**
- * For each channel, the float32 value of every uint8 level: fround(u · rescale), then the
- * float32 subtraction of fround(mean) and float32 division by fround(std), the operation
- * order numpy (HF) and torchvision's Normalize both use.
+ * For each channel, the float32 value of every uint8 level: fround(u · rescale), plus the offset
+ * in float32 where there is one (ViViT's rescale then −1), then the float32 subtraction of
+ * fround(mean) and float32 division by fround(std), the operation order numpy (HF) and
+ * torchvision's Normalize both use.
  */
 export function normalizationTables(recipe: PreprocessRecipe): Float32Array[] {
   const tables: Float32Array[] = [];
@@ -13,7 +14,8 @@ export function normalizationTables(recipe: PreprocessRecipe): Float32Array[] {
     const std = Math.fround(recipe.std[c]);
     const table = new Float32Array(256);
     for (let u = 0; u < 256; u++) {
-      const scaled = Math.fround(u * recipe.rescaleFactor);
+      const rescaled = Math.fround(u * recipe.rescaleFactor);
+      const scaled = recipe.rescaleOffset ? Math.fround(rescaled + recipe.rescaleOffset) : rescaled;
       table[u] = Math.fround(Math.fround(scaled - mean) / std);
     }
     tables.push(table);

@@ -12,6 +12,7 @@ export interface PreKeys {
   readonly crop: number;
   readonly resample: string;
   readonly rescale: number;
+  readonly offset?: number;
   readonly cropRounding: string;
 }
 
@@ -35,6 +36,7 @@ export function recipeFromPreKeys(pre: PreKeys): PreprocessRecipe {
     std: triple('std', pre.std),
     resample: pre.resample === 'bicubic' ? ('bicubic' as const) : ('bilinear' as const),
     rescaleFactor: pre.rescale,
+    ...(pre.offset ? { rescaleOffset: pre.offset } : {}),
     cropSize: pre.crop,
     cropRounding: pre.cropRounding === 'round' ? ('torchvision' as const) : ('hf' as const),
   };

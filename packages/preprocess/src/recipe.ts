@@ -10,8 +10,10 @@ interface RecipeCommon {
   /** Per-channel (R, G, B) divisor applied after the mean; never 0. */
   std: [number, number, number];
   resample: ResampleFilter;
-  /** Multiplier taking uint8 to [0, 1]; 1/255 for every current family. */
+  /** Multiplier taking uint8 to [0, 1] (1/255), or to [0, 2] before an offset of −1 (ViViT: 1/127.5). */
   rescaleFactor: number;
+  /** Added after the rescale, before the mean (ViViT: −1); omitted means 0. */
+  rescaleOffset?: number;
   /** Side of the square centre crop taken after the resize; omitted means no crop. */
   cropSize?: number;
   cropRounding: CropRounding;
@@ -67,6 +69,9 @@ export function validateRecipe(recipe: PreprocessRecipe): void {
   }
   if (!Number.isFinite(recipe.rescaleFactor) || recipe.rescaleFactor <= 0) {
     throw new PreprocessError('invalid_recipe', `recipe: rescaleFactor must be finite and > 0, got ${recipe.rescaleFactor}`);
+  }
+  if (recipe.rescaleOffset !== undefined && !Number.isFinite(recipe.rescaleOffset)) {
+    throw new PreprocessError('invalid_recipe', `recipe: rescaleOffset must be finite, got ${recipe.rescaleOffset}`);
   }
   if (recipe.cropRounding !== 'hf' && recipe.cropRounding !== 'torchvision') {
     throw new PreprocessError('invalid_recipe', `recipe: cropRounding must be hf or torchvision, got ${String(recipe.cropRounding)}`);
