@@ -15,6 +15,7 @@ Napi::Value typeTraits(const Napi::CallbackInfo& info);
 Napi::Value quantize(const Napi::CallbackInfo& info);
 Napi::Value dequantize(const Napi::CallbackInfo& info);
 Napi::Value packPanel(const Napi::CallbackInfo& info);
+Napi::Value packPanelAsync(const Napi::CallbackInfo& info);
 Napi::Value panelBytesFor(const Napi::CallbackInfo& info);
 Napi::Value ggufInfo(const Napi::CallbackInfo& info);
 Napi::Value resampleU8(const Napi::CallbackInfo& info);
@@ -95,6 +96,9 @@ static Napi::Value buildInfo(const Napi::CallbackInfo& info) {
   return out;
 }
 
+// trimHeap(): returns the heap's free pages to the OS (glibc malloc_trim); true when some were released.
+static Napi::Value trimHeap(const Napi::CallbackInfo& info) { return Napi::Boolean::New(info.Env(), trimHeapPages()); }
+
 // setErrorClass(NativeError): native failures are thrown as `new NativeError(message, code)`.
 static void setErrorClass(const Napi::CallbackInfo& info) {
   if (info.Length() < 1 || !info[0].IsFunction()) throw Napi::TypeError::New(info.Env(), "setErrorClass needs a constructor");
@@ -134,6 +138,8 @@ static Napi::Object init(Napi::Env env, Napi::Object exports) {
   exports.Set("quantize", Napi::Function::New(env, quantize, "quantize"));
   exports.Set("dequantize", Napi::Function::New(env, dequantize, "dequantize"));
   exports.Set("panelPack", Napi::Function::New(env, packPanel, "panelPack"));
+  exports.Set("panelPackAsync", Napi::Function::New(env, packPanelAsync, "panelPackAsync"));
+  exports.Set("trimHeap", Napi::Function::New(env, trimHeap, "trimHeap"));
   exports.Set("panelBytes", Napi::Function::New(env, panelBytesFor, "panelBytes"));
   exports.Set("ggufInfo", Napi::Function::New(env, ggufInfo, "ggufInfo"));
   exports.Set("resampleU8", Napi::Function::New(env, resampleU8, "resampleU8"));

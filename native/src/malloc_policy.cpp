@@ -18,4 +18,12 @@ void applyMallocPolicy() {
 #endif
 }
 
+bool trimHeapPages() {
+#if defined(__GLIBC__)
+  return malloc_trim(0) == 1;
+#else
+  return false;
+#endif
+}
+
 }  // namespace jepa

@@ -81,11 +81,14 @@ Napi::Value dequantize(const Napi::CallbackInfo& info) {
 
 // panelPack(src: Tensor, dst: Tensor, scales?: Tensor): repacks an f32 / f16 / q8_0 / q4_0 / q4_K matrix, or a
 // q8_row one (I8 with its F32 row scales), held in host memory into the CPU panel layout of
-// Context.panelMulMat; dst is an I8 tensor of panelBytes(type, rows, k).
-Napi::Value packPanel(const Napi::CallbackInfo& info) {
+// Context.panelMulMat; dst is an I8 tensor of panelBytes(type, rows, k). The checks, then the packing
+// as a job that holds the tensors' contexts (and so their memory) while it runs.
+static std::function<void()> panelJob(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  ggml_tensor* src = argTensor(info, 0, "src")->tensor(env);
-  ggml_tensor* dst = argTensor(info, 1, "dst")->tensor(env);
+  Tensor* srcW = argTensor(info, 0, "src");
+  Tensor* dstW = argTensor(info, 1, "dst");
+  ggml_tensor* src = srcW->tensor(env);
+  ggml_tensor* dst = dstW->tensor(env);
   if (ggml_n_dims(src) != 2 || !ggml_is_contiguous(src)) fail(env, "BAD_SHAPE", describe(src) + " is not a contiguous 2-D matrix");
   const int64_t bytes = panelBytes(src->type, src->ne[1], src->ne[0]);
   if (bytes < 0) fail(env, "BAD_SHAPE", describe(src) + " has no panel form (f32, f16, q8_0, q4_0, q4_K or q8_row with rows % 16 == 0)");
@@ -94,16 +97,34 @@ Napi::Value packPanel(const Napi::CallbackInfo& info) {
   for (ggml_tensor* t : {src, dst})
     if (!t->data || !t->buffer || !ggml_backend_buffer_is_host(t->buffer))
       fail(env, "BAD_ARGUMENT", describe(t) + " is not in host memory");
+  std::vector<std::shared_ptr<ContextRes>> keep{srcW->owner(), dstW->owner()};
   if (src->type == GGML_TYPE_I8) {
-    ggml_tensor* scales = info.Length() > 2 && !info[2].IsUndefined() ? argTensor(info, 2, "scales")->tensor(env) : nullptr;
+    Tensor* scalesW = info.Length() > 2 && !info[2].IsUndefined() ? argTensor(info, 2, "scales") : nullptr;
+    ggml_tensor* scales = scalesW ? scalesW->tensor(env) : nullptr;
     if (!scales || scales->type != GGML_TYPE_F32 || ggml_nelements(scales) != src->ne[1] || !ggml_is_contiguous(scales))
       fail(env, "BAD_ARGUMENT", "an I8 (q8_row) matrix needs its F32 scales, one per row (" + std::to_string(src->ne[1]) + ")");
     if (!scales->data || !scales->buffer || !ggml_backend_buffer_is_host(scales->buffer)) fail(env, "BAD_ARGUMENT", describe(scales) + " is not in host memory");
-    panelPackRows(static_cast<const int8_t*>(src->data), static_cast<const float*>(scales->data), src->ne[1], src->ne[0], dst->data);
-  } else {
-    panelPack(src->type, src->data, src->ne[1], src->ne[0], dst->data);
+    keep.push_back(scalesW->owner());
+    return [src, dst, scales, keep] {
+      panelPackRows(static_cast<const int8_t*>(src->data), static_cast<const float*>(scales->data), src->ne[1], src->ne[0], dst->data);
+    };
   }
-  return env.Undefined();
+  return [src, dst, keep] { panelPack(src->type, src->data, src->ne[1], src->ne[0], dst->data); };
+}
+
+Napi::Value packPanel(const Napi::CallbackInfo& info) {
+  panelJob(info)();
+  return info.Env().Undefined();
+}
+
+// panelPackAsync(src, dst, scales?) -> Promise<void>: panelPack on libuv's pool, so that a model's load
+// leaves the event loop free (a server answers /health while a large model packs).
+Napi::Value packPanelAsync(const Napi::CallbackInfo& info) {
+  auto job = panelJob(info);
+  auto* worker = new PromiseWorker(info.Env(), [job](PromiseWorker&) { job(); }, nullptr);
+  Napi::Promise p = worker->promise();
+  worker->Queue();
+  return p;
 }
 
 // panelBytes(type, rows, k): bytes of the panel form of a matrix.

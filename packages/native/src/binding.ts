@@ -330,6 +330,8 @@ export interface Addon {
   quantize(type: number, src: Float32Array, nrows: number, nPerRow: number): Promise<Uint8Array>;
   dequantize(type: number, bytes: ArrayBufferView, n: number): Float32Array;
   panelPack(src: Tensor, dst: Tensor, scales?: Tensor): void;
+  panelPackAsync(src: Tensor, dst: Tensor, scales?: Tensor): Promise<void>;
+  trimHeap(): boolean;
   panelBytes(type: number, rows: number, k: number): number;
   ggufInfo(path: string): GgufInfo;
   resampleU8(job: ResampleJob): Promise<Uint8Array>;

@@ -54,6 +54,19 @@ export function panelPack(src: Tensor, dst: Tensor, scales?: Tensor): void {
   addon().panelPack(src, dst, scales);
 }
 
+/** panelPack on libuv's thread pool: the event loop stays free while a large matrix is packed. */
+export function panelPackAsync(src: Tensor, dst: Tensor, scales?: Tensor): Promise<void> {
+  return addon().panelPackAsync(src, dst, scales);
+}
+
+/**
+ * Returns the free pages of the C heap to the OS (glibc's malloc_trim(0)); true when some were.
+ * Freed model memory that glibc keeps for reuse otherwise stays in the process's RSS.
+ */
+export function trimHeap(): boolean {
+  return addon().trimHeap();
+}
+
 /** ggml's own GGUF reader (gguf.cpp), for interoperability checks. */
 export function ggufInfo(path: string): GgufInfo {
   return addon().ggufInfo(path);
