@@ -50,6 +50,13 @@ fi
 if ! command -v xz >/dev/null 2>&1; then
   missing+=(xz-utils)
 fi
+# the server's upload test reads the 413 of an oversized body with Python's urllib and with curl
+if ! command -v python3 >/dev/null 2>&1; then
+  missing+=(python3)
+fi
+if ! command -v curl >/dev/null 2>&1; then
+  missing+=(curl)
+fi
 if ! command -v buildah >/dev/null 2>&1; then
   missing+=(buildah)
 fi
@@ -62,7 +69,7 @@ if [ "${#missing[@]}" -gt 0 ]; then
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
   else
-    echo "setup: ${missing[*]} missing; video input needs ffmpeg, the corpus tests redis-server, the portable-CPU test qemu-user, the web page test chromium, the GPU check's packing xz, the container test buildah and debootstrap" \
+    echo "setup: ${missing[*]} missing; video input needs ffmpeg, the corpus tests redis-server, the portable-CPU test qemu-user, the web page test chromium, the upload test python3 and curl, the GPU check's packing xz, the container test buildah and debootstrap" \
       "(sudo apt-get install ${missing[*]})" >&2
   fi
 fi

@@ -86,7 +86,13 @@ export function fromFastify(err: FastifyLikeError): ApiError | null {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new ApiError(413, 'invalid_request_error', 'body_too_large', 'body: larger than the limit (--max-body-mb)', 'body');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new ApiError(415, 'invalid_request_error', 'unsupported_media_type', 'body: send JSON with Content-Type: application/json', 'body');
+      return new ApiError(
+        415,
+        'invalid_request_error',
+        'unsupported_media_type',
+        'body: send application/json, a raw image/* or video/* body, or multipart/form-data',
+        'body',
+      );
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return badField('body', 'its length does not match Content-Length (truncated?)', 'invalid_body');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':

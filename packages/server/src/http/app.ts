@@ -1,5 +1,5 @@
-// The HTTP surface (fastify): hooks for draining, auth and metrics, the JSON body parser, the error
-// shape, and the routes, each group in its own file.
+// The HTTP surface (fastify): hooks for draining, auth and metrics, the body parsers (JSON here, raw
+// and multipart uploads in uploads.ts), the error shape, and the routes, each group in its own file.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { fastify, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { ApiError, notFound, toApiError, unavailable } from '../errors.js';
@@ -7,9 +7,11 @@ import { parseJsonBody } from '../json.js';
 import { headRoutes } from './classify-routes.js';
 import { clientError } from './client-error.js';
 import { embeddingRoutes } from './embedding-routes.js';
+import { lingerAfterRefusal } from './linger.js';
 import { modelRoutes } from './model-routes.js';
 import { type ServerState, phaseOf } from './server-state.js';
 import { notReady, statusRoutes } from './status-routes.js';
+import { uploadParsers } from './uploads.js';
 import { webRoutes } from './web-routes.js';
 import { worldmodelRoutes } from './worldmodel-routes.js';
 
@@ -35,6 +37,7 @@ export function buildApp(state: ServerState): FastifyInstance {
       done(err as Error, undefined);
     }
   });
+  uploadParsers(app, state.maxBodyBytes, state.engine.maxQueue);
 
   app.addHook('onRequest', async (req, reply) => {
     const started = performance.now();
@@ -68,8 +71,11 @@ export function buildApp(state: ServerState): FastifyInstance {
     if (path?.startsWith('/v1/') && phaseOf(state) !== 'ready') throw notReady(state);
   });
 
-  app.setErrorHandler((err, _req, reply) => {
+  // a refused body is drained for up to 10 s and 2 × the limit (at least 64 MiB) before the close
+  const linger = { maxBytes: Math.max(2 * state.maxBodyBytes, 64 * 2 ** 20), maxMs: 10_000 };
+  app.setErrorHandler((err, req, reply) => {
     const api = toApiError(err);
+    if (api.status === 413 && lingerAfterRefusal(req.raw, linger)) reply.header('connection', 'close');
     if (api.status >= 500 && api.code === 'internal_error') state.log(`internal error: ${describe((api as { cause?: unknown }).cause ?? err)}`);
     void reply.code(api.status).headers(api.headers).send(api.body());
   });

@@ -1,7 +1,8 @@
 // POST /v1/embeddings (OpenAI's shape) and POST /v1/features (PCA maps as PNGs).
-import { embedFields, parseItems, readFields, refuseSampling } from '@jepa/engine';
+import { embedFields, featuresFields, parseItems, readFields, refuseSampling } from '@jepa/engine';
 import type { FastifyInstance } from 'fastify';
 import { type EncodingFormat, encodeValues } from '../encoding.js';
+import { badField } from '../errors.js';
 import { objectBody, optionalChoice } from '../json.js';
 import { callOf } from './call-options.js';
 import type { ServerState } from './server-state.js';
@@ -33,26 +34,53 @@ export function embeddingRoutes(app: FastifyInstance, state: ServerState): void 
     };
   });
 
-  // the PCA map of each item's patch features (packages/graph/src/pca.ts has the rule), as PNGs
+  // the PCA map of each item's patch features (packages/graph/src/pca.ts has the rule), as PNGs; with
+  // include, each item's embedding and top classes from the same encode
   app.post('/v1/features', async (req, reply) => {
-    const body = objectBody(req.body, ['model', 'input']);
+    const body = objectBody(req.body, ['model', 'input', 'include', 'pool', 'normalize', 'encoding_format', 'top_k']);
     const slot = await engine.model(body.model);
+    const f = readFields(body, featuresFields);
+    const include = new Set(f.include ?? []);
+    for (const [key, needs] of [
+      ['pool', 'embedding'],
+      ['normalize', 'embedding'],
+      ['encoding_format', 'embedding'],
+      ['top_k', 'classes'],
+    ] as const)
+      if (body[key] !== undefined && body[key] !== null && !include.has(needs))
+        throw badField(key, `shapes the ${needs === 'embedding' ? 'embedding' : 'classes'}: add "${needs}" to include`, 'unsupported_field');
+    const format = optionalChoice(body, 'encoding_format', FORMATS, 'float')!;
     const items = parseItems(body.input, 'input', engine.maxQueue);
     refuseSampling(items);
-    const r = await engine.features({ model: slot.id, items }, callOf(reply));
+    const r = await engine.features(
+      {
+        model: slot.id,
+        items,
+        embedding: include.has('embedding') ? { pool: f.pool, normalize: f.normalize } : undefined,
+        classes: include.has('classes') ? { topK: f.top_k } : undefined,
+      },
+      callOf(reply),
+    );
     return {
       object: 'list',
-      data: r.maps.map((m, index) => ({
-        object: 'features.pca',
-        index,
-        width: m.width,
-        height: m.height,
-        grid: m.grid,
-        explained_variance: m.explained,
-        png: m.png.toString('base64'),
-        view: m.view.toString('base64'),
-      })),
+      data: r.maps.map((m, index) => {
+        const v = r.embeddings?.[index];
+        const c = r.classes?.[index];
+        return {
+          object: 'features.pca',
+          index,
+          width: m.width,
+          height: m.height,
+          grid: m.grid,
+          explained_variance: m.explained,
+          png: m.png.toString('base64'),
+          view: m.view.toString('base64'),
+          ...(v ? { embedding: encodeValues(v.values, v.shape, format), shape: v.shape } : {}),
+          ...(c ? { top: c.top.map((s) => ({ label: s.label, index: s.index, prob: s.prob, logit: s.logit })) } : {}),
+        };
+      }),
       model: r.model,
+      ...(r.pool ? { pool: r.pool } : {}),
       timing: { encode_ms: r.timing.encodeMs, pca_ms: r.timing.pcaMs, total_ms: r.timing.totalMs },
       usage: r.usage,
     };
