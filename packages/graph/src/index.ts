@@ -65,3 +65,4 @@ export {
 } from './pca.js';
 export { symmetricEigen } from './symmetric-eigen.js';
 export { topEigen, type BlockOperator, type TopEigen, type TopEigenOptions } from './top-eigen.js';
+export { returnFreedMemory } from './return-memory.js';

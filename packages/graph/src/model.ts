@@ -1,7 +1,7 @@
 // A loaded model: its validated spec, the weights on one device, and the contexts that run it, which
 // it records so that disposing the model disposes them once their running work has finished.
 import { loadModelSpec, type ModelSpec } from '@jepa/gguf';
-import { openBackend, resolveDevice, type Backend } from '@jepa/native';
+import { openBackend, resolveDevice, trimHeap, type Backend } from '@jepa/native';
 import { availableParallelism } from 'node:os';
 import { EncoderContext, type EncoderContextOptions } from './encoder-context.js';
 import { GraphError } from './errors.js';
@@ -102,7 +102,8 @@ export class Model implements ModelHandle, AsyncDisposable {
 
   /**
    * Refuses every call that has not started, disposes the contexts and world models over the model,
-   * each once its running call has finished, then releases the weights. Resolves when all of it is
+   * each once its running call has finished, then releases the weights and returns the freed heap to
+   * the OS (malloc_trim). Resolves when all of it is
    * done; a second call returns the same promise.
    */
   dispose(): Promise<void> {
@@ -119,6 +120,9 @@ export class Model implements ModelHandle, AsyncDisposable {
     this.#backend?.dispose();
     this.#weights = undefined;
     this.#backend = undefined;
+    // the contexts' compute buffers and the copies made at load came from the C heap, which glibc
+    // otherwise keeps for reuse: a server that unloads a model wants the memory back
+    trimHeap();
   }
 
   [Symbol.asyncDispose](): Promise<void> {

@@ -7,7 +7,7 @@ import {
   findNonFinite,
   mapFile,
   panelBytes,
-  panelPack,
+  panelPackAsync,
   quantizeRows,
   typeTraits,
   type Backend,
@@ -43,6 +43,11 @@ export interface Weights extends Disposable {
   readonly rowsKernel: string | undefined;
   /** Graphs over these tensors run on the CPU backend and may use its own nodes (JEPA_CPU_NODES=0: not). */
   readonly onCpu: boolean;
+  /**
+   * The bytes the weights hold once loaded: every buffer allocated for them (device, repacked, panels,
+   * dequantized rows) and the mapped file bytes still in use (less the ones a panel replaced).
+   */
+  readonly bytes: number;
   dispose(): void;
 }
 
@@ -123,8 +128,12 @@ async function dequantizeRows(
     for (let r = 0; r < rows; r++) for (let j = 0; j < k; j++) values[r * k + j] = scales[r]! * q[r * k + j]!;
     t.set(await quantizeRows(GGML_F16, values, rows, k));
     tensors.set(info.name, t);
+    await nextTurn();
   }
 }
+
+/** Lets the event loop run between two tensors of a load (a server's /health answers meanwhile). */
+const nextTurn = () => new Promise<void>((next) => setImmediate(next));
 
 function panelBytesOrNull(type: number, rows: number, k: number): number | null {
   try {
@@ -183,6 +192,9 @@ async function bindWeights(spec: ModelSpec, mapping: Mapping, backend: Backend):
   const panels = new Map<string, Tensor>();
   const contexts: Context[] = [];
   const buffers: Buffer[] = [];
+  let released = 0;
+  let mappedBytes = 0;
+  let mappedBuffer: Buffer | undefined;
   const create = (ctx: Context, info: GgufTensorInfo) => {
     const t = ctx.newTensor(info.type, [...info.shape]);
     t.name = info.name.length < 64 ? info.name : info.name.slice(0, 63);
@@ -204,6 +216,7 @@ async function bindWeights(spec: ModelSpec, mapping: Mapping, backend: Backend):
         if (!t.repacked) continue; // stays mapped below
         t.loadFrom(mapping, info.offset);
         tensors.set(info.name, t);
+        await nextTurn();
       }
     }
     const mapped = [...spec.tensors.values()].filter((t) => !tensors.has(t.name));
@@ -213,11 +226,16 @@ async function bindWeights(spec: ModelSpec, mapping: Mapping, backend: Backend):
     if (mapped.length > 0) {
       if (backend.isCpu) {
         const buffer = mapping.toBuffer(dataOffset, mapping.length - dataOffset);
+        mappedBytes = mapped.reduce((n, t) => n + t.nbytes, 0);
+        mappedBuffer = buffer;
         buffers.push(buffer);
         for (const info of mapped) tensors.get(info.name)!.bind(buffer, info.offset - dataOffset);
       } else {
         buffers.push(ctx.allocate(backend));
-        for (const info of mapped) tensors.get(info.name)!.loadFrom(mapping, info.offset);
+        for (const info of mapped) {
+          tensors.get(info.name)!.loadFrom(mapping, info.offset);
+          await nextTurn();
+        }
       }
     }
     if (panelInfos.length > 0) {
@@ -226,9 +244,10 @@ async function bindWeights(spec: ModelSpec, mapping: Mapping, backend: Backend):
       const made = panelInfos.map((info) => [info, ctx.newTensor(GGML_I8, [panelBytes(info.type, info.shape[1]!, info.shape[0]!)])] as const);
       buffers.push(ctx.allocate(backend));
       for (const [info, panel] of made) {
-        panelPack(tensors.get(info.name)!, panel, info.type === GGML_I8 ? tensors.get(`${info.name}.scale`) : undefined);
+        await panelPackAsync(tensors.get(info.name)!, panel, info.type === GGML_I8 ? tensors.get(`${info.name}.scale`) : undefined);
         panels.set(info.name, panel);
         mapping.release(info.offset, info.nbytes); // the panel replaces it in memory
+        released += info.nbytes;
       }
     }
     const halfPanels =
@@ -239,7 +258,7 @@ async function bindWeights(spec: ModelSpec, mapping: Mapping, backend: Backend):
       const made = halfPanels.map((info) => [info, ctx.newTensor(GGML_I8, [panelBytes(GGML_F16, info.shape[1]!, info.shape[0]!)])] as const);
       buffers.push(ctx.allocate(backend));
       for (const [info, panel] of made) {
-        panelPack(tensors.get(info.name)!, panel);
+        await panelPackAsync(tensors.get(info.name)!, panel);
         panels.set(info.name, panel);
       }
     }
@@ -249,7 +268,15 @@ async function bindWeights(spec: ModelSpec, mapping: Mapping, backend: Backend):
     throw err;
   }
   if (!backend.isCpu) mapping.dispose();
+  // the mapped file's buffer counts by the tensors bound to it, the others by their size
+  const allocated = buffers.reduce((n, b) => n + (b === mappedBuffer ? 0 : b.size), 0);
+  const bytes = allocated + Math.max(0, mappedBytes - released);
   const dispose = () => {
+    // each tensor's wrapper holds its context, and so the memory, until a GC: let go of them now
+    for (const t of tensors.values()) t.dispose();
+    for (const t of panels.values()) t.dispose();
+    tensors.clear();
+    panels.clear();
     for (const b of buffers) b.dispose();
     mapping.dispose();
     for (const c of contexts) c.dispose();
@@ -265,6 +292,7 @@ async function bindWeights(spec: ModelSpec, mapping: Mapping, backend: Backend):
     panelKernel: BLOCK_KERNELS.has(panelSetting().kernel ?? '') ? panelSetting().kernel : undefined,
     rowsKernel: ROWS_KERNELS.has(panelSetting().kernel ?? '') ? panelSetting().kernel : undefined,
     onCpu: backend.isCpu && cpuNodesEnabled(),
+    bytes,
     dispose,
     [Symbol.dispose]: dispose,
   };
