@@ -21,12 +21,19 @@ import { type PredictRequest, type PredictResult, predict } from './operations/p
 import { type PlanRequest, type PlanResult, type RolloutRequest, type RolloutResult, plan, rollout } from './operations/world.js';
 import { ModelRegistry, modelFiles } from './registry/model-registry.js';
 import type { ModelCard, ModelSlot } from './registry/model-slot.js';
+import { formatSize } from './registry/quantities.js';
 
 export interface EngineOptions {
-  /** Model files; each is known by its file name without `.gguf`. */
+  /** Model files; each is known by its file name without `.gguf`. Loaded at start-up (`ready` waits for them). */
   models?: readonly string[];
-  /** Every `.gguf` in this folder too. */
+  /** Every `.gguf` in this folder too, each loaded on its first use. */
   modelsDir?: string | undefined;
+  /** Idle time after which a model unloads, in ms (default Infinity: never; 0: right after each use). */
+  keepAliveMs?: number;
+  /** Per-model keep-alive in ms, by model id, over keepAliveMs. */
+  keepAliveById?: ReadonlyMap<string, number>;
+  /** The most bytes the loaded models' weights may hold together; a load past it evicts idle models (default: no cap). */
+  maxModelBytes?: number;
   /** Start with no model at all (MCP lists its tools before any model is given); default: refused. */
   allowNoModels?: boolean;
   /** Folders whose files a `{path}` item may name (default none: path items are refused). */
@@ -41,7 +48,7 @@ export interface EngineOptions {
   maxWaitMs?: number;
   /** Items admitted at once (decoding, queued or running); beyond it a request is refused as busy (default 256). */
   maxQueue?: number;
-  /** A request not done within this is refused (default 30 000 ms). */
+  /** A request not done within this is refused, its graph stopped between two nodes (default 30 000 ms). */
   timeoutMs?: number;
   /** Where a refusal that names a model says the models are listed, e.g. `(GET /v1/models lists them)`. */
   listHint?: string;
@@ -68,7 +75,7 @@ export class Engine implements EngineCore {
   readonly maxBatch: number;
   readonly maxQueue: number;
   readonly timeoutMs: number;
-  /** Settles when every model has loaded, or one failed (phase and loadError then say so); never rejects. */
+  /** Settles when the preloaded models (`models`) have loaded, or one failed (phase and loadError then say so); never rejects. */
   readonly ready: Promise<void>;
   #phase: EnginePhase = 'loading';
   #loadError: string | null = null;
@@ -77,42 +84,55 @@ export class Engine implements EngineCore {
   readonly #active = new Set<RequestScope>();
   #closing: Promise<void> | null = null;
 
-  private constructor(options: EngineOptions, files: { id: string; path: string }[], paths: PathPolicy, tmp: string) {
+  private constructor(options: EngineOptions, files: { id: string; path: string }[], preloaded: ReadonlySet<string>, paths: PathPolicy, tmp: string) {
     this.maxBatch = positive('maxBatch', options.maxBatch, 8);
     const maxWaitMs = positive('maxWaitMs', options.maxWaitMs, 5, 0);
     this.maxQueue = positive('maxQueue', options.maxQueue, 256);
     this.timeoutMs = positive('timeoutMs', options.timeoutMs, 30_000);
     this.metrics = options.metrics ?? SILENT_METRICS;
-    this.registry = new ModelRegistry(files, options.listHint ?? '');
+    const log = options.log ?? (() => {});
+    const maxBatch = this.maxBatch;
+    const keepAliveMs = options.keepAliveMs ?? Number.POSITIVE_INFINITY;
+    if (!(keepAliveMs >= 0)) throw new RangeError(`keepAliveMs must be >= 0 (Infinity: never), got ${String(options.keepAliveMs)}`);
+    const maxBytes = options.maxModelBytes ?? Number.POSITIVE_INFINITY;
+    if (!(maxBytes > 0)) throw new RangeError(`maxModelBytes must be > 0, got ${String(options.maxModelBytes)}`);
+    this.registry = new ModelRegistry(files, {
+      ...(options.threads ? { threads: options.threads } : {}),
+      ...(options.device ? { device: options.device } : {}),
+      maxBatch,
+      batcher: (encoder) => new Batcher(encoder, this.lane, this.metrics, { maxBatch, maxWaitMs }),
+      keepAliveMs,
+      ...(options.keepAliveById ? { keepAliveById: options.keepAliveById } : {}),
+      maxBytes,
+      listHint: options.listHint ?? '',
+      onLoaded: (id, seconds, bytes) => {
+        this.metrics.modelLoaded(id, seconds, bytes);
+        const s = this.registry.entry(id).spec;
+        log(`model: ${id}: ${s.name} (${s.family}) loaded in ${seconds.toFixed(2)} s, ${formatSize(bytes)}`);
+      },
+      onUnloaded: (id, reason) => {
+        this.metrics.modelUnloaded(id, reason);
+        if (reason !== 'shutdown')
+          log(
+            `model: ${id}: unloaded (${reason === 'idle' ? 'idle past its keep-alive' : reason === 'evicted' ? 'evicted for memory' : 'on request'})`,
+          );
+      },
+    });
     this.admission = new Admission(this.maxQueue, this.metrics, () => this.lane.secondsPerItem);
     this.#tmp = tmp;
     this.#loader = new ItemLoader(paths, tmp, this.#videoTimeoutSeconds());
-    const log = options.log ?? (() => {});
-    const maxBatch = this.maxBatch;
-    this.ready = this.registry
-      .load(
-        {
-          ...(options.threads ? { threads: options.threads } : {}),
-          ...(options.device ? { device: options.device } : {}),
-          maxBatch,
-          batcher: (encoder) => new Batcher(encoder, this.lane, this.metrics, { maxBatch, maxWaitMs }),
-        },
-        (id, seconds) => {
-          this.metrics.modelLoaded(id, seconds);
-          const s = this.registry.get(id).spec;
-          log(`model: ${id}: ${s.name} (${s.family}) loaded in ${seconds.toFixed(2)} s`);
-        },
-      )
-      .then(
-        () => {
-          if (this.#phase === 'loading') this.#phase = 'ready';
-        },
-        (err: unknown) => {
-          if (this.#phase === 'loading') this.#phase = 'failed';
-          this.#loadError = err instanceof Error ? err.message : String(err);
-          log(`cannot load the models: ${this.#loadError}`);
-        },
-      );
+    const preload = files.filter((f) => preloaded.has(f.id)).map((f) => f.id);
+    this.registry.checkHeaders(preloaded);
+    this.ready = this.registry.preload(preload).then(
+      () => {
+        if (this.#phase === 'loading') this.#phase = 'ready';
+      },
+      (err: unknown) => {
+        if (this.#phase === 'loading') this.#phase = 'failed';
+        this.#loadError = err instanceof Error ? err.message : String(err);
+        log(`cannot load the models: ${this.#loadError}`);
+      },
+    );
   }
 
   /**
@@ -124,10 +144,11 @@ export class Engine implements EngineCore {
     const models = options.models ?? [];
     const none = models.length === 0 && options.modelsDir === undefined;
     const files = none && options.allowNoModels ? [] : modelFiles(models, options.modelsDir);
+    const preloaded = new Set(files.slice(0, models.length).map((f) => f.id));
     const paths = await PathPolicy.create(options.allowPaths ?? []);
     const tmp = await mkdtemp(join(tmpdir(), options.tempPrefix ?? 'jepa-engine-'));
     try {
-      return new Engine(options, files, paths, tmp);
+      return new Engine(options, files, preloaded, paths, tmp);
     } catch (err) {
       await rm(tmp, { recursive: true, force: true });
       throw err;
@@ -155,18 +176,42 @@ export class Engine implements EngineCore {
     return Math.max(1, Math.ceil(this.timeoutMs / 1000));
   }
 
-  /** The named model once the models are in (the only one when `id` is undefined); refused while loading, failed or closed. */
+  /**
+   * The named model (the only one when `id` is undefined), loaded: one not in memory loads now, and
+   * every caller waits for that one load. Refused while failed or closed.
+   */
   async model(id: unknown): Promise<ModelSlot> {
     await this.ready;
     this.#checkOpen();
-    return this.registry.get(id);
+    return this.registry.slot(id);
   }
 
-  /** Every model's card, once the models are in. */
+  /** Runs `work` on the named model, loaded and held: it is neither unloaded nor evicted until `work` settles. */
+  async withModel<T>(id: unknown, work: (slot: ModelSlot) => Promise<T>): Promise<T> {
+    await this.ready;
+    this.#checkOpen();
+    return this.registry.withModel(id, work);
+  }
+
+  /** Every model's card (loaded or not), once the preloaded ones are in. */
   async models(): Promise<ModelCard[]> {
     await this.ready;
     this.#checkOpen();
     return this.registry.cards();
+  }
+
+  /** Loads the named model now (keepAliveMs: its keep-alive from now on); its card. */
+  async loadModel(id: unknown, keepAliveMs?: number): Promise<ModelCard> {
+    await this.ready;
+    this.#checkOpen();
+    return this.registry.load(id, keepAliveMs);
+  }
+
+  /** Unloads the named model once its requests in flight have finished; its card. */
+  async unloadModel(id: unknown): Promise<ModelCard> {
+    await this.ready;
+    this.#checkOpen();
+    return this.registry.unload(id);
   }
 
   #checkOpen(): void {
@@ -179,8 +224,8 @@ export class Engine implements EngineCore {
    * abort and the engine's shutdown dropping whatever of it is still queued.
    */
   async scoped<T>(items: number, call: CallOptions, work: (scope: RequestScope) => Promise<T>): Promise<T> {
-    const scope = new RequestScope(this.admission.reserve(items));
-    const ms = call.timeoutMs ?? this.timeoutMs;
+    const ms = Math.min(call.timeoutMs ?? this.timeoutMs, this.timeoutMs);
+    const scope = new RequestScope(this.admission.reserve(items), performance.now() + ms);
     const timer = setTimeout(() => scope.drop('deadline'), ms);
     const onAbort = () => scope.drop('disconnect');
     if (call.signal?.aborted) onAbort();
@@ -192,7 +237,12 @@ export class Engine implements EngineCore {
       return await Promise.race([running, rejectOnDrop(scope.signal)]);
     } catch (err) {
       const reason = scope.dropped;
-      if (reason === 'deadline') throw new EngineError('timeout', `the request was not done within ${ms} ms (--timeout-ms)`, { kind: 'timeout' });
+      if (reason === 'deadline')
+        throw new EngineError(
+          'timeout',
+          `the request was not done within ${ms} ms (its timeout, or the server's --request-timeout); its compute was stopped`,
+          { kind: 'timeout' },
+        );
       if (reason === 'shutdown') throw unavailable('the server is shutting down', 'shutting_down');
       if (reason === 'disconnect') throw new EngineError('cancelled', 'the client cancelled the request', { kind: 'cancelled' });
       if (err instanceof Dropped) throw unavailable(`the request was dropped (${err.reason})`, 'dropped');

@@ -35,7 +35,7 @@ describe('Engine', () => {
   it('refuses a pool the model lacks, and an unknown model, with their kinds', async () => {
     expect(await refusal(engine.embed({ items: [png(1)], pool: 'cls' }))).toMatchObject({ kind: 'input', param: 'pool' });
     const e = await refusal(engine.embed({ model: 'nope', items: [png(1)] }));
-    expect([e.kind, e.code, e.message]).toEqual(['not_found', 'model_not_found', "model 'nope' is not loaded (a hint)"]);
+    expect([e.kind, e.code, e.message]).toEqual(['not_found', 'model_not_found', "model 'nope' is not served (a hint)"]);
   });
 
   it('refuses more items than the queue holds as busy, with a wait', async () => {

@@ -69,8 +69,8 @@ describe('embed_image and embed_video', () => {
 
   it('refuses a pool the model lacks, and a model that is not loaded, in one line', async () => {
     expect(await mcp().refused('embed_image', { model: 'demo', image: at('a.png'), pool: 'cls' })).toMatch(/^pool: vjepa2 models have no CLS token/);
-    expect(await mcp().refused('embed_image', { model: 'nope', image: at('a.png') })).toMatch(/^model 'nope' is not loaded/);
-    expect(await mcp().refused('embed_image', { image: at('a.png') })).toMatch(/^model: required: 5 models are loaded/);
+    expect(await mcp().refused('embed_image', { model: 'nope', image: at('a.png') })).toMatch(/^model 'nope' is not served/);
+    expect(await mcp().refused('embed_image', { image: at('a.png') })).toMatch(/^model: required: 5 models are served/);
   });
 });
 

@@ -47,12 +47,15 @@ export function parseJsonBody(text: string): unknown {
 
 export type Body = Record<string, unknown>;
 
+/** Fields every POST route takes: OpenAI's `user` (ignored) and the request's deadline (call-options.ts). */
+const EVERY_ROUTE = ['user', 'timeout'];
+
 /** The body as an object whose keys are all known (a misspelt option is an error, not a default). */
 export function objectBody(value: unknown, known: readonly string[]): Body {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw badField('body', 'must be a JSON object', 'invalid_body');
   for (const key of Object.keys(value)) {
-    if (!known.includes(key) && key !== 'user')
-      throw badField(fieldName(key), `unknown field (this endpoint takes ${known.join(', ')})`, 'unknown_field');
+    if (!known.includes(key) && !EVERY_ROUTE.includes(key))
+      throw badField(fieldName(key), `unknown field (this endpoint takes ${[...known, 'timeout'].join(', ')})`, 'unknown_field');
   }
   return value as Body;
 }

@@ -16,12 +16,16 @@ export class ServerMetrics {
   readonly requests: Counter<'route' | 'status'>;
   readonly items: Counter<'route'>;
   readonly droppedItems: Counter<'reason'>;
+  readonly graphsStopped: Counter;
   readonly requestSeconds: Histogram<'route'>;
   readonly queueWaitSeconds: Histogram;
   readonly batchSize: Histogram;
   readonly queueDepth: Gauge;
   readonly inFlight: Gauge;
   readonly modelLoadSeconds: Gauge<'model'>;
+  readonly modelLoads: Counter<'model'>;
+  readonly modelUnloads: Counter<'model' | 'reason'>;
+  readonly modelWeightBytes: Gauge<'model'>;
 
   constructor(maxBatch: number) {
     const registers = [this.registry];
@@ -36,6 +40,11 @@ export class ServerMetrics {
       name: 'jepa_items_dropped_total',
       help: 'Queued items dropped before they ran: the client went away, the deadline passed, or a sibling item failed',
       labelNames: ['reason'],
+      registers,
+    });
+    this.graphsStopped = new Counter({
+      name: 'jepa_graphs_stopped_total',
+      help: 'Encoder graphs stopped between two nodes because every request in them was past its deadline',
       registers,
     });
     this.requestSeconds = new Histogram({
@@ -54,7 +63,25 @@ export class ServerMetrics {
     this.batchSize = new Histogram({ name: 'jepa_batch_size', help: 'Items per encoder graph', buckets: batchBuckets(maxBatch), registers });
     this.queueDepth = new Gauge({ name: 'jepa_queue_depth', help: 'Items admitted and not yet done (decoding, waiting or running)', registers });
     this.inFlight = new Gauge({ name: 'jepa_requests_in_flight', help: 'Requests being handled', registers });
-    this.modelLoadSeconds = new Gauge({ name: 'jepa_model_load_seconds', help: 'Time to load each model', labelNames: ['model'], registers });
+    this.modelLoadSeconds = new Gauge({
+      name: 'jepa_model_load_seconds',
+      help: 'Time to load each model (its last load)',
+      labelNames: ['model'],
+      registers,
+    });
+    this.modelLoads = new Counter({ name: 'jepa_model_loads_total', help: 'Model loads, by model', labelNames: ['model'], registers });
+    this.modelUnloads = new Counter({
+      name: 'jepa_model_unloads_total',
+      help: 'Model unloads, by model and reason (idle: past its keep-alive; evicted: for memory; request: the unload route; shutdown)',
+      labelNames: ['model', 'reason'],
+      registers,
+    });
+    this.modelWeightBytes = new Gauge({
+      name: 'jepa_model_weight_bytes',
+      help: 'Bytes the weights of each model hold now (0: unloaded)',
+      labelNames: ['model'],
+      registers,
+    });
     collectDefaultMetrics({ register: this.registry });
   }
 }
@@ -76,7 +103,16 @@ export function engineMetrics(m: ServerMetrics): EngineMetrics {
     queueWait: (seconds) => m.queueWaitSeconds.observe(seconds),
     batchSize: (items) => m.batchSize.observe(items),
     droppedItem: (reason) => m.droppedItems.inc({ reason }),
+    graphStopped: () => m.graphsStopped.inc(),
     itemsDone: (operation, items) => m.items.inc({ route: ROUTE_OF[operation] }, items),
-    modelLoaded: (id, seconds) => m.modelLoadSeconds.set({ model: id }, seconds),
+    modelLoaded: (id, seconds, bytes) => {
+      m.modelLoadSeconds.set({ model: id }, seconds);
+      m.modelLoads.inc({ model: id });
+      m.modelWeightBytes.set({ model: id }, bytes);
+    },
+    modelUnloaded: (id, reason) => {
+      m.modelUnloads.inc({ model: id, reason });
+      m.modelWeightBytes.set({ model: id }, 0);
+    },
   };
 }

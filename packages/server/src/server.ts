@@ -7,10 +7,16 @@ import { ServerMetrics, engineMetrics } from './metrics.js';
 import { loadWebPage } from './web-page.js';
 
 export interface ServerOptions {
-  /** Model files to serve; each is known by its file name without `.gguf`. */
+  /** Model files to serve, loaded at start-up (`ready` waits for them); each is known by its file name without `.gguf`. */
   models?: readonly string[];
-  /** A folder whose every `.gguf` is served too. */
+  /** A folder whose every `.gguf` is served too, each loaded on its first request. */
   modelsDir?: string;
+  /** Idle time after which a model unloads, in ms (default Infinity: never; 0: after each request). */
+  keepAliveMs?: number;
+  /** Per-model keep-alive in ms, by model id. */
+  keepAliveById?: ReadonlyMap<string, number>;
+  /** The most bytes the loaded models' weights may hold together; a load past it evicts the least recently used idle model (default: no cap). */
+  maxModelBytes?: number;
   /** Default 127.0.0.1: loopback unless told otherwise. */
   host?: string;
   /** Default 8080; 0 picks a free port (see `port` on the result). */
@@ -23,7 +29,7 @@ export interface ServerOptions {
   maxQueue?: number;
   /** Largest request body (default 64 MiB); larger ones get 413. */
   maxBodyMb?: number;
-  /** A request not answered within this gets 504 (default 30 000 ms). */
+  /** A request not answered within this gets 504 and its compute is stopped (default 30 000 ms); a request's `timeout` may shorten it. */
   timeoutMs?: number;
   /** When set, every route but /health wants `Authorization: Bearer <key>`. */
   apiKey?: string;
@@ -46,7 +52,7 @@ export interface JepaServer {
   readonly url: string;
   readonly host: string;
   readonly port: number;
-  /** Settles when every model has loaded (or one failed: /health then says so). */
+  /** Settles when the `models` files have loaded (or one failed: /health then says so). */
   readonly ready: Promise<void>;
   /**
    * Refuses new requests (503), waits for the ones in flight (at most timeoutMs + shutdownGraceMs,
@@ -90,6 +96,9 @@ export async function createServer(options: ServerOptions = {}): Promise<JepaSer
   const engine = await Engine.create({
     models: options.models ?? [],
     modelsDir: options.modelsDir,
+    ...(options.keepAliveMs !== undefined ? { keepAliveMs: options.keepAliveMs } : {}),
+    ...(options.keepAliveById ? { keepAliveById: options.keepAliveById } : {}),
+    ...(options.maxModelBytes !== undefined ? { maxModelBytes: options.maxModelBytes } : {}),
     allowPaths: options.allowPaths ?? [],
     threads: options.threads,
     device: options.device,
@@ -100,6 +109,7 @@ export async function createServer(options: ServerOptions = {}): Promise<JepaSer
     listHint: '(GET /v1/models lists them)',
     tempPrefix: 'jepa-server-',
     metrics: engineMetrics(metrics),
+    log,
   });
   const state: ServerState = {
     engine,

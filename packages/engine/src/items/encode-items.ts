@@ -109,7 +109,11 @@ async function encodeUnit(
       arrived();
     }
     if (loaded === null) return null;
-    return { out: await batcher.encode(loaded.tensor, loaded.still, scope.signal), shape: loaded.tensor.shape, data: loaded.tensor.data };
+    return {
+      out: await batcher.encode(loaded.tensor, loaded.still, scope.signal, scope.deadline),
+      shape: loaded.tensor.shape,
+      data: loaded.tensor.data,
+    };
   } catch (err) {
     if (err instanceof Dropped) metrics.droppedItem(err.reason);
     const failure = err instanceof Dropped ? err : itemFailure(field, err);

@@ -38,8 +38,11 @@ export function classifier(slot: ModelSlot, topK: number | undefined) {
   return { head, k };
 }
 
-export async function classify(core: EngineCore, req: ClassifyRequest, call: CallOptions = {}): Promise<ClassifyResult> {
-  const slot = await core.model(req.model);
+export function classify(core: EngineCore, req: ClassifyRequest, call: CallOptions = {}): Promise<ClassifyResult> {
+  return core.withModel(req.model, (slot) => classifyOn(core, slot, req, call));
+}
+
+async function classifyOn(core: EngineCore, slot: ModelSlot, req: ClassifyRequest, call: CallOptions): Promise<ClassifyResult> {
   const { head, k } = classifier(slot, req.topK);
   return withPlannedItems(core, slot, req.items, (plan) =>
     core.scoped(plan.count, call, async (scope) => {

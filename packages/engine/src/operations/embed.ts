@@ -2,6 +2,7 @@
 import { encodePlanned, type WindowPlace } from '../items/encode-items.js';
 import type { ParsedItem } from '../items/parse-item.js';
 import { computeOnItems } from './compute-on-items.js';
+import type { ModelSlot } from '../registry/model-slot.js';
 import { type CallOptions, type EngineCore, type Usage, usage } from './engine-core.js';
 import { withPlannedItems } from './planned.js';
 import { type Pool, type Vector, choosePool, l2NormalizeRows, poolOutputs, projectStates } from './pooling.js';
@@ -33,8 +34,11 @@ export interface EmbedResult {
   warnings: string[];
 }
 
-export async function embed(core: EngineCore, req: EmbedRequest, call: CallOptions = {}): Promise<EmbedResult> {
-  const slot = await core.model(req.model);
+export function embed(core: EngineCore, req: EmbedRequest, call: CallOptions = {}): Promise<EmbedResult> {
+  return core.withModel(req.model, (slot) => embedOn(core, slot, req, call));
+}
+
+async function embedOn(core: EngineCore, slot: ModelSlot, req: EmbedRequest, call: CallOptions): Promise<EmbedResult> {
   const pool = choosePool(slot.spec, req.pool);
   return withPlannedItems(core, slot, req.items, (plan) =>
     core.scoped(plan.count, call, async (scope) => {

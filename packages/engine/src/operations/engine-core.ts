@@ -8,7 +8,7 @@ import type { ModelSlot } from '../registry/model-slot.js';
 /** How one call runs: the caller's abort (a client that went away) and its own deadline. */
 export interface CallOptions {
   signal?: AbortSignal | undefined;
-  /** Default: the engine's timeoutMs. */
+  /** This call's deadline: it may shorten the engine's timeoutMs (the default), not lengthen it. */
   timeoutMs?: number | undefined;
 }
 
@@ -19,6 +19,8 @@ export interface EngineCore {
   /** The most items (windows included) one request may hold. */
   readonly maxQueue: number;
   model(id: unknown): Promise<ModelSlot>;
+  /** Runs `work` holding the named model (loaded first if it is not): no unload or eviction until it settles. */
+  withModel<T>(id: unknown, work: (slot: ModelSlot) => Promise<T>): Promise<T>;
   scoped<T>(items: number, call: CallOptions, work: (scope: RequestScope) => Promise<T>): Promise<T>;
 }
 

@@ -3,6 +3,7 @@ import { checkPredictorInputSize, predictorTokens } from '@jepa/graph';
 import { type EncodedItem, encodeItems } from '../items/encode-items.js';
 import { type ParsedItem, refuseSampling } from '../items/parse-item.js';
 import { computeOnItems } from './compute-on-items.js';
+import type { ModelSlot } from '../registry/model-slot.js';
 import { type CallOptions, type EngineCore, type Usage, usage } from './engine-core.js';
 
 export interface PredictRequest {
@@ -24,8 +25,11 @@ export interface PredictResult {
   usage: Usage;
 }
 
-export async function predict(core: EngineCore, req: PredictRequest, call: CallOptions = {}): Promise<PredictResult> {
-  const slot = await core.model(req.model);
+export function predict(core: EngineCore, req: PredictRequest, call: CallOptions = {}): Promise<PredictResult> {
+  return core.withModel(req.model, (slot) => predictOn(core, slot, req, call));
+}
+
+async function predictOn(core: EngineCore, slot: ModelSlot, req: PredictRequest, call: CallOptions): Promise<PredictResult> {
   const predictor = slot.predictor();
   refuseSampling([req.item]);
   return core.scoped(1, call, async (scope) => {

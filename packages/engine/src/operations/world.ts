@@ -86,8 +86,11 @@ async function worldInputs(
   return { initial, target, outs };
 }
 
-export async function rollout(core: EngineCore, req: RolloutRequest, call: CallOptions = {}): Promise<RolloutResult> {
-  const slot = await core.model(req.model);
+export function rollout(core: EngineCore, req: RolloutRequest, call: CallOptions = {}): Promise<RolloutResult> {
+  return core.withModel(req.model, (slot) => rolloutOn(core, slot, req, call));
+}
+
+async function rolloutOn(core: EngineCore, slot: ModelSlot, req: RolloutRequest, call: CallOptions): Promise<RolloutResult> {
   const wm = slot.world();
   const frames = req.images.slice(-wm.history);
   const A = wm.actionDim;
@@ -113,8 +116,11 @@ export async function rollout(core: EngineCore, req: RolloutRequest, call: CallO
   });
 }
 
-export async function plan(core: EngineCore, req: PlanRequest, call: CallOptions = {}): Promise<PlanResult> {
-  const slot = await core.model(req.model);
+export function plan(core: EngineCore, req: PlanRequest, call: CallOptions = {}): Promise<PlanResult> {
+  return core.withModel(req.model, (slot) => planOn(core, slot, req, call));
+}
+
+async function planOn(core: EngineCore, slot: ModelSlot, req: PlanRequest, call: CallOptions): Promise<PlanResult> {
   const wm = slot.world();
   const frames = req.images.slice(-wm.history);
   const H = frames.length;

@@ -1,7 +1,7 @@
 // The dynamic batcher of one encoder: still images of one shape from concurrent requests share one
 // encoder graph, up to maxBatch items or maxWaitMs after the oldest arrived; clips run one per graph,
 // except the windows of a sampled video, which batch by shape as stills do.
-import { EncodeOutput, type EncoderContext } from '@jepa/graph';
+import { EncodeOutput, type EncoderContext, GraphError } from '@jepa/graph';
 import type { ItemTensor } from '@jepa/input';
 import type { ComputeLane } from './compute-lane.js';
 import { Dropped, dropReason } from './dropped.js';
@@ -11,6 +11,8 @@ interface EncodeJob {
   tensor: ItemTensor;
   key: string | null;
   enqueued: number;
+  /** performance.now() ms past which its request no longer wants it. */
+  deadline: number;
   signal: AbortSignal;
   onAbort: () => void;
   resolve: (out: EncodeOutput) => void;
@@ -58,14 +60,18 @@ export class Batcher {
     };
   }
 
-  /** One item's encoder output (a batch of one); `still` items may share a graph with others. */
-  encode(tensor: ItemTensor, still: boolean, signal: AbortSignal): Promise<EncodeOutput> {
+  /**
+   * One item's encoder output (a batch of one); `still` items may share a graph with others. A graph
+   * still running when the last deadline of its items passes stops between two nodes.
+   */
+  encode(tensor: ItemTensor, still: boolean, signal: AbortSignal, deadline = Number.POSITIVE_INFINITY): Promise<EncodeOutput> {
     if (signal.aborted) return Promise.reject(new Dropped(dropReason(signal)));
     return new Promise<EncodeOutput>((resolve, reject) => {
       const job: EncodeJob = {
         tensor,
         key: still ? tensor.shape.join('x') : null,
         enqueued: performance.now(),
+        deadline,
         signal,
         resolve,
         reject,
@@ -166,10 +172,13 @@ export class Batcher {
       for (const [i, j] of batch.entries()) data.set(j.tensor.data, i * size);
     }
     try {
-      const out = await this.#encoder.encode({ data, shape: [batch.length, ...shape] });
+      const last = Math.max(...batch.map((j) => j.deadline));
+      const timeout = Number.isFinite(last) ? { timeoutMs: Math.max(0, last - performance.now()) } : {};
+      const out = await this.#encoder.encode({ data, shape: [batch.length, ...shape] }, timeout);
       this.#lane.observe((performance.now() - t0) / 1000, batch.length);
       for (const [i, j] of batch.entries()) j.resolve(new EncodeOutput(out.item(i), 1, out.nTokens, out.dim, out.prefix, out.nCls));
     } catch (err) {
+      if (err instanceof GraphError && err.code === 'TIMEOUT') this.#metrics.graphStopped();
       for (const j of batch) j.reject(err);
     }
   }

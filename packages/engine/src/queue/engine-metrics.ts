@@ -10,10 +10,17 @@ export interface EngineMetrics {
   /** Items in one encoder graph. */
   batchSize(items: number): void;
   droppedItem(reason: DropReason): void;
+  /** A graph stopped between two nodes because every request in it was past its deadline. */
+  graphStopped(): void;
   /** Items an operation computed, once it answered. */
   itemsDone(operation: Operation, items: number): void;
-  modelLoaded(id: string, seconds: number): void;
+  /** A model's load: how long it took and the bytes its weights hold. */
+  modelLoaded(id: string, seconds: number, bytes: number): void;
+  modelUnloaded(id: string, reason: UnloadReason): void;
 }
+
+/** Why a model left memory: idle past its keep-alive, evicted for another's load, asked to, or a shutdown. */
+export type UnloadReason = 'idle' | 'evicted' | 'request' | 'shutdown';
 
 export type Operation = 'embed' | 'features' | 'classify' | 'predict' | 'rollout' | 'plan';
 
@@ -22,6 +29,8 @@ export const SILENT_METRICS: EngineMetrics = {
   queueWait() {},
   batchSize() {},
   droppedItem() {},
+  graphStopped() {},
   itemsDone() {},
   modelLoaded() {},
+  modelUnloaded() {},
 };

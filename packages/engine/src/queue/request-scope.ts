@@ -7,7 +7,11 @@ import { type DropReason, dropReason } from './dropped.js';
 export class RequestScope {
   readonly #controller = new AbortController();
 
-  constructor(readonly ticket: Ticket) {
+  /** `deadline`: performance.now() ms past which the request is refused and its graphs are stopped. */
+  constructor(
+    readonly ticket: Ticket,
+    readonly deadline = Number.POSITIVE_INFINITY,
+  ) {
     // every queued item of the request listens for the drop
     setMaxListeners(0, this.#controller.signal);
   }

@@ -1,9 +1,14 @@
-// The models an engine serves, by id (the file name without .gguf): loaded in order at start-up.
-import { readdirSync, statSync } from 'node:fs';
+// The models an engine serves, by id (the file name without .gguf), as resources: loaded on first use
+// (or at start-up, the preloaded ones), one load however many requests wait for it, unloaded once idle
+// past their keep-alive, and evicted least recently used first when a load would pass the memory cap.
+import { readdirSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
-import { Model } from '@jepa/graph';
-import { badField, notFound } from '../errors.js';
-import { type ModelCard, ModelSlot, type SlotOptions } from './model-slot.js';
+import { Model, returnFreedMemory } from '@jepa/graph';
+import { EngineError, badField, notFound, unavailable } from '../errors.js';
+import type { UnloadReason } from '../queue/engine-metrics.js';
+import { ModelEntry } from './model-entry.js';
+import { type ModelCard, ModelSlot, type ModelState, type SlotOptions } from './model-slot.js';
+import { formatSize } from './quantities.js';
 
 /** The files to serve: each --model, then every .gguf in --models-dir (sorted); ids must not clash. */
 export function modelFiles(models: readonly string[], modelsDir: string | undefined): { id: string; path: string }[] {
@@ -28,45 +33,64 @@ export function modelFiles(models: readonly string[], modelsDir: string | undefi
   });
 }
 
+export interface RegistryOptions extends SlotOptions {
+  /** Idle ms after which a model unloads (Infinity: never; 0: as soon as its last request ends). */
+  keepAliveMs: number;
+  /** Per-model keep-alive, by id, over keepAliveMs. */
+  keepAliveById?: ReadonlyMap<string, number>;
+  /** The most bytes the loaded models' weights may hold together (Infinity: no cap). */
+  maxBytes: number;
+  onLoaded?: (id: string, seconds: number, bytes: number) => void;
+  onUnloaded?: (id: string, reason: UnloadReason) => void;
+  /** Where a refusal that names a model says the models are listed (`(GET /v1/models lists them)`). */
+  listHint?: string;
+}
+
+/** A request's use of a loaded model: release() once, when the request is done with it. */
+export interface ModelLease {
+  slot: ModelSlot;
+  release(): void;
+}
+
 export class ModelRegistry {
-  readonly #slots = new Map<string, ModelSlot>();
+  readonly #entries = new Map<string, ModelEntry>();
+  readonly #options: RegistryOptions;
   #disposed = false;
 
-  /** `listHint`: where the caller's front end lists the models, for a refusal that names a model (`(GET /v1/models lists them)`). */
   constructor(
     readonly files: readonly { id: string; path: string }[],
-    readonly listHint = '',
-  ) {}
-
-  #hint(): string {
-    return this.listHint ? ` ${this.listHint}` : '';
+    options: RegistryOptions,
+  ) {
+    this.#options = options;
+    for (const id of options.keepAliveById?.keys() ?? [])
+      if (!files.some((f) => f.id === id)) throw new Error(`keep-alive for '${id}': no model is called that`);
+    for (const { id, path } of files) this.#entries.set(id, new ModelEntry(id, path, options.keepAliveById?.get(id) ?? options.keepAliveMs));
   }
 
-  /** Loads every file in order; `onLoaded` hears each one's load time. A failure disposes what loaded. */
-  async load(options: SlotOptions, onLoaded: (id: string, seconds: number) => void): Promise<void> {
-    try {
-      for (const { id, path } of this.files) {
-        // a load holds the event loop; between loads /health answers (503 until the last one is in)
-        await new Promise((next) => setImmediate(next));
-        const t0 = performance.now();
-        const model = await Model.load(path, {
-          ...(options.threads ? { threads: options.threads } : {}),
-          ...(options.device ? { device: options.device } : {}),
-        });
-        if (this.#disposed) {
-          await model.dispose();
-          return;
-        }
-        let slot: ModelSlot;
-        try {
-          slot = new ModelSlot(id, model, Math.floor(statSync(path).mtimeMs / 1000), options);
-        } catch (err) {
-          await model.dispose();
-          throw err;
-        }
-        this.#slots.set(id, slot);
-        onLoaded(id, (performance.now() - t0) / 1000);
+  get maxBytes(): number {
+    return this.#options.maxBytes;
+  }
+
+  #hint(): string {
+    return this.#options.listHint ? ` ${this.#options.listHint}` : '';
+  }
+
+  /** Reads the header of every model not preloaded (refusing a damaged one now rather than at its first request). */
+  checkHeaders(except: ReadonlySet<string>): void {
+    for (const entry of this.#entries.values()) {
+      if (except.has(entry.id)) continue;
+      try {
+        void entry.spec;
+      } catch (err) {
+        throw new Error(`${entry.path}: ${(err as Error).message}`);
       }
+    }
+  }
+
+  /** Loads these models in order (a server's --model files); a failure disposes what loaded. */
+  async preload(ids: readonly string[]): Promise<void> {
+    try {
+      for (const id of ids) await this.slot(id);
     } catch (err) {
       await this.dispose();
       throw err;
@@ -74,30 +98,179 @@ export class ModelRegistry {
   }
 
   get size(): number {
-    return this.#slots.size;
+    return this.#entries.size;
   }
 
-  /** The named model; the only one when the request names none. */
-  get(id: unknown): ModelSlot {
+  /** The models in this state now (`loaded`: their weights are in memory). */
+  idsIn(state: ModelState): string[] {
+    return [...this.#entries.values()].filter((e) => e.state === state).map((e) => e.id);
+  }
+
+  /** The named model's entry; the only one when the request names none. */
+  entry(id: unknown): ModelEntry {
     if (id === undefined || id === null) {
-      if (this.#slots.size === 1) return this.#slots.values().next().value!;
-      throw badField('model', `required: ${this.#slots.size} models are loaded${this.#hint()}`, 'missing_field');
+      if (this.#entries.size === 1) return this.#entries.values().next().value!;
+      throw badField('model', `required: ${this.#entries.size} models are served${this.#hint()}`, 'missing_field');
     }
     if (typeof id !== 'string') throw badField('model', 'must be a string');
-    const slot = this.#slots.get(id) ?? this.#slots.get(id.replace(/\.gguf$/i, ''));
-    if (!slot) throw notFound(`model '${id.length > 200 ? `${id.slice(0, 200)}…` : id}' is not loaded${this.#hint()}`, 'model_not_found', 'model');
-    return slot;
+    const entry = this.#entries.get(id) ?? this.#entries.get(id.replace(/\.gguf$/i, ''));
+    if (!entry) throw notFound(`model '${id.length > 200 ? `${id.slice(0, 200)}…` : id}' is not served${this.#hint()}`, 'model_not_found', 'model');
+    return entry;
+  }
+
+  /** The named model, loaded (waiting for the load in progress, or starting one), without holding it. */
+  async slot(id: unknown): Promise<ModelSlot> {
+    const lease = await this.acquire(id);
+    lease.release();
+    return lease.slot;
+  }
+
+  /** The named model, loaded and held until release(): not unloaded or evicted while held. */
+  async acquire(id: unknown): Promise<ModelLease> {
+    const entry = this.entry(id);
+    for (;;) {
+      if (this.#disposed) throw unavailable('the server is shutting down', 'shutting_down');
+      if (entry.unloading) await entry.unloading;
+      else if (entry.slot) {
+        const slot = entry.slot;
+        entry.hold();
+        let released = false;
+        return {
+          slot,
+          release: () => {
+            if (released) return;
+            released = true;
+            entry.release(() => void this.#unload(entry, 'idle'));
+          },
+        };
+      } else {
+        entry.loading ??= this.#load(entry).finally(() => {
+          entry.loading = null;
+        });
+        await entry.loading;
+      }
+    }
+  }
+
+  /** Runs `work` holding the named model. */
+  async withModel<T>(id: unknown, work: (slot: ModelSlot) => Promise<T>): Promise<T> {
+    const lease = await this.acquire(id);
+    try {
+      return await work(lease.slot);
+    } finally {
+      lease.release();
+    }
+  }
+
+  /** Loads the model now (a load route), optionally with a new keep-alive; resolves with its card. */
+  async load(id: unknown, keepAliveMs?: number): Promise<ModelCard> {
+    const entry = this.entry(id);
+    if (keepAliveMs !== undefined) entry.keepAliveMs = keepAliveMs;
+    await this.slot(entry.id);
+    if (entry.holds === 0) entry.scheduleExpiry(() => void this.#unload(entry, 'idle'));
+    return entry.card();
+  }
+
+  /** Unloads the model once the requests using it have finished (an unload route); resolves with its card. */
+  async unload(id: unknown): Promise<ModelCard> {
+    const entry = this.entry(id);
+    if (entry.loading) await entry.loading.catch(() => {});
+    await this.#unload(entry, 'request');
+    return entry.card();
   }
 
   cards(): ModelCard[] {
-    return [...this.#slots.values()].map((s) => s.card());
+    return [...this.#entries.values()].map((e) => e.card());
+  }
+
+  async #load(entry: ModelEntry): Promise<ModelSlot> {
+    await this.#makeRoom(entry);
+    const t0 = performance.now();
+    const o = this.#options;
+    const model = await Model.load(entry.path, { ...(o.threads ? { threads: o.threads } : {}), ...(o.device ? { device: o.device } : {}) });
+    if (this.#disposed) {
+      await model.dispose();
+      throw unavailable('the server is shutting down', 'shutting_down');
+    }
+    let slot: ModelSlot;
+    try {
+      slot = new ModelSlot(entry.id, model, entry.created, o);
+    } catch (err) {
+      await model.dispose();
+      throw err;
+    }
+    entry.slot = slot;
+    entry.loads++;
+    entry.lastUsed = performance.now();
+    o.onLoaded?.(entry.id, (performance.now() - t0) / 1000, slot.bytes);
+    // idle until a request holds it: the keep-alive runs from now
+    queueMicrotask(() => entry.scheduleExpiry(() => void this.#unload(entry, 'idle')));
+    return slot;
+  }
+
+  /** Unloads idle models, least recently used first, until `entry`'s weights fit under maxBytes. */
+  async #makeRoom(entry: ModelEntry): Promise<void> {
+    const max = this.#options.maxBytes;
+    if (!Number.isFinite(max)) return;
+    const need = entry.expectedBytes;
+    if (need > max)
+      throw unavailable(
+        `model '${entry.id}' needs ${formatSize(need)} of weights, more than --max-model-memory (${formatSize(max)})`,
+        'model_too_large',
+        null,
+      );
+    for (;;) {
+      const others = [...this.#entries.values()].filter((e) => e !== entry);
+      const held = others.reduce((n, e) => n + e.residentBytes, 0);
+      if (held + need <= max) return;
+      const victim = others.filter((e) => e.evictable).sort((a, b) => a.lastUsed - b.lastUsed)[0];
+      const leaving = others.find((e) => e.unloading);
+      if (victim) await this.#unload(victim, 'evicted');
+      else if (leaving) await leaving.unloading;
+      else {
+        const busy = others
+          .filter((e) => e.residentBytes > 0)
+          .map((e) => `${e.id} (${formatSize(e.residentBytes)}, ${e.state === 'loading' ? 'loading' : 'in use'})`);
+        throw new EngineError(
+          'model_memory_full',
+          `model '${entry.id}' needs ${formatSize(need)} and --max-model-memory (${formatSize(max)}) is held by models in use: ${busy.join(', ')}; try again when they are idle`,
+          { kind: 'unavailable', retryAfter: 1 },
+        );
+      }
+    }
+  }
+
+  /** Waits for the requests using the model, then disposes it and hands its memory back to the OS. */
+  #unload(entry: ModelEntry, reason: UnloadReason): Promise<void> {
+    if (entry.unloading) return entry.unloading;
+    if (!entry.slot) return Promise.resolve();
+    entry.cancelExpiry();
+    entry.unloading = (async () => {
+      await entry.whenIdle();
+      const slot = entry.slot!;
+      entry.slot = null;
+      await slot.dispose();
+      await returnFreedMemory();
+      this.#options.onUnloaded?.(entry.id, reason);
+    })().finally(() => {
+      entry.unloading = null;
+    });
+    return entry.unloading;
   }
 
   /** Disposes every model once its running calls end. */
   async dispose(): Promise<void> {
     this.#disposed = true;
-    const slots = [...this.#slots.values()];
-    this.#slots.clear();
-    await Promise.all(slots.map((slot) => slot.dispose()));
+    const entries = [...this.#entries.values()];
+    await Promise.all(entries.map((e) => e.loading?.catch(() => {})));
+    await Promise.all(
+      entries.map(async (e) => {
+        e.cancelExpiry();
+        if (e.unloading) await e.unloading;
+        const slot = e.slot;
+        e.slot = null;
+        await slot?.dispose();
+      }),
+    );
   }
 }

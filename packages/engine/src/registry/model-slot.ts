@@ -24,6 +24,45 @@ export interface ModelCard {
   labels: readonly string[] | null;
   /** The operations this model serves: embed and features always, the rest as its heads allow. */
   operations: Operation[];
+  /** Whether the weights are in memory now (a request loads an unloaded model). */
+  state: ModelState;
+  /** Bytes the weights hold now (0 unloaded; the file's tensor bytes while loading). */
+  memory_bytes: number;
+  /** Idle time after which the model unloads: `5m`, `forever`. */
+  keep_alive: string;
+  /** When the idle model unloads (Unix seconds), or null. */
+  expires_at: number | null;
+  /** Loads since start-up. */
+  loads: number;
+}
+
+export type ModelState = 'unloaded' | 'loading' | 'loaded' | 'unloading';
+
+/** What a card says of where the model is. */
+export type ModelResidency = Pick<ModelCard, 'state' | 'memory_bytes' | 'keep_alive' | 'expires_at' | 'loads'>;
+
+/** A model's card from its spec: what it is and serves, then where it is now. */
+export function modelCard(id: string, created: number, s: ModelSpec, residency: ModelResidency): ModelCard {
+  const operations: Operation[] = ['embed', 'features'];
+  if (s.head) operations.push('classify');
+  if (s.pred?.kind === 'masked') operations.push('predict');
+  if (s.pred?.kind === 'action') operations.push('rollout', 'plan');
+  return {
+    id,
+    object: 'model',
+    created,
+    owned_by: 'jepa',
+    name: s.name,
+    family: s.family,
+    dims: s.enc.embedDim,
+    ...(s.pred?.kind === 'action' ? { state_dims: s.pred.embedDim } : {}),
+    frames: s.enc.nFrames,
+    image_size: s.enc.imgSize,
+    recipe: s.pre,
+    labels: s.labels,
+    operations,
+    ...residency,
+  };
 }
 
 export interface SlotOptions {
@@ -88,27 +127,9 @@ export class ModelSlot {
     return this.#world;
   }
 
-  card(): ModelCard {
-    const s = this.spec;
-    const operations: Operation[] = ['embed', 'features'];
-    if (s.head) operations.push('classify');
-    if (s.pred?.kind === 'masked') operations.push('predict');
-    if (s.pred?.kind === 'action') operations.push('rollout', 'plan');
-    return {
-      id: this.id,
-      object: 'model',
-      created: this.created,
-      owned_by: 'jepa',
-      name: s.name,
-      family: s.family,
-      dims: s.enc.embedDim,
-      ...(s.pred?.kind === 'action' ? { state_dims: s.pred.embedDim } : {}),
-      frames: s.enc.nFrames,
-      image_size: s.enc.imgSize,
-      recipe: s.pre,
-      labels: s.labels,
-      operations,
-    };
+  /** The bytes the model's weights hold (Weights.bytes). */
+  get bytes(): number {
+    return this.model.weights.bytes;
   }
 
   /** The model disposes what it created (every context, the world model) once their running calls end. */

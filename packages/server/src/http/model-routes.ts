@@ -1,7 +1,9 @@
-// GET /v1/models: the engine's model cards, each with the routes its model serves.
-import type { ModelCard, Operation } from '@jepa/engine';
+// GET /v1/models: the engine's model cards (loaded or not), each with the routes its model serves;
+// POST /v1/models/{id}/load and /unload: a model into or out of memory at run time.
+import { type ModelCard, type Operation, parseDuration } from '@jepa/engine';
 import type { FastifyInstance } from 'fastify';
-import { notFound } from '../errors.js';
+import { badField } from '../errors.js';
+import { objectBody } from '../json.js';
 import type { ServerState } from './server-state.js';
 
 const ROUTES: Readonly<Record<Operation, readonly string[]>> = {
@@ -17,11 +19,31 @@ function httpCard({ operations, ...card }: ModelCard) {
   return { ...card, endpoints: operations.flatMap((op) => ROUTES[op]) };
 }
 
+/** `keep_alive` of a load: seconds, or a duration ("5m", "0", "forever", -1). */
+function keepAliveOf(body: unknown): number | undefined {
+  if (body === undefined || body === null) return undefined;
+  const v = objectBody(body, ['keep_alive']).keep_alive;
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'number' && typeof v !== 'string') throw badField('keep_alive', 'must be seconds or a duration such as "5m", "0" or "forever"');
+  try {
+    return parseDuration(v, 'keep_alive');
+  } catch (err) {
+    throw badField('keep_alive', (err as Error).message.replace(/^keep_alive: /, ''));
+  }
+}
+
 export function modelRoutes(app: FastifyInstance, state: ServerState): void {
-  app.get('/v1/models', async () => ({ object: 'list', data: (await state.engine.models()).map(httpCard) }));
+  const { engine } = state;
+  app.get('/v1/models', async () => ({ object: 'list', data: (await engine.models()).map(httpCard) }));
   app.get<{ Params: { id: string } }>('/v1/models/:id', async (req) => {
-    const card = (await state.engine.models()).find((c) => c.id === req.params.id);
-    if (!card) throw notFound(`model '${req.params.id}' is not loaded`, 'model_not_found', 'model');
-    return httpCard(card);
+    await engine.models();
+    return httpCard(engine.registry.entry(req.params.id).card());
+  });
+  // waits for the load (or the one in progress); a model that does not fit gets 503
+  app.post<{ Params: { id: string } }>('/v1/models/:id/load', async (req) => httpCard(await engine.loadModel(req.params.id, keepAliveOf(req.body))));
+  // waits for the requests using the model, then frees it; the next request loads it again
+  app.post<{ Params: { id: string } }>('/v1/models/:id/unload', async (req) => {
+    if (req.body !== undefined && req.body !== null) objectBody(req.body, []);
+    return httpCard(await engine.unloadModel(req.params.id));
   });
 }

@@ -1,4 +1,5 @@
-// /health, /metrics and the debug memory route: answered in every phase, loading included.
+// /health, /metrics and the debug memory route: answered in every phase, loading included (a load
+// leaves the event loop free).
 import type { FastifyInstance } from 'fastify';
 import { ApiError, unavailable } from '../errors.js';
 import { type ServerState, phaseOf } from './server-state.js';
@@ -13,12 +14,15 @@ export function notReady(state: ServerState): ApiError {
 export function statusRoutes(app: FastifyInstance, state: ServerState): void {
   app.get('/health', async (_req, reply) => {
     const phase = phaseOf(state);
-    if (phase === 'ready') return { status: 'ok', models: state.engine.registry.size };
+    const { registry } = state.engine;
+    // `ready`: the models in memory now; the others load on their first request
+    const models = { models: registry.size, ready: registry.idsIn('loaded'), loading: registry.idsIn('loading') };
+    if (phase === 'ready') return { status: 'ok', ...models };
     const e = notReady(state);
     return reply
       .code(503)
       .headers(e.headers)
-      .send({ status: phase, ...e.body() });
+      .send({ status: phase, ...models, ...e.body() });
   });
 
   app.get('/metrics', async (_req, reply) => {

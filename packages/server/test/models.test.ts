@@ -1,0 +1,272 @@
+// Models as managed resources: a folder of three models loaded on first use (one load however many
+// requests wait), unloaded after their keep-alive, evicted least recently used under a memory cap (a
+// 503 when every model is in use), unloaded on request after the work in flight; /health during a
+// slow load; a deadline that stops the graph between nodes; RSS after an unload (a child process).
+import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { forgeModel } from '@jepa/gguf';
+import { describe, expect, it } from 'vitest';
+import { THREADS, demo, f32, get, png, post, sameBits, serveChild, startServer, tmp, vmRssKiB } from './helpers.js';
+
+const small = tmp('models');
+copyFileSync(demo, join(small, 'demo-b.gguf'));
+copyFileSync(demo, join(small, 'demo-c.gguf'));
+forgeModel('hfvit', { path: join(small, 'tiny.gguf') });
+
+const pngs = Array.from({ length: 16 }, (_, i) => png(24 + i, 20, 300 + i).toString('base64'));
+const image = (i: number) => ({ image: pngs[i % pngs.length]! });
+
+/** Weight bytes of each model once loaded, as the first test's /v1/models says (the cap of the eviction test). */
+const loaded = { demo: 0, tiny: 0 };
+
+async function until(check: () => Promise<boolean>, what: string, ms = 20_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`gave up waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+function metric(text: string, name: string, labels = ''): number {
+  const line = text.split('\n').find((l) => l.startsWith(`${name}${labels ? `{${labels}}` : ''} `));
+  return line ? Number(line.split(' ').pop()) : 0;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: the cards as the server sent them
+async function cards(server: { url: string }): Promise<Record<string, any>> {
+  const r = await get(server, '/v1/models');
+  expect(r.status).toBe(200);
+  // biome-ignore lint/suspicious/noExplicitAny: as above
+  return Object.fromEntries(r.json.data.map((c: any) => [c.id, c]));
+}
+
+const embedding = async (server: { url: string }, model: string, i = 0, extra: Record<string, unknown> = {}) => {
+  const r = await post(server, '/v1/embeddings', { model, input: [image(i)], encoding_format: 'base64', ...extra });
+  return { ...r, bits: r.status === 200 ? f32(r.json.data[0].embedding) : null };
+};
+
+describe('models on demand', () => {
+  it('lists every model unloaded, loads one on its first request, and concurrent first requests share that one load', async () => {
+    const server = await startServer({ modelsDir: small });
+    try {
+      const before = await cards(server);
+      expect(Object.keys(before).sort()).toEqual(['demo-b', 'demo-c', 'tiny']);
+      for (const c of Object.values(before))
+        expect(c).toMatchObject({ object: 'model', state: 'unloaded', memory_bytes: 0, loads: 0, keep_alive: 'forever' });
+      expect((await get(server, '/health')).json).toMatchObject({ status: 'ok', models: 3, ready: [], loading: [] });
+
+      const answers = await Promise.all(Array.from({ length: 8 }, () => embedding(server, 'tiny')));
+      expect(answers.map((a) => a.status)).toEqual(Array(8).fill(200));
+      for (const a of answers) expect(sameBits(a.bits!, answers[0]!.bits!)).toBe(true);
+      const after = await cards(server);
+      expect(after.tiny).toMatchObject({ state: 'loaded', loads: 1 });
+      expect(after.tiny.memory_bytes).toBeGreaterThan(0);
+      expect(after['demo-b']).toMatchObject({ state: 'unloaded', loads: 0 });
+      expect(metric((await get(server, '/metrics')).text, 'jepa_model_loads_total', 'model="tiny"')).toBe(1);
+      expect((await get(server, '/health')).json.ready).toEqual(['tiny']);
+
+      expect((await embedding(server, 'demo-b')).status).toBe(200);
+      const both = await cards(server);
+      loaded.demo = both['demo-b'].memory_bytes;
+      loaded.tiny = both.tiny.memory_bytes;
+      expect(metric((await get(server, '/metrics')).text, 'jepa_model_weight_bytes', 'model="demo-b"')).toBe(loaded.demo);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('an idle model unloads after its keep-alive and loads again, to the same bits; a per-model keep-alive holds another', async () => {
+    const server = await startServer({ modelsDir: small, keepAliveMs: 300, keepAliveById: new Map([['demo-b', Number.POSITIVE_INFINITY]]) });
+    try {
+      const first = await embedding(server, 'tiny', 3);
+      expect((await embedding(server, 'demo-b')).status).toBe(200);
+      expect((await cards(server)).tiny.keep_alive).toBe('300ms');
+      await until(async () => (await cards(server)).tiny.state === 'unloaded', 'tiny to unload');
+      const text = (await get(server, '/metrics')).text;
+      expect(metric(text, 'jepa_model_unloads_total', 'model="tiny",reason="idle"')).toBe(1);
+      expect((await cards(server))['demo-b']).toMatchObject({ state: 'loaded', keep_alive: 'forever', expires_at: null });
+
+      const again = await embedding(server, 'tiny', 3);
+      expect(sameBits(again.bits!, first.bits!)).toBe(true);
+      expect((await cards(server)).tiny.loads).toBe(2);
+
+      // the load route: in memory now, with a keep-alive of its own from then on
+      const r = await fetch(`${server.url}/v1/models/demo-c/load`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"keep_alive":"1h"}',
+      });
+      const card = await r.json();
+      expect(r.status).toBe(200);
+      expect(card).toMatchObject({ id: 'demo-c', state: 'loaded', keep_alive: '1h', loads: 1 });
+      expect(card.expires_at).toBeGreaterThan(Date.now() / 1000 + 3000);
+      const bad = await fetch(`${server.url}/v1/models/demo-c/load`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"keep_alive":"soon"}',
+      });
+      expect(bad.status).toBe(400);
+      expect((await fetch(`${server.url}/v1/models/nope/load`, { method: 'POST' })).status).toBe(404);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('under --max-model-memory: evicts the least recently used idle model, 503s while every model is in use, unloads after the work in flight', async () => {
+    expect(loaded.demo, 'the first test measures the weights').toBeGreaterThan(0);
+    const cap = 2 * loaded.demo + Math.floor(loaded.tiny / 2);
+    const server = await startServer({ modelsDir: small, maxModelBytes: cap, timeoutMs: 120_000 });
+    try {
+      for (const id of ['tiny', 'demo-b', 'demo-c']) expect((await embedding(server, id)).status).toBe(200);
+      let now = await cards(server);
+      expect([now.tiny.state, now['demo-b'].state, now['demo-c'].state]).toEqual(['unloaded', 'loaded', 'loaded']);
+      expect(metric((await get(server, '/metrics')).text, 'jepa_model_unloads_total', 'model="tiny",reason="evicted"')).toBe(1);
+
+      // both loaded models busy: tiny cannot get in
+      const busy = ['demo-b', 'demo-c'].map((model) =>
+        post(server, '/v1/embeddings', { model, input: Array.from({ length: 12 }, (_, i) => image(i)) }),
+      );
+      // more than one request's 12 items: both are admitted, so both models are in use
+      await until(async () => metric((await get(server, '/metrics')).text, 'jepa_queue_depth') > 12, 'both requests to be admitted');
+      const refused = await embedding(server, 'tiny');
+      expect(refused.status).toBe(503);
+      expect(refused.json.error).toMatchObject({ type: 'server_error', code: 'model_memory_full' });
+      expect(refused.json.error.message).toMatch(/--max-model-memory/);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect((await Promise.all(busy)).map((a) => a.status)).toEqual([200, 200]);
+      expect((await embedding(server, 'tiny')).status).toBe(200);
+      now = await cards(server);
+      expect(Object.values(now).filter((c) => c.state === 'loaded')).toHaveLength(2);
+      expect(Object.values(now).reduce((n, c) => n + c.memory_bytes, 0)).toBeLessThanOrEqual(cap);
+
+      // an unload waits for the request using the model, which completes
+      const target = now['demo-b'].state === 'loaded' ? 'demo-b' : 'demo-c';
+      let answeredAt = 0;
+      const running = post(server, '/v1/embeddings', { model: target, input: Array.from({ length: 12 }, (_, i) => image(i)) }).then((a) => {
+        answeredAt = performance.now();
+        return a;
+      });
+      await until(async () => metric((await get(server, '/metrics')).text, 'jepa_queue_depth') > 0, 'the request to be admitted');
+      const unload = await fetch(`${server.url}/v1/models/${target}/unload`, { method: 'POST' });
+      const unloadedAt = performance.now();
+      expect(unload.status).toBe(200);
+      expect((await unload.json()).state).toBe('unloaded');
+      const done = await running;
+      expect(done.status).toBe(200);
+      expect(done.json.data).toHaveLength(12);
+      expect(answeredAt).toBeLessThanOrEqual(unloadedAt);
+      expect(metric((await get(server, '/metrics')).text, 'jepa_model_unloads_total', `model="${target}",reason="request"`)).toBe(1);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a model larger than --max-model-memory is refused with a 503 that says so', async () => {
+    const server = await startServer({ modelsDir: small, maxModelBytes: 1000 });
+    try {
+      const r = await embedding(server, 'tiny');
+      expect(r.status).toBe(503);
+      expect(r.json.error.code).toBe('model_too_large');
+      expect(r.json.error.message).toMatch(/needs .* more than --max-model-memory/);
+      expect((await cards(server)).tiny.state).toBe('unloaded');
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+// A ViT-B-wide model of 6 blocks at 448 px: 175 MB to load, a graph long enough to stop midway.
+const bigDir = tmp('big-model');
+mkdirSync(bigDir, { recursive: true });
+const side = 448;
+forgeModel('hfvit', {
+  path: join(bigDir, 'big.gguf'),
+  head: false,
+  edit: (h) => ({
+    ...h,
+    enc: {
+      ...h.enc,
+      embedDim: 768,
+      nHead: 12,
+      headDim: 64,
+      ffnDim: 3072,
+      nLayer: 6,
+      imgSize: side,
+      patchSize: 16,
+      gridSize: side / 16,
+      nPatches: (side / 16) ** 2,
+    },
+    pre: { ...h.pre, resize: { mode: 'short', size: side }, crop: side },
+  }),
+});
+
+describe('a large model', () => {
+  it('/health answers while it loads; a request past its timeout gets 504, its graph stops, and the next one is correct', async () => {
+    const server = await startServer({ modelsDir: bigDir });
+    try {
+      const t0 = performance.now();
+      let loadedAt = 0;
+      const loading = fetch(`${server.url}/v1/models/big/load`, { method: 'POST' }).then(async (r) => {
+        loadedAt = performance.now();
+        return { status: r.status, json: await r.json() };
+      });
+      const seen: { at: number; status: number; loading: string[] }[] = [];
+      while (loadedAt === 0) {
+        const h = await get(server, '/health');
+        seen.push({ at: performance.now(), status: h.status, loading: h.json.loading });
+      }
+      expect((await loading).status).toBe(200);
+      const during = seen.filter((s) => s.at < loadedAt);
+      const said = `${during.length} answers in ${(loadedAt - t0).toFixed(0)} ms`;
+      expect(
+        during.every((s) => s.status === 200),
+        said,
+      ).toBe(true);
+      expect(during.filter((s) => s.loading.includes('big')).length, said).toBeGreaterThanOrEqual(3);
+      // no answer waited for most of the load: it does not hold the event loop
+      const gaps = during.map((s, i) => s.at - (i === 0 ? t0 : during[i - 1]!.at));
+      expect(Math.max(...gaps), `${said}, longest gap ${Math.max(...gaps).toFixed(0)} ms`).toBeLessThan((loadedAt - t0) / 2);
+
+      const started = performance.now();
+      const ref = await embedding(server, 'big');
+      const took = performance.now() - started;
+      expect(ref.status).toBe(200);
+      const late = await embedding(server, 'big', 0, { timeout: Math.max(0.05, took / 4000) });
+      expect(late.status).toBe(504);
+      expect(late.json.error.code).toBe('timeout');
+      // the graph stops at the next node boundary, a moment after the answer
+      await until(async () => metric((await get(server, '/metrics')).text, 'jepa_graphs_stopped_total') >= 1, 'the graph to stop');
+      const again = await embedding(server, 'big');
+      expect(again.status).toBe(200);
+      expect(sameBits(again.bits!, ref.bits!)).toBe(true);
+      expect((await embedding(server, 'big', 0, { timeout: 'soon' })).status).toBe(400);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('RSS after an unload is within 10 % of RSS before the load (jepa serve as a child process)', async () => {
+    const s = await serveChild(['--models-dir', bigDir, '-t', String(THREADS)]);
+    const rss = () => vmRssKiB(s.child.pid!, (p) => readFileSync(p, 'utf8'));
+    const cycle = async () => {
+      expect((await fetch(`${s.url}/v1/models/big/load`, { method: 'POST' })).status).toBe(200);
+      expect((await embedding(s, 'big')).status).toBe(200);
+      const held = rss();
+      expect((await fetch(`${s.url}/v1/models/big/unload`, { method: 'POST' })).status).toBe(200);
+      return held;
+    };
+    try {
+      await cycle(); // the first load also brings in code and thread pools that stay
+      const before = rss();
+      const held = await cycle();
+      const after = rss();
+      const said = `VmRSS ${before} kB before the load, ${held} kB loaded, ${after} kB after the unload`;
+      console.log(said);
+      expect(held - before, said).toBeGreaterThan(100_000); // the load took the memory the test is about
+      expect(Math.abs(after - before) / before, said).toBeLessThan(0.1);
+    } finally {
+      s.child.kill('SIGTERM');
+      await s.exit;
+    }
+  });
+});
