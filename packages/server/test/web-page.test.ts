@@ -8,10 +8,10 @@
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import puppeteer, { type Browser, type HTTPRequest, type Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JepaServer } from '../src/index.js';
-import { demo, heads, png, requireWebPage, root, sampleJpg, startServer, tmp } from './helpers.js';
+import { demo, get, heads, png, requireWebPage, root, sampleJpg, startServer, tmp } from './helpers.js';
 
 function findChromium(): string | null {
   // JEPA_CHROMIUM names the browser; one that is not there fails the tests (JEPA_CHROMIUM=none to try that)
@@ -180,6 +180,33 @@ describe('the page at / in chromium', () => {
     expect(inked).toBeGreaterThan(500);
     await page.screenshot({ path: join(shots, 'web-page.png'), fullPage: true });
     console.log(`screenshot: ${join(shots, 'web-page.png')}`);
+  });
+
+  it('encodes each item once: one POST per dropped item, one item through the encoder, for the map, the embedding and the classes', async () => {
+    const encodedItems = async () => Number(/^jepa_batch_size_sum (\S+)$/m.exec((await get(server, '/metrics')).text)![1]);
+    await page.select('#model', 'pooler');
+    const posts: string[] = [];
+    const onRequest = (r: HTTPRequest) => {
+      if (r.method() === 'POST') posts.push(new URL(r.url()).pathname);
+    };
+    page.on('request', onRequest);
+    try {
+      const before = await encodedItems();
+      const n = (await itemCount(page)) + 1;
+      await dropFiles(page, [sampleJpg]);
+      await mapOf(page, n);
+      await page.waitForFunction(
+        (n) =>
+          document.querySelectorAll(`#item-${n} .topk li`).length === 5 &&
+          /embedding: \d+ ms/.test(document.querySelector(`#item-${n} .embed-time`)!.textContent ?? ''),
+        { timeout: 30_000 },
+        n,
+      );
+      expect(posts).toEqual(['/v1/features']);
+      expect((await encodedItems()) - before).toBe(1);
+    } finally {
+      page.off('request', onRequest);
+    }
   });
 
   it('measures: drop to PCA map for 1024-px photos, median of 5 (after one untimed)', async () => {
