@@ -82,8 +82,11 @@ describe('POST /v1/features', () => {
     const bad = await post(server, '/v1/features', { model: 'still', input: [{ image: 'aGVsbG8gd29ybGQ=' }] });
     expect(bad.status).toBe(400);
     expect(bad.json.error.param).toBe('input[0].image');
-    const extra = await post(server, '/v1/features', { model: 'still', input: [{ image: b64(image) }], pool: 'mean' });
+    const extra = await post(server, '/v1/features', { model: 'still', input: [{ image: b64(image) }], pooling: 'mean' });
     expect(extra.json.error.code).toBe('unknown_field');
+    // pool shapes the embedding, which only include: ["embedding"] asks for
+    const unasked = await post(server, '/v1/features', { model: 'still', input: [{ image: b64(image) }], pool: 'mean' });
+    expect([unasked.status, unasked.json.error.code, unasked.json.error.param]).toEqual([400, 'unsupported_field', 'pool']);
   });
 
   it("is listed among every model's endpoints", async () => {
