@@ -4,8 +4,8 @@ import { badField } from '../errors.js';
 import { encodePlanned, type WindowPlace } from '../items/encode-items.js';
 import type { ParsedItem } from '../items/parse-item.js';
 import type { ModelSlot } from '../registry/model-slot.js';
-import { computeOnItems } from './compute-on-items.js';
 import { type CallOptions, type EngineCore, type Usage, usage } from './engine-core.js';
+import { headScores } from './outputs.js';
 import { withPlannedItems } from './planned.js';
 
 export interface ClassifyRequest {
@@ -47,12 +47,11 @@ async function classifyOn(core: EngineCore, slot: ModelSlot, req: ClassifyReques
   return withPlannedItems(core, slot, req.items, (plan) =>
     core.scoped(plan.count, call, async (scope) => {
       const { encoded, warnings } = await encodePlanned(core, slot, plan, scope);
-      const results = await computeOnItems('input', () =>
-        core.lane.run(async () => {
-          const all = [];
-          for (const e of encoded) all.push((await head.classify(e.out, k))[0]!);
-          return all;
-        }),
+      const results = await headScores(
+        core,
+        head,
+        encoded.map((e) => e.out),
+        k,
       );
       core.metrics.itemsDone('classify', encoded.length);
       return {

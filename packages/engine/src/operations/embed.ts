@@ -1,11 +1,11 @@
 // Embeddings: each item (or each window of a sampled video) pooled, optionally L2-normalised.
 import { encodePlanned, type WindowPlace } from '../items/encode-items.js';
 import type { ParsedItem } from '../items/parse-item.js';
-import { computeOnItems } from './compute-on-items.js';
 import type { ModelSlot } from '../registry/model-slot.js';
 import { type CallOptions, type EngineCore, type Usage, usage } from './engine-core.js';
 import { withPlannedItems } from './planned.js';
-import { type Pool, type Vector, choosePool, l2NormalizeRows, poolOutputs, projectStates } from './pooling.js';
+import { pooledVectors } from './outputs.js';
+import { type Pool, type Vector, choosePool } from './pooling.js';
 
 export interface EmbedRequest {
   /** A model id; undefined where the engine serves one model. */
@@ -44,9 +44,7 @@ async function embedOn(core: EngineCore, slot: ModelSlot, req: EmbedRequest, cal
     core.scoped(plan.count, call, async (scope) => {
       const { encoded, warnings } = await encodePlanned(core, slot, plan, scope);
       const outs = encoded.map((e) => e.out);
-      const vectors =
-        pool === 'lewm' ? await computeOnItems('input', () => core.lane.run(() => projectStates(slot.world(), outs))) : poolOutputs(outs, pool);
-      if (req.normalize) for (const v of vectors) l2NormalizeRows(v.values, v.shape[v.shape.length - 1]!);
+      const vectors = await pooledVectors(core, slot, outs, pool, req.normalize);
       core.metrics.itemsDone('embed', encoded.length);
       return {
         model: slot.id,

@@ -54,5 +54,10 @@ export function featureMapOffThread(
   data: Float32Array,
   index = 0,
 ): Promise<FeatureMap> {
-  return mapWorker.render(featureMapJob(spec, out, shape, data, index));
+  return renderOffThread(featureMapJob(spec, out, shape, data, index));
+}
+
+/** renderFeatureMap on the map worker. */
+export function renderOffThread(job: FeatureMapJob): Promise<FeatureMap> {
+  return mapWorker.render(job);
 }

@@ -48,6 +48,7 @@ async function featuresOn(core: EngineCore, slot: ModelSlot, req: FeaturesReques
     const outs = encoded.map((e) => e.out);
     // the maps render on the map worker while the head and the pooling use this thread and the lane
     const maps = computeOnItems('input', () => Promise.all(encoded.map((e) => featureMapOffThread(slot.spec, e.out, e.shape, e.data))));
+    maps.catch(() => {}); // awaited below; a failure of the pooling or the head first must not leave it unhandled
     const embeddings = pool === null ? null : await pooledVectors(core, slot, outs, pool, req.embedding?.normalize);
     const classes = scorer === null ? null : (await headScores(core, scorer.head, outs, scorer.k)).map((r) => ({ top: r.top }));
     const done = await maps;
