@@ -27,6 +27,7 @@ import fam_vjepa  # noqa: E402
 import fam_vjepa2  # noqa: E402
 import fam_vjepa2_1  # noqa: E402
 import fam_vjepa2_1_hier  # noqa: E402
+import fam_video_cls  # noqa: E402
 import vectors  # noqa: E402
 
 # fixture folder -> generator; the folder name starts with the family name.
@@ -60,6 +61,8 @@ GENERATORS = {
     "vjepa2_1_hier": fam_vjepa2_1_hier.generate,
     "levjepa": fam_levjepa.generate,
     "lewm": fam_lewm.generate,
+    "videomae": fam_video_cls.generate_videomae,
+    "vivit": fam_video_cls.generate_vivit,
     "rope": vectors.generate_rope,
     "mask": vectors.generate_mask,
 }

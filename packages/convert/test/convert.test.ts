@@ -23,6 +23,8 @@ const DETECTED: Record<string, [string, string]> = {
   vjepa2_1: ['vjepa2_1', 'meta-vjepa2_1'],
   levjepa: ['levjepa', 'levjepa'],
   lewm: ['hfvit', 'lewm'],
+  videomae: ['videomae', 'hf-videomae'],
+  vivit: ['vivit', 'hf-vivit'],
 };
 
 /** A copy of a reference folder in a temp dir, with config.json edited. */
@@ -106,6 +108,21 @@ describe('metadata from the checkpoint', () => {
     expect([s.hparams.pre.crop, s.hparams.pre.resample, s.hparams.pre.cropRounding]).toEqual([42, 'bicubic', 'floor']);
     const ij = await convertCheckpoint(join(REFERENCE, 'ijepa'), join(tempDir(), 'i.gguf'));
     expect([ij.hparams.pre.resize, ij.hparams.pre.mean]).toEqual([{ mode: 'squash', size: 42 }, [0.5, 0.5, 0.5]]);
+  });
+
+  it('refuses VideoMAEForPreTraining (its pixel decoder) in one line', async () => {
+    const dir = tempDir();
+    const w = 'encoder_to_decoder.weight';
+    writeFileSync(
+      join(dir, 'model.safetensors'),
+      safetensorsBytes({ [w]: { dtype: 'F32', shape: [1, 1], data_offsets: [0, 4] } }, new Uint8Array(4)),
+    );
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ model_type: 'videomae', architectures: ['VideoMAEForPreTraining'] }));
+    await expectConvertError(
+      convertCheckpoint(dir, join(dir, 'p.gguf')),
+      'CONVERT_UNKNOWN_FAMILY',
+      /^VideoMAEForPreTraining: the pixel-reconstruction decoder is not in schema v1/,
+    );
   });
 
   it('keeps only the inference norm of a V-JEPA 2.1 depth without a hierarchy table, from ema_encoder', async () => {

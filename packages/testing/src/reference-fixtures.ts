@@ -79,6 +79,8 @@ export const FIXTURE_TABLE: ReferenceFixture[] = [
   fixture('hfvit_hub', 'image', 'cls', 'hfvit_hub_pretrain.pth', metaOverrides('hfvit_hub')),
   fixture('hfvit_hub_reg', 'image', 'cls', 'hfvit_hub_reg_pretrain.pth', metaOverrides('hfvit_hub_reg')),
   fixture('hfvit_hub_g', 'image', 'cls', 'hfvit_hub_g_pretrain.pth', metaOverrides('hfvit_hub_g')),
+  fixture('videomae', 'video', 'mean'),
+  fixture('vivit', 'video', 'cls'),
 ];
 
 function fixtureCase(folder: string): GoldenCase {
@@ -106,4 +108,7 @@ export const NEGATIVE_CONTROLS: { folder: string; control: string; pooledControl
   { folder: 'hfvit_hub_reg', control: 'last_hidden_state_no_layerscale.npy', case: fixtureCase('hfvit_hub_reg') },
   { folder: 'hfvit_hub_g', control: 'last_hidden_state_no_layerscale.npy', case: fixtureCase('hfvit_hub_g') },
   { folder: 'hfvit_hub_g', control: 'last_hidden_state_interp_no_offset.npy', case: namedCase('hfvit_hub_g', 'interpolated') },
+  { folder: 'videomae', control: 'last_hidden_state_sincos3d.npy', case: fixtureCase('videomae') },
+  // ViViT's key bias alone is softmax-invariant (its control equals the golden): the biases go together
+  { folder: 'vivit', control: 'last_hidden_state_no_qkv_bias.npy', case: fixtureCase('vivit') },
 ];

@@ -6,7 +6,9 @@ import { valueAt } from '../readers/state-dict.js';
 import type { Source } from '../source.js';
 import { dinov2Hub, isDinov2Hub } from './dinov2-hub.js';
 import { hfIjepa } from './hf-ijepa.js';
+import { hfVideomae } from './hf-videomae.js';
 import { HF_VIT_MODEL_TYPES, hfVit } from './hf-vit.js';
+import { hfVivit } from './hf-vivit.js';
 import { hfVjepa2 } from './hf-vjepa2.js';
 import { lejepa } from './lejepa.js';
 import { levjepa } from './levjepa.js';
@@ -31,6 +33,8 @@ export const MAPPINGS: readonly Mapping[] = [
   lejepa,
   lewm,
   levjepa,
+  hfVideomae,
+  hfVivit,
 ];
 
 const BY_MODEL_TYPE: Record<string, Mapping> = {
@@ -38,6 +42,8 @@ const BY_MODEL_TYPE: Record<string, Mapping> = {
   vjepa2: hfVjepa2,
   levjepa,
   vitv2: lejepa,
+  videomae: hfVideomae,
+  vivit: hfVivit,
   ...Object.fromEntries(HF_VIT_MODEL_TYPES.map((t) => [t, hfVit])),
 };
 
