@@ -95,6 +95,21 @@ export class VectorIndex {
     return this.#store.knownPaths();
   }
 
+  /**
+   * The files to embed (new, changed by size or mtime, or left unfinished by a killed run), in the
+   * order given; the rows they had are dropped first, in one transaction.
+   */
+  pending(files: readonly FileIdentity[]): FileIdentity[] {
+    const done = this.#store.completeFiles();
+    const todo = files.filter((f) => {
+      const had = done.get(f.path);
+      return !had || had.size !== f.size || had.mtimeMs !== f.mtimeMs;
+    });
+    const known = new Set(this.#store.knownPaths());
+    this.#store.forget(todo.filter((f) => known.has(f.path)).map((f) => f.path));
+    return todo;
+  }
+
   /** Drops these files' rows (before re-embedding them, or when they are gone). */
   forget(paths: readonly string[]): number {
     return this.#store.forget(paths);

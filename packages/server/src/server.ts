@@ -43,6 +43,8 @@ export interface ServerOptions {
   shutdownGraceMs?: number;
   /** The folder of the page served at / (default: dist/web of this package; the page is left out where it is not built). */
   webDir?: string;
+  /** An index folder (@jepa/search) for POST /v1/search and POST /v1/index; made by the first add when missing. */
+  index?: string;
   /** Where the server reports internal errors (default: nowhere). */
   log?: (line: string) => void;
 }
@@ -119,6 +121,7 @@ export async function createServer(options: ServerOptions = {}): Promise<JepaSer
     apiKey: options.apiKey,
     debug: process.env.JEPA_SERVER_DEBUG === '1',
     web: loadWebPage(options.webDir),
+    searchIndex: options.index ?? null,
     draining: false,
     open: new Set(),
   };

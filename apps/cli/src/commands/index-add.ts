@@ -56,22 +56,16 @@ export function indexAddCommand(index: Command): void {
     const db = VectorIndex.openOrCreate(flags.db, model.identity);
     const sources: VideoWindowSource[] = [];
     try {
-      const done = db.completeFiles();
-      const todo: FileIdentity[] = [];
+      const present: FileIdentity[] = [];
       const missing: string[] = [];
       for (const p of paths) {
         const id = identityOf(p);
         if (id === null) missing.push(p);
-        else {
-          const had = done.get(p);
-          if (!had || had.size !== id.size || had.mtimeMs !== id.mtimeMs) todo.push(id);
-        }
+        else present.push(id);
       }
       for (const p of missing) say(`${p}: no such file (skipped)`);
       // rows of changed files, and of files a killed run left unfinished, go before the new ones come
-      const known = new Set(db.knownPaths());
-      const redo = todo.filter((f) => known.has(f.path)).map((f) => f.path);
-      if (redo.length > 0) db.forget(redo);
+      const todo = db.pending(present);
       say(
         `index ${flags.db}: ${model.identity.name} (${model.pool}, ${model.identity.dim}-d); ${paths.length - todo.length - missing.length} files unchanged, ${todo.length} to embed`,
       );

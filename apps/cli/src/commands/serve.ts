@@ -23,6 +23,7 @@ interface ServeFlags {
   apiKey?: string;
   allowPath?: string[];
   threads?: number;
+  index?: string;
 }
 
 const count = (v: string) => {
@@ -89,6 +90,7 @@ export function serveCommand(program: Command): void {
     .option('--api-key <key>', 'require Authorization: Bearer <key> (all routes but /health); default JEPA_API_KEY')
     .option('--allow-path <dirs...>', 'folders whose files {"path": ...} items may name')
     .option('-t, --threads <n>', 'CPU threads per model', positiveInt)
+    .option('--index <dir>', 'an index (jepa index add) for POST /v1/search and POST /v1/index; the first add makes it when missing')
     .action(async (flags: ServeFlags) => {
       if (!flags.model?.length && !flags.modelsDir) throw new UserError('give --model FILE or --models-dir DIR');
       for (const m of flags.model ?? []) checkInputFile(m, '-m');
@@ -118,6 +120,7 @@ export function serveCommand(program: Command): void {
           allowPaths: flags.allowPath ?? [],
           ...(apiKey ? { apiKey } : {}),
           ...(flags.threads ? { threads: flags.threads } : {}),
+          ...(flags.index ? { index: flags.index } : {}),
           log: say,
         });
       } catch (err) {

@@ -9,6 +9,7 @@ import { clientError } from './client-error.js';
 import { embeddingRoutes } from './embedding-routes.js';
 import { lingerAfterRefusal } from './linger.js';
 import { modelRoutes } from './model-routes.js';
+import { searchRoutes } from './search-routes.js';
 import { type ServerState, phaseOf } from './server-state.js';
 import { notReady, statusRoutes } from './status-routes.js';
 import { uploadParsers } from './uploads.js';
@@ -92,6 +93,7 @@ export function buildApp(state: ServerState): FastifyInstance {
   embeddingRoutes(app, state);
   headRoutes(app, state);
   worldmodelRoutes(app, state);
+  searchRoutes(app, state);
   return app;
 }
 

@@ -15,6 +15,8 @@ export interface ServerState {
   readonly debug: boolean;
   /** The page at / (dist/web): public, its API calls are not. Null where it was not built. */
   readonly web: WebPage | null;
+  /** The folder of `--index DIR` (POST /v1/search and /v1/index), or null. */
+  readonly searchIndex: string | null;
   draining: boolean;
   /** One promise per request let in (not /health, not the 503s of a drain), settled when its response closes. */
   readonly open: Set<Promise<void>>;

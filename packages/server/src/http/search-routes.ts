@@ -1,0 +1,127 @@
+// POST /v1/search and POST /v1/index: the index of `jepa serve --index DIR` (@jepa/search), searched
+// with a query the engine embeds (an item, as /v1/embeddings takes one) or a stored row, and filled from
+// files the server's path policy allows. Rows are numbered as `jepa search --json` numbers them.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { HTTP_STATUS, isJepaError } from '@jepa/errors';
+import { choosePool, parseItem, parseSampling, type Pool } from '@jepa/engine';
+import { DB_FILE, engineAdd, engineIdentity, engineSearch, type Hit, SearchError, VectorIndex } from '@jepa/search';
+import type { FastifyInstance } from 'fastify';
+import { ApiError, badField, notFound } from '../errors.js';
+import { objectBody } from '../json.js';
+import { callOf } from './call-options.js';
+import type { ServerState } from './server-state.js';
+
+const MAX_K = 1000;
+
+/** A search refusal in the OpenAI error shape, by its kind. */
+function apiErrorOf(err: unknown): unknown {
+  if (!(err instanceof SearchError) || !isJepaError(err)) return err;
+  const status = HTTP_STATUS[err.kind];
+  return new ApiError(
+    status,
+    status === 404 ? 'not_found_error' : status >= 500 ? 'server_error' : 'invalid_request_error',
+    err.code,
+    err.message,
+    null,
+  );
+}
+
+function wholeNumber(value: unknown, field: string, min: number, max: number): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max)
+    throw badField(field, `must be a whole number from ${min} to ${max}`);
+  return value;
+}
+
+export function hitJson(h: Hit, index: number): Record<string, unknown> {
+  return {
+    object: 'search.result',
+    index,
+    id: h.id,
+    path: h.path,
+    score: h.score,
+    ...(h.window === undefined ? {} : { window: h.window }),
+    ...(h.startS === undefined ? {} : { start_s: h.startS, end_s: h.endS }),
+  };
+}
+
+export function searchRoutes(app: FastifyInstance, state: ServerState): void {
+  const dir = state.searchIndex;
+  let index: VectorIndex | null = null;
+  const opened = (): VectorIndex | null => {
+    if (index === null && dir !== null && existsSync(join(dir, DB_FILE))) index = VectorIndex.open(dir);
+    return index;
+  };
+  app.addHook('onClose', async () => {
+    index?.close();
+  });
+  const off = () => notFound('this server has no index; start it with --index DIR', 'no_index');
+
+  app.post('/v1/search', async (req, reply) => {
+    const body = objectBody(req.body, ['model', 'input', 'row', 'k', 'exact']);
+    if (dir === null) throw off();
+    try {
+      const idx = opened();
+      if (idx === null) throw notFound(`the index ${dir} is empty; POST /v1/index fills it`, 'index_empty');
+      const k = body.k === undefined ? 10 : wholeNumber(body.k, 'k', 1, MAX_K);
+      if ((body.input === undefined) === (body.row === undefined))
+        throw badField('input', 'give "input" (an item) or "row" (a stored row id)', 'missing_field');
+      if (body.exact !== undefined && typeof body.exact !== 'boolean') throw badField('exact', 'must be true or false');
+      const r = await engineSearch(
+        state.engine,
+        idx,
+        {
+          model: body.model,
+          ...(body.input === undefined
+            ? { row: wholeNumber(body.row, 'row', 1, Number.MAX_SAFE_INTEGER) }
+            : { item: parseItem(body.input, 'input') }),
+          k,
+          mode: body.exact ? 'exact' : 'auto',
+        },
+        callOf(reply),
+      );
+      return { object: 'list', data: r.hits.map(hitJson), model: r.model, rows: idx.info().rows };
+    } catch (err) {
+      throw apiErrorOf(err);
+    }
+  });
+
+  app.post('/v1/index', async (req, reply) => {
+    const body = objectBody(req.body, ['model', 'paths', 'sampling', 'pool']);
+    if (dir === null) throw off();
+    if (!Array.isArray(body.paths) || body.paths.length === 0)
+      throw badField('paths', 'must be a non-empty array of absolute paths', 'missing_field');
+    if (body.paths.length > state.engine.maxQueue) throw badField('paths', `at most ${state.engine.maxQueue} files a request`);
+    const paths = body.paths.map((p, i) => {
+      if (typeof p !== 'string') throw badField(`paths[${i}]`, 'must be a string');
+      return p;
+    });
+    const sampling = body.sampling === undefined || body.sampling === null ? undefined : parseSampling(body.sampling, 'sampling');
+    try {
+      let idx = opened();
+      if (idx === null) {
+        // the first add makes the index, for the model and pooling it names
+        const slot = await state.engine.model(body.model);
+        const pool = choosePool(slot.spec, body.pool as Pool | undefined);
+        if (pool !== 'cls' && pool !== 'mean') throw badField('pool', 'an index holds one vector per item: "cls" or "mean"');
+        const { identity } = await engineIdentity(state.engine, body.model, pool);
+        idx = VectorIndex.openOrCreate(dir, identity);
+        index = idx;
+      } else if (body.pool !== undefined && body.pool !== idx.model.pool) throw badField('pool', `the index holds "${idx.model.pool}" vectors`);
+      const r = await engineAdd(state.engine, idx, { model: body.model, paths, ...(sampling ? { sampling } : {}) }, callOf(reply));
+      const info = idx.info();
+      return {
+        object: 'index.update',
+        model: r.model,
+        added: r.added,
+        rows_added: r.rows,
+        unchanged: r.unchanged,
+        failed: r.failed,
+        rows: info.rows,
+        files: info.files,
+      };
+    } catch (err) {
+      throw apiErrorOf(err);
+    }
+  });
+}
