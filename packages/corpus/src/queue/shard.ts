@@ -2,7 +2,7 @@
 // `<jobId>.json` (each input's shape and offset, or its error). Both are written under temporary
 // names and renamed, the .json last, so a shard that can be read is whole; a re-delivered job
 // writes the same names and replaces its earlier shard, never adding a second one.
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CorpusRecord } from '../embed/corpus-item.js';
 import { CorpusError } from '../errors.js';
@@ -21,8 +21,7 @@ export function writeShard(dir: string, job: string, first: number, records: rea
   const entries: ShardEntry[] = [];
   const data = join(dir, `${job}.f32`);
   const meta = join(dir, `${job}.json`);
-  const fd = openSync(data + temp, 'w');
-  try {
+  writeWhole(data + temp, (fd) => {
     let offset = 0;
     for (const r of records) {
       if ('error' in r) {
@@ -34,21 +33,26 @@ export function writeShard(dir: string, job: string, first: number, records: rea
       entries.push({ input: r.item.label, shape: r.shape, offset });
       offset += r.values.length;
     }
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
+  });
   renameSync(data + temp, data);
   const body: ShardMeta = { job, first, entries };
-  const mfd = openSync(meta + temp, 'w');
-  try {
-    writeSync(mfd, JSON.stringify(body));
-    fsyncSync(mfd);
-  } finally {
-    closeSync(mfd);
-  }
+  writeWhole(meta + temp, (fd) => writeSync(fd, JSON.stringify(body)));
   renameSync(meta + temp, meta);
   return meta;
+}
+
+/** Writes and fsyncs a temporary file; one that cannot be written whole (a full disk) is removed, not left behind. */
+function writeWhole(path: string, write: (fd: number) => void): void {
+  const fd = openSync(path, 'w');
+  try {
+    write(fd);
+    fsyncSync(fd);
+  } catch (err) {
+    closeSync(fd);
+    rmSync(path, { force: true });
+    throw err;
+  }
+  closeSync(fd);
 }
 
 export interface ShardRecord {
