@@ -2,7 +2,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
-import { GgmlType, forgeModel, type Family, type ModelHparams } from '@jepa/gguf';
+import { GgmlType, forgeModel, type Activation, type Family, type ModelHparams } from '@jepa/gguf';
 import { quantizeMain } from './bins.js';
 
 export interface Preset {
@@ -16,6 +16,8 @@ export interface Preset {
   tubelet: number;
   size: number;
   frames: number;
+  /** The MLP activation where it is not the forge's exact GELU (ViViT's gelu_fast). */
+  act?: Activation;
 }
 
 export const PRESETS: Record<string, Preset> = {
@@ -44,6 +46,31 @@ export const PRESETS: Record<string, Preset> = {
     tubelet: 1,
     size: 224,
     frames: 16,
+  },
+  'videomae-b16': {
+    family: 'videomae',
+    title: 'VideoMAE-B/16 16f (videomae)',
+    dim: 768,
+    layers: 12,
+    heads: 12,
+    ffn: 3072,
+    patch: 16,
+    tubelet: 2,
+    size: 224,
+    frames: 16,
+  },
+  'vivit-b16': {
+    family: 'vivit',
+    title: 'ViViT-B/16x2 32f (vivit)',
+    dim: 768,
+    layers: 12,
+    heads: 12,
+    ffn: 3072,
+    patch: 16,
+    tubelet: 2,
+    size: 224,
+    frames: 32,
+    act: 'gelu_tanh',
   },
   'vit-ti14': {
     family: 'hfvit',
@@ -106,6 +133,7 @@ export function presetModel(name: string, dtype: string, dir: string): string {
         nPatches: (p.frames / p.tubelet) * grid * grid,
         nReg: 0,
         layerScale: false,
+        ...(p.act ? { act: p.act } : {}),
       },
       // the recipe of the preset's size (shortest edge ·256/224, centre crop), so files and clips go through it
       pre: { ...h.pre, resize: { mode: 'short' as const, size: Math.round((p.size * 256) / 224) }, crop: p.size },
