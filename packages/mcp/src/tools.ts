@@ -13,6 +13,7 @@ import {
   parseIds,
   requestActionStats,
 } from '@jepa/engine';
+import { IndexSearch } from './index-search.js';
 import { Roots, asRootError } from './roots.js';
 
 export interface ToolsOptions {
@@ -34,6 +35,8 @@ export interface ToolsOptions {
   maxQueue?: number;
   /** Where loading and internal errors are reported (default: nowhere; never stdout). */
   log?: (line: string) => void;
+  /** An index folder (@jepa/search) for the search tool. */
+  index?: string | undefined;
 }
 
 export type { Pool };
@@ -55,9 +58,11 @@ export class McpTools {
   readonly roots: Roots;
   readonly maxMediaBytes: number;
   readonly ready: Promise<void>;
+  readonly index: IndexSearch;
 
-  private constructor(engine: Engine, roots: Roots, maxMediaBytes: number) {
+  private constructor(engine: Engine, roots: Roots, maxMediaBytes: number, index: string | null) {
     this.engine = engine;
+    this.index = new IndexSearch(index, engine);
     this.roots = roots;
     this.maxMediaBytes = maxMediaBytes;
     this.ready = engine.ready;
@@ -83,7 +88,7 @@ export class McpTools {
       ...(options.log ? { log: options.log } : {}),
     });
     roots.onChange((policy) => engine.setAllowedPaths(policy));
-    return new McpTools(engine, roots, options.maxMediaBytes ?? DEFAULT_MAX_MEDIA_BYTES);
+    return new McpTools(engine, roots, options.maxMediaBytes ?? DEFAULT_MAX_MEDIA_BYTES, options.index ?? null);
   }
 
   get timeoutMs(): number {
@@ -98,6 +103,11 @@ export class McpTools {
       if (operations.includes('plan')) tools.push('plan');
       return { ...card, tools };
     });
+  }
+
+  /** The rows of the --index nearest a query (media the engine embeds) or a stored row, as POST /v1/search. */
+  search(args: Parameters<IndexSearch['search']>[0], signal?: AbortSignal): ReturnType<IndexSearch['search']> {
+    return this.#call(args.model, () => this.index.search(args, callOf(signal)));
   }
 
   /** An engine call, its path refusals in the roots' words. */
@@ -255,6 +265,7 @@ export class McpTools {
 
   /** Stops taking calls, waits for the compute in progress, disposes the models. Idempotent. */
   close(): Promise<void> {
+    this.index.close();
     return this.engine.close();
   }
 }

@@ -15,6 +15,7 @@ interface McpFlags {
   maxBatch: number;
   timeoutMs: number;
   threads?: number;
+  index?: string;
 }
 
 export function mcpCommand(program: Command): void {
@@ -29,6 +30,7 @@ export function mcpCommand(program: Command): void {
     .option('--max-batch <n>', 'still images per encoder graph', positiveInt, 8)
     .option('--timeout-ms <ms>', 'a tool call not done in this fails', positiveInt, 120_000)
     .option('-t, --threads <n>', 'CPU threads per model', positiveInt)
+    .option('--index <dir>', 'an index (jepa index add) for the search tool')
     .action(async (flags: McpFlags) => {
       for (const m of flags.model ?? []) checkInputFile(m, '-m');
       if (flags.modelsDir !== undefined) checkInputFolder(flags.modelsDir, '--models-dir');
@@ -46,6 +48,7 @@ export function mcpCommand(program: Command): void {
           maxBatch: flags.maxBatch,
           timeoutMs: flags.timeoutMs,
           threads: flags.threads,
+          index: flags.index,
           log: say,
         });
       } catch (err) {

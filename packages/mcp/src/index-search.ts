@@ -1,0 +1,75 @@
+// The `search` tool's work: the index of `jepa mcp --index DIR` (@jepa/search), searched with a query
+// the engine embeds, or a stored row; the answer is POST /v1/search's and `jepa search --json`'s rows.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { type CallOptions, type Engine, type ParsedItem, badField } from '@jepa/engine';
+import { DB_FILE, engineSearch, type Hit, VectorIndex } from '@jepa/search';
+
+export interface SearchHit {
+  id: number;
+  path: string;
+  score: number;
+  window?: number;
+  start_s?: number;
+  end_s?: number;
+}
+
+export function hitOut(h: Hit): SearchHit {
+  return {
+    id: h.id,
+    path: h.path,
+    score: h.score,
+    ...(h.window === undefined ? {} : { window: h.window }),
+    ...(h.startS === undefined ? {} : { start_s: h.startS, end_s: h.endS! }),
+  };
+}
+
+export class IndexSearch {
+  #index: VectorIndex | null = null;
+
+  constructor(
+    readonly dir: string | null,
+    private readonly engine: Engine,
+  ) {}
+
+  #opened(): VectorIndex {
+    if (this.dir === null) throw badField('index', 'no index: start jepa mcp with --index DIR', 'no_index');
+    if (this.#index === null) {
+      if (!existsSync(join(this.dir, DB_FILE))) throw badField('index', `no index in ${this.dir} yet (jepa index add makes one)`, 'index_empty');
+      this.#index = VectorIndex.open(this.dir);
+    }
+    return this.#index;
+  }
+
+  async search(
+    args: {
+      model?: string | undefined;
+      item?: ParsedItem | undefined;
+      row?: number | undefined;
+      k?: number | undefined;
+      exact?: boolean | undefined;
+    },
+    call: CallOptions,
+  ): Promise<{ model: string | null; rows: number; results: SearchHit[] }> {
+    const index = this.#opened();
+    if ((args.item === undefined) === (args.row === undefined))
+      throw badField('query', 'give "query" (media) or "row" (a stored row id)', 'missing_field');
+    const r = await engineSearch(
+      this.engine,
+      index,
+      {
+        model: args.model,
+        ...(args.item === undefined ? { row: args.row! } : { item: args.item }),
+        k: args.k ?? 10,
+        mode: args.exact ? 'exact' : 'auto',
+      },
+      call,
+    );
+    return { model: r.model, rows: index.info().rows, results: r.hits.map(hitOut) };
+  }
+
+  close(): void {
+    this.#index?.close();
+    this.#index = null;
+  }
+}
