@@ -8,6 +8,7 @@ import { registerHeadBenches } from './heads-bench.js';
 import { registerLewmBenches } from './lewm-bench.js';
 import { registerAcBenches } from './ac-bench.js';
 import { registerWindowsBench } from './windows-bench.js';
+import { registerPcaBench } from './pca-bench.js';
 import { PEER_TYPES, peersMarkdown, runPeersBench } from './peers/peers-bench.js';
 import { ortProfileMarkdown, runOrtProfile } from './peers/ort-profile.js';
 import { pipelineMarkdown, runPipelineBench } from './pipeline/pipeline-bench.js';
@@ -17,7 +18,6 @@ import { count, int, intList, list } from './cli-args.js';
 import { cliBuilds } from './cli-builds.js';
 import { runStartupBench, startupMarkdown } from './startup-bench.js';
 import { registerFuzzEngine } from './fuzz/register.js';
-import { registerSoak } from './soak/register.js';
 import { registerFuzzEngine } from './fuzz/register.js';
 
 /** The variants are the rows: this process's own addon and level say nothing about them. */
@@ -500,8 +500,8 @@ program
 registerLewmBenches(program);
 registerAcBenches(program);
 registerWindowsBench(program);
+registerPcaBench(program);
 registerFuzzEngine(program);
-registerSoak(program);
 registerFuzzEngine(program);
 
 program.parseAsync().catch((err: unknown) => {
