@@ -18,6 +18,7 @@ import { count, int, intList, list } from './cli-args.js';
 import { cliBuilds } from './cli-builds.js';
 import { runStartupBench, startupMarkdown } from './startup-bench.js';
 import { registerFuzzEngine } from './fuzz/register.js';
+import { registerSoak } from './soak/register.js';
 import { registerFuzzEngine } from './fuzz/register.js';
 
 /** The variants are the rows: this process's own addon and level say nothing about them. */
@@ -502,6 +503,7 @@ registerAcBenches(program);
 registerWindowsBench(program);
 registerPcaBench(program);
 registerFuzzEngine(program);
+registerSoak(program);
 registerFuzzEngine(program);
 
 program.parseAsync().catch((err: unknown) => {
