@@ -3,12 +3,12 @@
 // jepa-quantize. Logits and pixels are judged against the float64 goldens (scripts/reference/fam_video_cls.py);
 // the wrong-model controls recorded there must fail the same judge.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadModelSpec } from '@jepa/gguf';
 import { compareTokens, cosine, judge, policyRow } from '@jepa/graph';
-import { readNpy } from '@jepa/preprocess';
+import { decodeImage, readNpy } from '@jepa/preprocess';
 import { QUANTIZE_MAIN, REFERENCE, requireBuilt, runCli } from '@jepa/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
 
@@ -154,6 +154,33 @@ describe('jepa preprocess of THWC uint8 frames', () => {
     const d = maxAbs(pixels(family), f32(fixture(family, 'pixel_values.npy')));
     console.log(`${family} preprocess max |diff| ${d.toExponential(2)}`);
     expect(d).toBeLessThan(1e-5);
+  });
+
+  it('vivit: jepa features --view shows frame 0 as the network saw it, its offset undone', () => {
+    const view = join(tmp, 'vivit-view.png');
+    const r = jepa(
+      'features',
+      '-m',
+      gguf('vivit'),
+      '--frames-npy',
+      fixture('vivit', 'frames.npy'),
+      '--pca',
+      '-o',
+      join(tmp, 'map.png'),
+      '--view',
+      view,
+      '-t',
+      '2',
+    );
+    expect(r.code, r.err).toBe(0);
+    const img = decodeImage(readFileSync(view));
+    const px = f32(fixture('vivit', 'pixel_values.npy'));
+    const plane = 4 * 32 * 32; // [1, 3, 4, 32, 32]: channel c of frame 0 starts at c · plane
+    let worst = 0;
+    for (let c = 0; c < 3; c++)
+      for (let i = 0; i < 32 * 32; i++) worst = Math.max(worst, Math.abs(img.data[i * 3 + c]! - (px[c * plane + i]! * 0.5 + 0.5 + 1) * 127.5));
+    expect([img.width, img.height]).toEqual([32, 32]);
+    expect(worst).toBeLessThanOrEqual(0.51);
   });
 
   it('negative control: ViViT without its second normalisation is far from it', () => {

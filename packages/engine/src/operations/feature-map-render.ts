@@ -17,7 +17,7 @@ export interface FeatureMapJob {
   /** The item's input tensor [C, H, W] or [C, T, H, W] (no batch) and its values. */
   shape: number[];
   data: Float32Array;
-  pre: { mean: number[]; std: number[]; rescale: number };
+  pre: { mean: number[]; std: number[]; rescale: number; offset?: number };
 }
 
 export interface FeatureMap {
@@ -45,19 +45,20 @@ export function renderFeatureMap(job: FeatureMapJob): FeatureMap {
   return { width, height, grid: job.grid, png, view, explained: pca.explained, ms: performance.now() - t0 };
 }
 
-/** The network input back in 8-bit RGB: (x·std + mean) / rescale, rounded and clamped; frame 0 of a clip. */
+/** The network input back in 8-bit RGB: (x·std + mean − offset) / rescale, rounded and clamped; frame 0 of a clip. */
 function viewPixels(job: FeatureMapJob, width: number, height: number): Uint8Array {
   const { shape, data } = job;
   const frames = shape.length === 4 ? shape[1]! : 1;
   const H = shape[shape.length - 2]!;
   const W = shape[shape.length - 1]!;
   const { mean, std, rescale } = job.pre;
+  const offset = job.pre.offset ?? 0;
   const out = new Uint8Array(width * height * 3);
   for (let c = 0; c < 3; c++) {
     const plane = c * frames * H * W;
     for (let y = 0; y < height; y++)
       for (let x = 0; x < width; x++) {
-        const v = (data[plane + y * W + x]! * std[c]! + mean[c]!) / rescale;
+        const v = (data[plane + y * W + x]! * std[c]! + mean[c]! - offset) / rescale;
         out[(y * width + x) * 3 + c] = Math.min(255, Math.max(0, Math.round(v)));
       }
   }

@@ -37,7 +37,7 @@ export function featureMapJob(spec: ModelSpec, out: EncodeOutput, shape: readonl
     patch: spec.enc.patchSize,
     shape: [...shape],
     data: data.slice(),
-    pre: { mean: [...mean], std: [...std], rescale },
+    pre: { mean: [...mean], std: [...std], rescale, offset: spec.pre.offset ?? 0 },
   };
 }
 
