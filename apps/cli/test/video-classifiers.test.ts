@@ -3,12 +3,12 @@
 // jepa-quantize. Logits and pixels are judged against the float64 goldens (scripts/reference/fam_video_cls.py);
 // the wrong-model controls recorded there must fail the same judge.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadModelSpec } from '@jepa/gguf';
 import { compareTokens, cosine, judge, policyRow } from '@jepa/graph';
-import { decodeImage, readNpy } from '@jepa/preprocess';
+import { decodeImage, encodeNpy, readNpy } from '@jepa/preprocess';
 import { QUANTIZE_MAIN, REFERENCE, requireBuilt, runCli } from '@jepa/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
 
@@ -121,6 +121,26 @@ describe('jepa classify', () => {
       expect(top[0]!.index).toBe(expected.indexOf(Math.max(...expected)));
       expect(cosine(logits, expected)).toBeGreaterThan(0.99);
     }
+  });
+});
+
+describe('a clip off the trained one', () => {
+  it.each(FAMILIES)('%s: frames of another count are refused in one line that names the trained clip', (family) => {
+    const frames = readNpy(fixture(family, 'frames.npy'));
+    const six = join(tmp, `${family}-six.npy`);
+    const u8 = frames.data as Uint8Array;
+    writeFileSync(
+      six,
+      encodeNpy(
+        Uint8Array.from({ length: (u8.length / 4) * 6 }, (_, i) => u8[i % u8.length]!),
+        [6, ...frames.shape.slice(1)],
+      ),
+    );
+    const r = jepa('classify', '-m', gguf(family), '--frames-npy', six, '-t', '1');
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(
+      /\njepa: the position table covers the trained clip, 4 frames at 32² \(8 patch tokens\); this input gives 12: give 4 frames at 32 px\n$/,
+    );
   });
 });
 

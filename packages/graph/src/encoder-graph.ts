@@ -101,7 +101,7 @@ export function buildEncoderGraph(e: EncoderHparams, w: Weights, shape: EncoderG
     if (e.pos === 'sincos3d' || e.pos === 'sincos1d' || e.nFrames > 1)
       throw new GraphError(
         'UNSUPPORTED_INPUT_SIZE',
-        `the position table has ${pos.ne[1] - (posRows - np)} patch rows for the trained ${e.nFrames}×${e.imgSize}² clip; this input gives ${np} patch tokens`,
+        `the position table covers the trained clip, ${e.nFrames} frames at ${e.imgSize}² (${pos.ne[1] - (posRows - np)} patch tokens); this input gives ${np}: give ${e.nFrames} frames at ${e.imgSize} px`,
       );
     // another image size: the table is resized on the host (see position-interpolation.ts)
     posTable = graphInput(ctx, GGML_F32, [D, posRows], 'pos_table');
