@@ -88,6 +88,17 @@ describe('jepa convert reads the HF folders', () => {
   });
 });
 
+describe('jepa info', () => {
+  it('says what each head reads, the missing final norm and the offset', () => {
+    const m = jepa('info', gguf('videomae'), '--no-tensors');
+    expect(m.out).toMatch(/positions sincos1d, no final norm\n/);
+    expect(m.out).toMatch(/head: +linear on the token mean \(fc_norm\), 5 classes \(abseiling, air drumming, answering questions, …\)/);
+    const v = jepa('info', gguf('vivit'), '--no-tensors');
+    expect(v.out).toMatch(/head: +linear on token 0, 5 classes/);
+    expect(v.out).toMatch(/rescale 0\.00784314 then −1, mean \[0\.500, 0\.500, 0\.500\]/);
+  });
+});
+
 describe('jepa classify', () => {
   it.each(FAMILIES)('%s prints the Kinetics labels from id2label, best first, and its logits meet the f32 tier', (family) => {
     const expected = f32(fixture(family, 'logits.npy'));

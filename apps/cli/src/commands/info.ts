@@ -21,7 +21,7 @@ function summary(spec: ModelSpec): string[] {
     `tokens:     patch ${e.patchSize}${e.tubeletSize > 1 ? `, tubelet ${e.tubeletSize}` : ''}, ${e.imgSize}px` +
       `${e.nFrames > 1 ? `, ${e.nFrames} frames` : ''}, positions ${e.pos}${e.rope ? ` (${e.rope.layout})` : ''}` +
       `${e.nCls ? ', CLS' : ''}${e.nReg ? `, ${e.nReg} registers` : ''}${e.layerScale ? ', layer scale' : ''}` +
-      `${e.attnMode !== 'full' ? `, ${e.attnMode} attention` : ''}`,
+      `${e.attnMode !== 'full' ? `, ${e.attnMode} attention` : ''}${e.finalNorm ? '' : ', no final norm'}`,
   ];
   if (spec.pred) {
     const p = spec.pred;
@@ -29,11 +29,14 @@ function summary(spec: ModelSpec): string[] {
     const where = p.kind !== 'masked' ? '' : p.rope ? `${tokens}, rope3d ${p.rope.layout}` : `${tokens}, a table of ${p.posRows} positions`;
     lines.push(`predictor:  ${p.kind}, D ${p.embedDim}, ${p.nLayer} layers, ${p.nHead} heads${where}`);
   }
-  if (spec.head)
-    lines.push(`head:       attentive, ${spec.head.nClasses} classes${spec.labels ? ` (${spec.labels.slice(0, 3).join(', ')}, …)` : ''}`);
+  if (spec.head) {
+    const h = spec.head;
+    const kind = h.kind === 'linear' ? `linear on ${h.pool === 'mean' ? 'the token mean (fc_norm)' : 'token 0'}` : 'attentive';
+    lines.push(`head:       ${kind}, ${h.nClasses} classes${spec.labels ? ` (${spec.labels.slice(0, 3).join(', ')}, …)` : ''}`);
+  }
   const p = spec.pre;
   lines.push(
-    `preprocess: ${p.resize.mode === 'short' ? `shortest edge ${p.resize.size}` : `squash ${p.resize.size}`}, crop ${p.crop}, ${p.resample}, mean [${p.mean.map((v) => v.toFixed(3)).join(', ')}], std [${p.std.map((v) => v.toFixed(3)).join(', ')}]`,
+    `preprocess: ${p.resize.mode === 'short' ? `shortest edge ${p.resize.size}` : `squash ${p.resize.size}`}, crop ${p.crop}, ${p.resample}, rescale ${p.rescale.toPrecision(6)}${p.offset ? ` then ${p.offset > 0 ? '+' : '−'}${Math.abs(p.offset)}` : ''}, mean [${p.mean.map((v) => v.toFixed(3)).join(', ')}], std [${p.std.map((v) => v.toFixed(3)).join(', ')}]`,
   );
   const bytes = [...spec.tensors.values()].reduce((a, t) => a + t.nbytes, 0);
   lines.push(`tensors:    ${spec.tensors.size}, ${(bytes / 2 ** 20).toFixed(1)} MiB`);
