@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { loadModelSpec } from '@jepa/gguf';
 import { compareTokens, cosine, judge, policyRow } from '@jepa/graph';
 import { decodeImage, encodeNpy, readNpy } from '@jepa/preprocess';
-import { QUANTIZE_MAIN, REFERENCE, requireBuilt, runCli } from '@jepa/testing';
+import { QUANTIZE_MAIN, REFERENCE, requireBuilt, runCli, SAMPLE_MP4 } from '@jepa/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
 
 const tmp = mkdtempSync(join(tmpdir(), 'jepa-video-cls-'));
@@ -152,6 +152,21 @@ describe('a clip off the trained one', () => {
     expect(r.err).toMatch(
       /\njepa: the position table covers the trained clip, 4 frames at 32² \(8 patch tokens\); this input gives 12: give 4 frames at 32 px\n$/,
     );
+  });
+});
+
+describe('jepa classify --video', () => {
+  // the sampling is the engine's, the same for every family: one run of each kind is enough
+  it('vivit: one clip over the whole file by default; videomae: windows with --fps / --frames', () => {
+    const whole = jepa('classify', '-m', gguf('vivit'), '--video', SAMPLE_MP4, '-k', '1', '-t', '2');
+    expect(whole.code, whole.err).toBe(0);
+    expect(whole.out).not.toMatch(/window/);
+    const windows = jepa('classify', '-m', gguf('videomae'), '--video', SAMPLE_MP4, '--fps', '4', '--frames', '4', '-k', '1', '-t', '2');
+    expect(windows.code, windows.err).toBe(0);
+    expect(windows.out.match(/ window \d+ \[/g)?.length).toBeGreaterThan(1);
+    const labels = [...`${whole.out}${windows.out}`.matchAll(/^ {2}1\. (.+?) {2}/gm)].map((m) => m[1]);
+    expect(labels.length).toBeGreaterThan(2);
+    for (const label of labels) expect(KINETICS).toContain(label);
   });
 });
 
