@@ -8,7 +8,7 @@ export { DEFAULT_REDIS_URL, connectForWorker, connectOnce, redisUrl } from './qu
 export { checkQueueName, jobIdOf, type CorpusMeta, type EmbedJobData, type EmbedJobResult } from './queue/corpus-queue.js';
 export { addCorpus, removeCorpus, type AddOptions } from './queue/add-corpus.js';
 export { startCorpusWorker, type CorpusWorkerOptions } from './queue/corpus-worker.js';
-export { collectCorpus, type CollectResult } from './queue/collect-corpus.js';
+export { collectCorpus, collectRecords, type CollectResult } from './queue/collect-corpus.js';
 export { isFinished, queueStatus, type QueueCounts, type QueueStatus } from './queue/queue-status.js';
 export { readShard, writeShard, type ShardMeta } from './queue/shard.js';
 export type { Redis } from 'ioredis';

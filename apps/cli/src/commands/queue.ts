@@ -2,12 +2,27 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 
-import { addCorpus, collectCorpus, connectOnce, isFinished, queueStatus, redisUrl, removeCorpus, type QueueStatus, type Redis } from '@jepa/corpus';
+import {
+  addCorpus,
+  collectCorpus,
+  collectRecords,
+  connectOnce,
+  isFinished,
+  queueStatus,
+  redisUrl,
+  removeCorpus,
+  type QueueStatus,
+  type Redis,
+} from '@jepa/corpus';
 import { expandInputs } from '../inputs.js';
 import { checkOutputWritable } from '../output.js';
 import { positiveInt } from '../runtime-options.js';
 import { UserError } from '../user-error.js';
 import { displayText, say } from '../display-text.js';
+import type { Pool } from '@jepa/engine';
+import { poolOption } from '../pool-option.js';
+import { collectIntoIndex } from './index-collect.js';
+import { indexedModel } from './index-embed.js';
 
 async function withRedis<T>(flag: string | undefined, run: (redis: Redis) => Promise<T>): Promise<T> {
   const redis = await connectOnce(redisUrl(flag));
@@ -69,8 +84,22 @@ export function queueCommand(program: Command): void {
     .description("merge the workers' shards in input order into one output, each input exactly once")
     .argument('<name>', 'the queue')
     .option('-o, --output <file>', 'write .npy, .json or .jsonl (default: JSON lines on stdout)')
+    .option('--index <dir>', 'fill this index (jepa search) instead: new and changed files only, a transaction per job')
+    .option('-m, --model <gguf>', "with --index: the workers' model (its identity goes in the index)")
+    .addOption(poolOption())
     .option('--redis <url>', redisHelp)
-    .action(async (name: string, flags: { output?: string; redis?: string }) => {
+    .action(async (name: string, flags: { output?: string; redis?: string; index?: string; model?: string; pool?: Pool }) => {
+      if (flags.index !== undefined) {
+        if (flags.output !== undefined) throw new UserError('give -o or --index, not both');
+        if (flags.model === undefined) throw new UserError("--index needs -m MODEL: the workers' model, whose identity the index keeps");
+        const index = flags.index;
+        const model = flags.model;
+        const r = await withRedis(flags.redis, (redis) => collectIntoIndex(collectRecords(redis, name), index, indexedModel(model, flags.pool)));
+        for (const f of r.failures) say(`${f.path}: ${f.error}`);
+        say(`${r.added} files added to ${index} (${r.unchanged} unchanged); the index holds ${r.rows} rows`);
+        if (r.failures.length > 0) throw new UserError(`${r.failures.length} of ${r.inputs} inputs failed`, 3);
+        return;
+      }
       checkOutputWritable(flags.output);
       const result = await withRedis(flags.redis, (redis) => collectCorpus(redis, name, flags.output));
       for (const f of result.failures) say(`${f.input}: ${f.error}`);

@@ -20,6 +20,26 @@ export async function collectCorpus(
   output: string | undefined,
   options: { stdout?: (text: string) => void } = {},
 ): Promise<CollectResult> {
+  let writer: EmbeddingWriter | undefined;
+  let inputs = 0;
+  try {
+    for await (const { items, records } of collectRecords(redis, name)) {
+      writer ??= EmbeddingWriter.open(output, items, { stdout: options.stdout });
+      inputs = items.length;
+      writer.write(records);
+    }
+    writer?.finish();
+  } finally {
+    writer?.close();
+  }
+  return { rows: writer?.rows ?? 0, failures: writer?.failures ?? [], inputs };
+}
+
+/**
+ * A finished queue's records, a job at a time in input order (each input exactly once; the inputs of a
+ * job that failed for good as failures), with the corpus's items; refused while jobs are unfinished.
+ */
+export async function* collectRecords(redis: Redis, name: string): AsyncGenerator<{ items: CorpusItem[]; records: CorpusRecord[] }> {
   const meta = await requireMeta(redis, name);
   const queue = openQueue(name, redis);
   try {
@@ -31,17 +51,10 @@ export async function collectCorpus(
         `the queue ${name} is not finished: ${describeCounts(counts)}; wait for it (jepa queue status ${name} --watch), then collect`,
       );
     const items = await corpusItems(redis, name, meta.inputs);
-    const writer = EmbeddingWriter.open(output, items, { stdout: options.stdout });
-    try {
-      for (let job = 0; job < meta.jobs; job++) {
-        const first = job * meta.batch;
-        writer.write(await jobRecords(queue, redis, name, job, items.slice(first, first + meta.batch), meta));
-      }
-      writer.finish();
-    } finally {
-      writer.close();
+    for (let job = 0; job < meta.jobs; job++) {
+      const first = job * meta.batch;
+      yield { items, records: await jobRecords(queue, redis, name, job, items.slice(first, first + meta.batch), meta) };
     }
-    return { rows: writer.rows, failures: writer.failures, inputs: meta.inputs };
   } finally {
     await queue.close();
   }
