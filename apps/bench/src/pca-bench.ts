@@ -1,6 +1,7 @@
 // `jepa-bench pca`: the feature map's PCA on grids of patch features of real widths, the rule's block
 // Krylov iteration (@jepa/graph's pcaRgb) against the full eigen-decomposition it replaced (the D × D
-// covariance formed, then every eigenpair by tred2/tql2: @jepa/graph's symmetricEigen), side by side
+// covariance, or the n × n Gram matrix where D > n, formed, then every eigenpair by tred2/tql2:
+// @jepa/graph's symmetricEigen), side by side
 // in one run, with how far their axes and variances differ. (The server runs the map on a worker
 // thread besides: packages/server/test/pca-thread.test.ts times this thread's timer meanwhile.)
 import type { Command } from 'commander';
@@ -46,28 +47,49 @@ function features(n: number, D: number, seed: number): Float64Array {
   return x;
 }
 
-/** The rule before: the covariance formed, every eigenpair, the top three. */
+/** The rule before: every eigenpair of the D × D covariance (D ≤ n) or of the n × n Gram matrix (D > n, axes Xcᵀ·u normalised), the top three. */
 function exactTop3(x: Float64Array, n: number, D: number): { axes: Float64Array; variances: number[] } {
   const mean = new Float64Array(D);
   for (let i = 0; i < n; i++) for (let d = 0; d < D; d++) mean[d] += x[i * D + d]! / n;
-  const c = new Float64Array(D * D);
-  const row = new Float64Array(D);
-  for (let i = 0; i < n; i++) {
-    for (let d = 0; d < D; d++) row[d] = x[i * D + d]! - mean[d]!;
-    for (let a = 0; a < D; a++) {
-      const va = row[a]!;
-      for (let b = a; b < D; b++) c[a * D + b] += va * row[b]!;
-    }
-  }
-  for (let a = 0; a < D; a++)
-    for (let b = a; b < D; b++) {
-      c[a * D + b] = c[a * D + b]! / (n - 1);
-      c[b * D + a] = c[a * D + b]!;
-    }
-  const { values, vectors } = symmetricEigen(c, D);
+  const xc = new Float64Array(n * D);
+  for (let i = 0; i < n; i++) for (let d = 0; d < D; d++) xc[i * D + d] = x[i * D + d]! - mean[d]!;
   const axes = new Float64Array(3 * D);
-  for (let k = 0; k < 3; k++) for (let d = 0; d < D; d++) axes[k * D + d] = vectors[d * D + (D - 1 - k)]!;
-  return { axes, variances: [0, 1, 2].map((k) => values[D - 1 - k]!) };
+  if (D <= n) {
+    const c = new Float64Array(D * D);
+    for (let i = 0; i < n; i++)
+      for (let a = 0; a < D; a++) {
+        const va = xc[i * D + a]!;
+        for (let b = a; b < D; b++) c[a * D + b] += va * xc[i * D + b]!;
+      }
+    for (let a = 0; a < D; a++)
+      for (let b = a; b < D; b++) {
+        c[a * D + b] = c[a * D + b]! / (n - 1);
+        c[b * D + a] = c[a * D + b]!;
+      }
+    const { values, vectors } = symmetricEigen(c, D);
+    for (let k = 0; k < 3; k++) for (let d = 0; d < D; d++) axes[k * D + d] = vectors[d * D + (D - 1 - k)]!;
+    return { axes, variances: [0, 1, 2].map((k) => values[D - 1 - k]!) };
+  }
+  const g = new Float64Array(n * n);
+  for (let i = 0; i < n; i++)
+    for (let j = i; j < n; j++) {
+      let s = 0;
+      for (let d = 0; d < D; d++) s += xc[i * D + d]! * xc[j * D + d]!;
+      g[i * n + j] = s / (n - 1);
+      g[j * n + i] = s / (n - 1);
+    }
+  const { values, vectors } = symmetricEigen(g, n);
+  for (let k = 0; k < 3; k++) {
+    let norm = 0;
+    for (let d = 0; d < D; d++) {
+      let s = 0;
+      for (let i = 0; i < n; i++) s += xc[i * D + d]! * vectors[i * n + (n - 1 - k)]!;
+      axes[k * D + d] = s;
+      norm += s * s;
+    }
+    for (let d = 0; d < D; d++) axes[k * D + d] = axes[k * D + d]! / Math.sqrt(norm);
+  }
+  return { axes, variances: [0, 1, 2].map((k) => values[n - 1 - k]!) };
 }
 
 function timed<T>(f: () => T): { ms: number; value: T } {

@@ -7,10 +7,13 @@
 //   still given to a video family) has t time slices of h × w tokens: they are averaged over time,
 //   position by position, into one h × w grid first.
 // - centre each feature on its mean over the grid; the principal axes are the top three eigenvectors
-//   of the covariance Xcᵀ·Xc / (n − 1), found in float64 by a block Krylov iteration (top-eigen.ts)
-//   that applies the covariance as Xcᵀ·(Xc·v) without forming it, from a fixed start (Xcᵀ·g, g from a
-//   seeded generator), until each axis' residual is below 1e-11 of the largest variance or 256
-//   vectors have been applied; where the basis spans the covariance's range (rank ≤ 64) it is exact.
+//   of the covariance Xcᵀ·Xc / (n − 1), in float64. Where min(n, D) ≤ 64, exactly: every eigenpair of
+//   the D × D covariance (D ≤ n) or of the n × n Gram matrix Xc·Xcᵀ / (n − 1), whose eigenvectors u
+//   give the axes Xcᵀ·u / ‖Xcᵀ·u‖ (Householder and implicit QL, EISPACK tred2 / tql2). Larger, by a
+//   block Krylov iteration (top-eigen.ts) that applies the covariance as Xcᵀ·(Xc·v) (the Gram matrix
+//   as Xc·(Xcᵀ·u) where n < D) without forming it, from a fixed start (a seeded generator's
+//   combinations), until each axis' residual is below 1e-11 of the largest variance or 256 vectors
+//   have been applied.
 // - sign: each axis is flipped so that its loading of largest magnitude is positive (the first such
 //   loading when two tie).
 // - scale: each component's scores s = Xc·v are mapped with their 1st and 99th percentiles (linear
@@ -21,6 +24,7 @@
 //   the grid to (h·P) × (w·P) pixels, on the scaled values; each is then rounded to the nearest
 //   integer (halves up).
 
+import { symmetricEigen } from './symmetric-eigen.js';
 import { type BlockOperator, topEigen } from './top-eigen.js';
 
 export interface TokenGridShape {
@@ -87,11 +91,34 @@ export function pcaRgb(x: Float64Array, h: number, w: number, dim: number): Patc
   let total = 0;
   for (let i = 0; i < xc.length; i++) total += xc[i]! * xc[i]!;
   total /= n - 1;
-  const top = topEigen(covarianceOperator(xc, n, dim), dim, k, startBlock(xc, n, dim, PCA_BLOCK), { block: PCA_BLOCK });
   const axes = new Float64Array(3 * dim);
-  axes.set(top.vectors);
   const variances: [number, number, number] = [0, 0, 0];
-  for (let j = 0; j < k; j++) variances[j] = top.values[j]!;
+  const options = { block: PCA_BLOCK, applyCost: 2 * n * dim };
+  if (Math.min(n, dim) <= DENSE_MAX) {
+    const top = denseTop(xc, n, dim, k);
+    axes.set(top.axes);
+    for (let j = 0; j < k; j++) variances[j] = top.variances[j]!;
+  } else if (dim <= n) {
+    const top = topEigen(covarianceOperator(xc, n, dim), dim, k, startBlock(xc, n, dim, PCA_BLOCK), options);
+    axes.set(top.vectors);
+    for (let j = 0; j < k; j++) variances[j] = top.values[j]!;
+  } else {
+    // fewer tokens than features: the same eigenvalues from the n × n Gram matrix Xc·Xcᵀ / (n − 1),
+    // whose eigenvectors u give the axes Xcᵀ·u / ‖Xcᵀ·u‖ (the basis vectors are n long, not D)
+    const top = topEigen(gramOperator(xc, n, dim), n, k, gramStartBlock(xc, n, dim, PCA_BLOCK), options);
+    for (let j = 0; j < k; j++) {
+      variances[j] = top.values[j]!;
+      const axis = axes.subarray(j * dim, (j + 1) * dim);
+      for (let i = 0; i < n; i++) {
+        const u = top.vectors[j * n + i]!;
+        if (u !== 0) for (let d = 0; d < dim; d++) axis[d] += u * xc[i * dim + d]!;
+      }
+      let norm = 0;
+      for (let d = 0; d < dim; d++) norm += axis[d]! * axis[d]!;
+      norm = Math.sqrt(norm);
+      for (let d = 0; d < dim; d++) axis[d] = norm > 0 ? axis[d]! / norm : 0;
+    }
+  }
   // sign: the loading of largest magnitude positive
   for (let j = 0; j < k; j++) {
     let best = 0;
@@ -115,6 +142,66 @@ export function pcaRgb(x: Float64Array, h: number, w: number, dim: number): Patc
   }
   const explained = variances.map((v) => (total > 0 ? v / total : 0)) as [number, number, number];
   return { h, w, axes, variances, explained, scores, scaled };
+}
+
+/** Up to this many tokens or features the covariance (or Gram) matrix is formed and decomposed whole. */
+const DENSE_MAX = 64;
+
+/**
+ * The top k axes and variances of a small problem, exactly: every eigenpair of the D × D covariance
+ * (D ≤ n) or of the n × n Gram matrix (axes Xcᵀ·u / ‖Xcᵀ·u‖), by tred2/tql2.
+ */
+function denseTop(xc: Float64Array, n: number, dim: number, k: number): { axes: Float64Array; variances: number[] } {
+  const axes = new Float64Array(k * dim);
+  const variances: number[] = [];
+  if (dim <= n) {
+    const c = new Float64Array(dim * dim);
+    for (let i = 0; i < n; i++) {
+      const row = i * dim;
+      for (let a = 0; a < dim; a++) {
+        const va = xc[row + a]!;
+        if (va === 0) continue;
+        for (let b = a; b < dim; b++) c[a * dim + b] += va * xc[row + b]!;
+      }
+    }
+    for (let a = 0; a < dim; a++)
+      for (let b = a; b < dim; b++) {
+        const v = c[a * dim + b]! / (n - 1);
+        c[a * dim + b] = v;
+        c[b * dim + a] = v;
+      }
+    const { values, vectors } = symmetricEigen(c, dim);
+    for (let j = 0; j < k; j++) {
+      variances.push(Math.max(values[dim - 1 - j]!, 0));
+      for (let d = 0; d < dim; d++) axes[j * dim + d] = vectors[d * dim + dim - 1 - j]!;
+    }
+    return { axes, variances };
+  }
+  const g = new Float64Array(n * n);
+  for (let i = 0; i < n; i++)
+    for (let j = i; j < n; j++) {
+      let s = 0;
+      for (let d = 0; d < dim; d++) s += xc[i * dim + d]! * xc[j * dim + d]!;
+      g[i * n + j] = s / (n - 1);
+      g[j * n + i] = s / (n - 1);
+    }
+  const { values, vectors } = symmetricEigen(g, n);
+  for (let j = 0; j < k; j++) {
+    const col = n - 1 - j;
+    variances.push(Math.max(values[col]!, 0));
+    // an axis of (numerically) zero variance stays zero: its scores are 0, not rounding noise
+    if (!(values[col]! > 0)) continue;
+    let norm = 0;
+    for (let d = 0; d < dim; d++) {
+      let s = 0;
+      for (let i = 0; i < n; i++) s += xc[i * dim + d]! * vectors[i * n + col]!;
+      axes[j * dim + d] = s;
+      norm += s * s;
+    }
+    norm = Math.sqrt(norm);
+    for (let d = 0; d < dim; d++) axes[j * dim + d] = norm > 0 ? axes[j * dim + d]! / norm : 0;
+  }
+  return { axes, variances };
 }
 
 /** Vectors the covariance is applied to at once. */
@@ -166,13 +253,55 @@ function covarianceOperator(xc: Float64Array, n: number, dim: number): BlockOper
   };
 }
 
-/** The fixed start: b combinations Xcᵀ·g of the centred rows, g from a seeded generator (no randomness between runs). */
-function startBlock(xc: Float64Array, n: number, dim: number, b: number): Float64Array {
+/** out_j = Xc·(Xcᵀ·u_j) / (n − 1): the Gram matrix applied without forming it. */
+function gramOperator(xc: Float64Array, n: number, dim: number): BlockOperator {
+  const w = new Float64Array(dim);
+  return (u, b, out) => {
+    for (let j = 0; j < b; j++) {
+      w.fill(0);
+      for (let i = 0; i < n; i++) {
+        const a = u[j * n + i]!;
+        if (a === 0) continue;
+        const row = i * dim;
+        for (let d = 0; d < dim; d++) w[d] += a * xc[row + d]!;
+      }
+      for (let i = 0; i < n; i++) {
+        const row = i * dim;
+        let s = 0;
+        for (let d = 0; d < dim; d++) s += xc[row + d]! * w[d]!;
+        out[j * n + i] = s / (n - 1);
+      }
+    }
+  };
+}
+
+/** The Gram path's fixed start: b vectors Xc·g, g from the seeded generator, in the Gram matrix's range. */
+function gramStartBlock(xc: Float64Array, n: number, dim: number, b: number): Float64Array {
+  const g = seeded();
+  const out = new Float64Array(b * n);
+  for (let j = 0; j < b; j++) {
+    const h = Float64Array.from({ length: dim }, g);
+    for (let i = 0; i < n; i++) {
+      let s = 0;
+      for (let d = 0; d < dim; d++) s += xc[i * dim + d]! * h[d]!;
+      out[j * n + i] = s;
+    }
+  }
+  return out;
+}
+
+/** Uniform numbers in [-1, 1) from a fixed seed: the start of every PCA, so the same tokens give the same bits. */
+function seeded(): () => number {
   let s = 0x9e3779b9;
-  const next = () => {
+  return () => {
     s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
     return s / 2 ** 31 - 1;
   };
+}
+
+/** The fixed start: b combinations Xcᵀ·g of the centred rows, g from a seeded generator (no randomness between runs). */
+function startBlock(xc: Float64Array, n: number, dim: number, b: number): Float64Array {
+  const next = seeded();
   const out = new Float64Array(b * dim);
   for (let i = 0; i < n; i++)
     for (let j = 0; j < b; j++) {

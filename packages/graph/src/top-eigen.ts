@@ -18,6 +18,13 @@ export interface TopEigenOptions {
   maxApplied?: number;
   /** Wanted residual ‖A·x − θ·x‖ over the largest eigenvalue (default 1e-11). */
   tol?: number;
+  /**
+   * Multiply-adds one application of the operator to one vector costs (default: unknown, Infinity).
+   * The Ritz pairs are checked once the applications since the last check cost as much as a check:
+   * every step for a costly operator, every few for a cheap one, so a small problem is not all
+   * Rayleigh–Ritz. A count, not a clock: the same input stops at the same step.
+   */
+  applyCost?: number;
 }
 
 export interface TopEigen {
@@ -42,6 +49,7 @@ export function topEigen(apply: BlockOperator, dim: number, k: number, start: Fl
   const cap = Math.min(dim, Math.max(options.maxBasis ?? 64, 2 * (k + b)));
   const maxApplied = options.maxApplied ?? 256;
   const tol = options.tol ?? 1e-11;
+  const applyCost = options.applyCost ?? Number.POSITIVE_INFINITY;
   const Q = new Float64Array(cap * dim);
   const AQ = new Float64Array(cap * dim);
   const T = new Float64Array(cap * cap);
@@ -51,6 +59,13 @@ export function topEigen(apply: BlockOperator, dim: number, k: number, start: Fl
   let rows = start.length / dim;
   let ritz: { values: Float64Array; y: Float64Array } = { values: new Float64Array(0), y: new Float64Array(0) };
   let converged = false;
+  let spent = 0;
+  let checkedAt = -1;
+  const check = () => {
+    ritz = rayleighRitz(T, cap, m);
+    checkedAt = m;
+    spent = 0;
+  };
 
   for (;;) {
     // orthonormalise the block against the basis and itself (twice: classical Gram–Schmidt loses
@@ -77,11 +92,13 @@ export function topEigen(apply: BlockOperator, dim: number, k: number, start: Fl
     const added = m - first;
     if (added === 0) {
       // the Krylov space is invariant: the Ritz pairs are exact
+      if (checkedAt !== m) check();
       converged = true;
       break;
     }
     apply(Q.subarray(first * dim, m * dim), added, AQ.subarray(first * dim, m * dim));
     applied += added;
+    spent += added * applyCost;
     for (let i = first; i < m; i++)
       for (let j = 0; j <= i; j++) {
         const t =
@@ -91,13 +108,16 @@ export function topEigen(apply: BlockOperator, dim: number, k: number, start: Fl
         T[i * cap + j] = t;
         T[j * cap + i] = t;
       }
-    ritz = rayleighRitz(T, cap, m);
-    if (m >= dim || residualsBelow(Q, AQ, ritz, m, dim, k, tol)) {
-      converged = true;
-      break;
+    const due = spent >= 10 * m ** 3 + 2 * k * m * dim || m >= cap || m >= dim || applied >= maxApplied;
+    if (due) {
+      check();
+      if (m >= dim || residualsBelow(Q, AQ, ritz, m, dim, k, tol)) {
+        converged = true;
+        break;
+      }
     }
     if (applied >= maxApplied) break;
-    if (m + b > cap) {
+    if (m >= cap) {
       // thick restart: the best half of the Ritz vectors become the basis, T their eigenvalues
       const keep = Math.max(k, Math.floor(cap / 2));
       const X = new Float64Array(keep * dim);

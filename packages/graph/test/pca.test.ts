@@ -123,12 +123,21 @@ describe('pcaRgb against matrices with known principal axes', () => {
     expect(err).toBeLessThan(TOL);
   });
 
-  it('full rank, 400 × 120 (the block Krylov iteration stops on its residuals, well before the space is spanned)', () => {
+  it('full rank, 400 × 120 (the block Krylov iteration on the covariance stops on its residuals, well before the space is spanned)', () => {
     const sigmas = Array.from({ length: 120 }, (_, i) => 6 / (i + 1) ** 0.7);
     const ref = reference(400, 120, sigmas, 4);
     const got = pcaRgb(ref.x, 20, 20, 120);
     const err = judge(got, ref, 120);
     console.log(`pca full rank: worst difference from the float64 reference ${err.toExponential(2)} (judged at ${TOL})`);
+    expect(err).toBeLessThan(TOL);
+  });
+
+  it('more features than tokens, 100 × 150 (the Krylov iteration on the Gram matrix, axes Xcᵀ·u)', () => {
+    const sigmas = Array.from({ length: 90 }, (_, i) => 5 / (i + 1) ** 0.6);
+    const ref = reference(100, 150, sigmas, 6);
+    const got = pcaRgb(ref.x, 10, 10, 150);
+    const err = judge(got, ref, 150);
+    console.log(`pca Gram, full rank: worst difference from the float64 reference ${err.toExponential(2)} (judged at ${TOL})`);
     expect(err).toBeLessThan(TOL);
   });
 
