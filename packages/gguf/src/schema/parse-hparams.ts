@@ -380,7 +380,8 @@ function parsePre(m: MetadataValues, enc: EncoderHparams): PreprocessSpec {
   std.forEach((s, i) => {
     if (s === 0) throw new GgufError('JEPA_RANGE', `jepa.pre.std[${i}] is 0: it is a divisor`);
     // an 8-bit pixel's normalised value, at both ends: past this the encoder's activations overflow f32
-    const [lo, hi] = [(0 - mean[i]!) / s, (255 * rescale - mean[i]!) / s].sort((a, b) => a - b);
+    const shift = offset ?? 0;
+    const [lo, hi] = [(shift - mean[i]!) / s, (255 * rescale + shift - mean[i]!) / s].sort((a, b) => a - b);
     if (!(Math.abs(lo!) <= MAX_NORMALISED && Math.abs(hi!) <= MAX_NORMALISED))
       throw new GgufError(
         'JEPA_RANGE',
