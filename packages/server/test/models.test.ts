@@ -178,6 +178,7 @@ describe('models on demand', () => {
 // A ViT-B-wide model of 6 blocks at 448 px: 175 MB to load, a graph long enough to stop midway.
 const bigDir = tmp('big-model');
 mkdirSync(bigDir, { recursive: true });
+copyFileSync(join(small, 'tiny.gguf'), join(bigDir, 'tiny.gguf'));
 const side = 448;
 forgeModel('hfvit', {
   path: join(bigDir, 'big.gguf'),
@@ -201,32 +202,53 @@ forgeModel('hfvit', {
 });
 
 describe('a large model', () => {
-  it('/health answers while it loads; a request past its timeout gets 504, its graph stops, and the next one is correct', async () => {
-    const server = await startServer({ modelsDir: bigDir });
+  it('/health and /metrics answer while it loads, and four loads asked at once share one', async () => {
+    const s = await serveChild(['--models-dir', bigDir, '-t', String(THREADS)]);
     try {
-      const t0 = performance.now();
+      // the addon's own start-up (its first load) is not what is measured
+      expect((await fetch(`${s.url}/v1/models/tiny/load`, { method: 'POST' })).status).toBe(200);
+      await get(s, '/metrics'); // resets the event loop's delay histogram
       let loadedAt = 0;
-      const loading = fetch(`${server.url}/v1/models/big/load`, { method: 'POST' }).then(async (r) => {
+      const loading = Promise.all(
+        Array.from({ length: 4 }, () => fetch(`${s.url}/v1/models/big/load`, { method: 'POST' }).then((r) => r.status)),
+      ).then((statuses) => {
         loadedAt = performance.now();
-        return { status: r.status, json: await r.json() };
+        return statuses;
       });
       const seen: { at: number; status: number; loading: string[] }[] = [];
+      const lags: number[] = [];
       while (loadedAt === 0) {
-        const h = await get(server, '/health');
+        const h = await get(s, '/health');
         seen.push({ at: performance.now(), status: h.status, loading: h.json.loading });
+        if (seen.length % 10 === 0) {
+          const m = await get(s, '/metrics');
+          expect(m.status).toBe(200);
+          lags.push(metric(m.text, 'nodejs_eventloop_lag_max_seconds'));
+        }
       }
-      expect((await loading).status).toBe(200);
-      const during = seen.filter((s) => s.at < loadedAt);
-      const said = `${during.length} answers in ${(loadedAt - t0).toFixed(0)} ms`;
-      expect(
-        during.every((s) => s.status === 200),
-        said,
-      ).toBe(true);
-      expect(during.filter((s) => s.loading.includes('big')).length, said).toBeGreaterThanOrEqual(3);
-      // no answer waited for most of the load: it does not hold the event loop
-      const gaps = during.map((s, i) => s.at - (i === 0 ? t0 : during[i - 1]!.at));
-      expect(Math.max(...gaps), `${said}, longest gap ${Math.max(...gaps).toFixed(0)} ms`).toBeLessThan((loadedAt - t0) / 2);
+      expect(await loading).toEqual([200, 200, 200, 200]);
+      const text = (await get(s, '/metrics')).text;
+      expect(metric(text, 'jepa_model_loads_total', 'model="big"')).toBe(1);
+      const during = seen.filter((x) => x.at < loadedAt);
+      expect(during.every((x) => x.status === 200)).toBe(true);
+      expect(during.filter((x) => x.loading.includes('big')).length).toBeGreaterThanOrEqual(3);
+      // The server's own reading of its event loop (prom-client's monitorEventLoopDelay, read and reset
+      // by each scrape), for the log only: on a busy machine the process's time off the CPU counts too.
+      // With the panels packed on the main thread, /health answered once during such a load.
+      const lagMax = Math.max(...lags, metric(text, 'nodejs_eventloop_lag_max_seconds'));
+      const loadSeconds = metric(text, 'jepa_model_load_seconds', 'model="big"');
+      console.log(
+        `${during.length} /health answers during a ${loadSeconds.toFixed(2)} s load; the event loop waited at most ${(lagMax * 1000).toFixed(0)} ms at a time`,
+      );
+    } finally {
+      s.child.kill('SIGTERM');
+      await s.exit;
+    }
+  });
 
+  it('a request past its timeout gets 504, its graph stops between nodes, and the next one computes the same bits', async () => {
+    const server = await startServer({ modelsDir: bigDir });
+    try {
       const started = performance.now();
       const ref = await embedding(server, 'big');
       const took = performance.now() - started;
