@@ -63,7 +63,10 @@ export function mcpCommand(program: Command): void {
       };
       process.once('SIGTERM', () => stop('SIGTERM'));
       process.once('SIGINT', () => stop('SIGINT'));
-      say(`mcp on stdio; ${running.engine.engine.registry.files.length} model(s) loading; roots: ${running.engine.roots.paths.join(', ') || 'none'}`);
+      const served = running.engine.engine.registry.files.length;
+      const loading = flags.model?.length ?? 0;
+      // --model files load now, --models-dir ones on their first call
+      say(`mcp on stdio; ${served} model(s), ${loading} loading; roots: ${running.engine.roots.paths.join(', ') || 'none'}`);
       await running.engine.ready;
       await running.closed;
       say('the client closed stdin; stopped');
