@@ -115,19 +115,23 @@ describe('models on demand', () => {
   it('under --max-model-memory: evicts the least recently used idle model, 503s while every model is in use, unloads after the work in flight', async () => {
     expect(loaded.demo, 'the first test measures the weights').toBeGreaterThan(0);
     const cap = 2 * loaded.demo + Math.floor(loaded.tiny / 2);
-    const server = await startServer({ modelsDir: small, maxModelBytes: cap, timeoutMs: 120_000 });
+    const server = await startServer({ modelsDir: small, maxModelBytes: cap, timeoutMs: 120_000, maxQueue: 1024 });
     try {
       for (const id of ['tiny', 'demo-b', 'demo-c']) expect((await embedding(server, id)).status).toBe(200);
       let now = await cards(server);
       expect([now.tiny.state, now['demo-b'].state, now['demo-c'].state]).toEqual(['unloaded', 'loaded', 'loaded']);
       expect(metric((await get(server, '/metrics')).text, 'jepa_model_unloads_total', 'model="tiny",reason="evicted"')).toBe(1);
 
+      // requests of about 3 s of work each on this machine, whatever its speed: busy while the test looks
+      const t0 = performance.now();
+      expect((await embedding(server, 'demo-c', 5)).status).toBe(200);
+      const n = Math.min(400, Math.max(12, Math.ceil(3000 / (performance.now() - t0))));
+      const images = Array.from({ length: n }, (_, i) => image(i));
+
       // both loaded models busy: tiny cannot get in
-      const busy = ['demo-b', 'demo-c'].map((model) =>
-        post(server, '/v1/embeddings', { model, input: Array.from({ length: 12 }, (_, i) => image(i)) }),
-      );
-      // more than one request's 12 items: both are admitted, so both models are in use
-      await until(async () => metric((await get(server, '/metrics')).text, 'jepa_queue_depth') > 12, 'both requests to be admitted');
+      const busy = ['demo-b', 'demo-c'].map((model) => post(server, '/v1/embeddings', { model, input: images }));
+      // more than one request's items: both are admitted, so both models are in use
+      await until(async () => metric((await get(server, '/metrics')).text, 'jepa_queue_depth') > n, 'both requests to be admitted');
       const refused = await embedding(server, 'tiny');
       expect(refused.status).toBe(503);
       expect(refused.json.error).toMatchObject({ type: 'server_error', code: 'model_memory_full' });
@@ -142,7 +146,7 @@ describe('models on demand', () => {
       // an unload waits for the request using the model, which completes
       const target = now['demo-b'].state === 'loaded' ? 'demo-b' : 'demo-c';
       let answeredAt = 0;
-      const running = post(server, '/v1/embeddings', { model: target, input: Array.from({ length: 12 }, (_, i) => image(i)) }).then((a) => {
+      const running = post(server, '/v1/embeddings', { model: target, input: images }).then((a) => {
         answeredAt = performance.now();
         return a;
       });
@@ -153,7 +157,7 @@ describe('models on demand', () => {
       expect((await unload.json()).state).toBe('unloaded');
       const done = await running;
       expect(done.status).toBe(200);
-      expect(done.json.data).toHaveLength(12);
+      expect(done.json.data).toHaveLength(n);
       expect(answeredAt).toBeLessThanOrEqual(unloadedAt);
       expect(metric((await get(server, '/metrics')).text, 'jepa_model_unloads_total', `model="${target}",reason="request"`)).toBe(1);
     } finally {
