@@ -2,7 +2,7 @@
 // server's routes say about it. Plain DOM, no framework; bundled by esbuild into dist/web/app.js.
 // The page is public; its API calls send the key from the field (filled from ?key=, kept for the tab).
 
-export {};
+import { type SearchApi, showMatches } from './search-view.js';
 
 interface ModelCard {
   id: string;
@@ -56,6 +56,8 @@ const compare = byId<HTMLElement>('compare');
 let models: ModelCard[] = [];
 let items: Item[] = [];
 let counter = 0;
+/** The server's index (GET /v1/search), or null where it has none: then the page does not search. */
+let searchIndex: { rows: number } | null = null;
 
 const params = new URLSearchParams(location.search);
 keyInput.value = params.get('key') ?? sessionStorage.getItem('jepa-key') ?? '';
@@ -85,6 +87,20 @@ async function api<T>(path: string, body?: unknown): Promise<T> {
   return json as T;
 }
 
+const searchApi: SearchApi = {
+  post: (path, body) => api(path, body),
+  async blob(path) {
+    const r = await fetch(path, { headers: keyInput.value ? { authorization: `Bearer ${keyInput.value}` } : {} });
+    if (!r.ok) throw new ApiFailure(r.status, `HTTP ${r.status}`);
+    return r.blob();
+  },
+};
+
+async function loadIndex(): Promise<void> {
+  searchIndex = await api<{ rows: number }>('/v1/search').catch(() => null);
+  document.body.dataset.index = searchIndex ? String(searchIndex.rows) : 'none';
+}
+
 function model(): ModelCard | undefined {
   return models.find((m) => m.id === modelSelect.value);
 }
@@ -104,6 +120,7 @@ async function loadModels(): Promise<void> {
     );
     if (models.some((m) => m.id === keep)) modelSelect.value = keep;
     status(`${models.length} model${models.length === 1 ? '' : 's'} loaded`);
+    await loadIndex();
     document.body.dataset.ready = '1';
   } catch (err) {
     if (!(err instanceof ApiFailure && err.status === 401)) status(`GET /v1/models: ${(err as Error).message}`, true);
@@ -197,6 +214,7 @@ async function addFile(file: File, t0: number): Promise<void> {
     },
   );
   const item: Item = { name: `${n}. ${file.name}`, input, embedding };
+  if (searchIndex && 'image' in input) void showMatches(box, searchApi, card.id, input);
   items.push(item);
   if (withHead)
     features.then(

@@ -1,8 +1,8 @@
 // POST /v1/search and POST /v1/index: the index of `jepa serve --index DIR` (@jepa/search), searched
 // with a query the engine embeds (an item, as /v1/embeddings takes one) or a stored row, and filled from
 // files the server's path policy allows. Rows are numbered as `jepa search --json` numbers them.
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { createReadStream, existsSync } from 'node:fs';
+import { extname, join } from 'node:path';
 import { HTTP_STATUS, isJepaError } from '@jepa/errors';
 import { choosePool, parseItem, parseSampling, type Pool } from '@jepa/engine';
 import { DB_FILE, engineAdd, engineIdentity, engineSearch, type Hit, SearchError, VectorIndex } from '@jepa/search';
@@ -13,6 +13,21 @@ import { callOf } from './call-options.js';
 import type { ServerState } from './server-state.js';
 
 const MAX_K = 1000;
+
+/** What a row's file is served as (GET /v1/search/file/ID, the page's thumbnails). */
+const MEDIA_TYPES: Readonly<Record<string, string>> = {
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.png': 'image/png',
+  '.webp': 'image/webp',
+  '.gif': 'image/gif',
+  '.avif': 'image/avif',
+  '.mp4': 'video/mp4',
+  '.m4v': 'video/mp4',
+  '.webm': 'video/webm',
+  '.mov': 'video/quicktime',
+  '.mkv': 'video/x-matroska',
+};
 
 /** A search refusal in the OpenAI error shape, by its kind. */
 function apiErrorOf(err: unknown): unknown {
@@ -56,6 +71,30 @@ export function searchRoutes(app: FastifyInstance, state: ServerState): void {
     index?.close();
   });
   const off = () => notFound('this server has no index; start it with --index DIR', 'no_index');
+
+  // the index in a line: the page shows its search only where there is one
+  app.get('/v1/search', async () => {
+    if (dir === null) throw off();
+    const idx = opened();
+    if (idx === null) throw notFound(`the index ${dir} is empty; POST /v1/index fills it`, 'index_empty');
+    const info = idx.info();
+    const m = info.model;
+    return { object: 'index', rows: info.rows, files: info.files, dim: info.dim, model: { name: m.name, file: m.file, pool: m.pool } };
+  });
+
+  // a row's file as it is, for a thumbnail: only rows of the index, only where the path policy allows
+  app.get('/v1/search/file/:id', async (req, reply) => {
+    if (dir === null) throw off();
+    const idx = opened();
+    if (idx === null) throw notFound('the index is empty', 'index_empty');
+    const id = Number((req.params as { id: string }).id);
+    try {
+      const path = await state.engine.loader.paths.check('id', idx.row(id).path);
+      return reply.type(MEDIA_TYPES[extname(path).toLowerCase()] ?? 'application/octet-stream').send(createReadStream(path));
+    } catch (err) {
+      throw apiErrorOf(err);
+    }
+  });
 
   app.post('/v1/search', async (req, reply) => {
     const body = objectBody(req.body, ['model', 'input', 'row', 'k', 'exact']);
