@@ -188,7 +188,7 @@ export function serveModelsMarkdown(r: ServeModelsReport, type: string): string 
     one && two
       ? `| ${one.clients} clients, one model / spread over two | ${one.requestsPerSecond.toFixed(2)} / ${two.requestsPerSecond.toFixed(2)} req/s (${(two.requestsPerSecond / one.requestsPerSecond).toFixed(2)}x) |`
       : '',
-    `| VmRSS at start, after load 1, unload 1, unload ${u.length} | ${mb(r.rss.start)} / ${mb(r.rss.loaded[0] ?? 0)} / ${mb(u[0] ?? 0)} / ${mb(u.at(-1) ?? 0)} MB |`,
+    `| VmRSS at start (nothing loaded), loaded in cycle 1, after the unload of cycle 1 and of cycle ${u.length} | ${mb(r.rss.start)} / ${mb(r.rss.loaded[0] ?? 0)} / ${mb(u[0] ?? 0)} / ${mb(u.at(-1) ?? 0)} MB |`,
     `| VmRSS after each unload, min - max over ${u.length} cycles | ${mb(Math.min(...u))} - ${mb(Math.max(...u))} MB |`,
   ]
     .filter((l) => l !== '')
