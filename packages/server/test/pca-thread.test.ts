@@ -143,6 +143,8 @@ describe('the feature map PCA on the map worker', () => {
 
   it("keeps this thread's timer ticking while it maps a 4096 x 768 grid, where the render on this thread stops it", async () => {
     const j = job(64, 768, 11);
+    // the engine hands its own copies over (transfer), as here
+    const handed = { ...j, tokens: j.tokens.slice(), data: j.data.slice() };
     /** The longest gap between ticks of a 5 ms timer while `work` runs. */
     const longestGap = async <T>(work: () => Promise<T>): Promise<{ gap: number; ms: number; value: T }> => {
       let last = performance.now();
@@ -162,7 +164,8 @@ describe('the feature map PCA on the map worker', () => {
       }
     };
     await renderOffThread(job(8, 16, 1)); // the worker started and warm
-    const off = await longestGap(() => renderOffThread(j));
+    const off = await longestGap(() => renderOffThread(handed, { transfer: true }));
+    expect(handed.tokens.length).toBe(0); // detached: handed over, not copied
     const on = await longestGap(async () => {
       await new Promise((done) => setTimeout(done, 10));
       return renderFeatureMap(j);

@@ -17,13 +17,14 @@ class MapWorker {
   #next = 0;
   readonly #pending = new Map<number, Pending>();
 
-  render(job: FeatureMapJob): Promise<FeatureMap> {
+  /** `transfer`: hand the job's two arrays over to the worker (detaching them here) instead of copying them. */
+  render(job: FeatureMapJob, transfer = false): Promise<FeatureMap> {
     const worker = this.#start();
     const id = this.#next++;
     return new Promise<FeatureMap>((done, fail) => {
       this.#pending.set(id, { done, fail });
       worker.ref();
-      worker.postMessage({ id, job });
+      worker.postMessage({ id, job }, transfer ? [job.tokens.buffer as ArrayBuffer, job.data.buffer as ArrayBuffer] : []);
     });
   }
 

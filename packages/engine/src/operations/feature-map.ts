@@ -54,10 +54,11 @@ export function featureMapOffThread(
   data: Float32Array,
   index = 0,
 ): Promise<FeatureMap> {
-  return renderOffThread(featureMapJob(spec, out, shape, data, index));
+  // the job's arrays are its own copies: handed over, not copied again
+  return mapWorker.render(featureMapJob(spec, out, shape, data, index), true);
 }
 
-/** renderFeatureMap on the map worker. */
-export function renderOffThread(job: FeatureMapJob): Promise<FeatureMap> {
-  return mapWorker.render(job);
+/** renderFeatureMap on the map worker; with `transfer` the job's tokens and data are handed over (detached here), not copied. */
+export function renderOffThread(job: FeatureMapJob, options: { transfer?: boolean } = {}): Promise<FeatureMap> {
+  return mapWorker.render(job, options.transfer ?? false);
 }
