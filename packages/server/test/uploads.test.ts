@@ -3,13 +3,13 @@
 // their refusals; and a body 1.5 x over --max-body-mb is answered with a 413 that real clients read
 // (Node fetch, Python's urllib, curl) for all three forms, the server lingering only within bounds.
 import { execFile, spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { forgeModel } from '@jepa/gguf';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JepaServer } from '../src/index.js';
-import { demo, f32, png, post, sameBits, sampleJpg, sampleMp4, startServer, tmp } from './helpers.js';
+import { demo, f32, heads, png, post, sameBits, sampleJpg, sampleMp4, startServer, tmp } from './helpers.js';
 
 const dir = tmp('uploads');
 const still = forgeModel('hfvit', { path: join(dir, 'still.gguf') });
@@ -18,6 +18,8 @@ const imageB = join(dir, 'b.png');
 writeFileSync(imageA, png(20, 16, 1));
 writeFileSync(imageB, png(14, 18, 2));
 const b64 = (p: string) => readFileSync(p).toString('base64');
+const pooler = join(dir, 'pooler.gguf');
+copyFileSync(join(heads, 'vjepa2_pooler', 'model.gguf'), pooler);
 const LIMIT_MB = 1;
 
 /** A client process run without blocking this one (the server under test answers on this event loop). */
@@ -32,7 +34,7 @@ const OVER = Math.round(1.5 * LIMIT_MB * 2 ** 20);
 
 let server: JepaServer;
 beforeAll(async () => {
-  server = await startServer({ models: [still.path, demo], maxBodyMb: LIMIT_MB });
+  server = await startServer({ models: [still.path, demo, pooler], maxBodyMb: LIMIT_MB });
 });
 afterAll(async () => {
   await server?.close();
@@ -90,6 +92,29 @@ describe('raw and multipart bodies equal the base64 JSON path bit for bit', () =
     expect(sameBits(a!, ja!) && sameBits(b!, jb!)).toBe(true);
     // negative control: the two items swapped do not match
     expect(sameBits(a!, jb!)).toBe(false);
+  });
+
+  it("POST /v1/classify: two files in a form, fields as text, give the JSON request's logits bit for bit", async () => {
+    const json = await post(server, '/v1/classify', {
+      model: 'pooler',
+      input: [{ image: b64(sampleJpg) }, { image: b64(imageA) }],
+      top_k: 3,
+      logits: true,
+    });
+    expect(json.status, JSON.stringify(json.json)).toBe(200);
+    const multi = await send(
+      '/v1/classify',
+      form({ model: 'pooler', top_k: '3', logits: 'true' }, [
+        ['input', sampleJpg, 'image/jpeg'],
+        ['input', imageA, 'image/png'],
+      ]),
+    );
+    expect(multi.status, JSON.stringify(multi.json)).toBe(200);
+    for (const i of [0, 1]) {
+      expect(sameBits(Float32Array.from(multi.json.data[i].logits), Float32Array.from(json.json.data[i].logits))).toBe(true);
+      expect(multi.json.data[i].top).toEqual(json.json.data[i].top);
+    }
+    expect(sameBits(Float32Array.from(multi.json.data[0].logits), Float32Array.from(json.json.data[1].logits))).toBe(false);
   });
 
   it('a raw video (Content-Type video/mp4) on the demo video model', async () => {
