@@ -149,7 +149,7 @@ describe('raw and multipart bodies equal the base64 JSON path bit for bit', () =
     expect(raw.json.pool).toBe('cls');
   });
 
-  it('refusals: a raw body on a world-model route, a file that is no image, an unknown file field, a field twice, an option without include', async () => {
+  it('refusals: a raw body on a world-model route, a file that is no image, an unknown file field, a field twice, a query field nested too deep, an option without include', async () => {
     const world = await send('/v1/worldmodel/plan?model=still', readFileSync(imageA), { 'content-type': 'image/png' });
     expect([world.status, world.json.error.code]).toEqual([415, 'unsupported_media_type']);
     const text = await send('/v1/embeddings', form({ model: 'still' }, [['input', join(dir, 'still.gguf'), 'text/plain']]));
@@ -160,6 +160,10 @@ describe('raw and multipart bodies equal the base64 JSON path bit for bit', () =
     expect([twice.status, twice.json.error.code]).toEqual([400, 'duplicate_field']);
     const unknown = await send('/v1/embeddings?model=still&bogus=1', readFileSync(imageA), { 'content-type': 'image/png' });
     expect([unknown.status, unknown.json.error.param]).toEqual([400, 'bogus']);
+    const deep = await send(`/v1/features?model=still&include=${'['.repeat(100)}${']'.repeat(100)}`, readFileSync(imageA), {
+      'content-type': 'image/png',
+    });
+    expect([deep.status, deep.json.error.code, deep.json.error.param]).toEqual([400, 'invalid_json', 'include']);
     const option = await post(server, '/v1/features', { model: 'still', input: { image: b64(imageA) }, normalize: true });
     expect([option.status, option.json.error.param]).toEqual([400, 'normalize']);
   });

@@ -6,7 +6,7 @@ import { extname } from 'node:path';
 import { Busboy, type BusboyInstance } from '@fastify/busboy';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError, badField } from '../errors.js';
-import type { Body } from '../json.js';
+import { type Body, MAX_JSON_DEPTH, jsonDepth } from '../json.js';
 
 /** The form fields that carry items, and whether each holds a list. */
 const ITEM_FIELDS: Readonly<Record<string, 'list' | 'one'>> = { input: 'list', images: 'list', goal: 'one' };
@@ -186,6 +186,7 @@ export function fieldValue(key: string, text: string): unknown {
   if (text === 'false') return false;
   if (/^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(text)) return Number(text);
   if (/^\s*[[{]/.test(text)) {
+    if (jsonDepth(text) > MAX_JSON_DEPTH) throw badField(key, `nested deeper than ${MAX_JSON_DEPTH} levels`, 'invalid_json');
     try {
       return JSON.parse(text);
     } catch {
