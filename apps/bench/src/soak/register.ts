@@ -18,6 +18,7 @@ interface SoakOpts {
   healthP99Ms: number;
   rssGrowthMib: number;
   fdGrowth: number;
+  slowCloseS: number;
   json?: string;
 }
 
@@ -36,6 +37,7 @@ export function registerSoak(program: Command): void {
     .option('--health-p99-ms <n>', 'bound on /health p99', int, 1000)
     .option('--rss-growth-mib <n>', "bound on the server's RSS growth from start to end", int, 128)
     .option('--fd-growth <n>', "bound on the server's open-fd growth from start to end", count, 16)
+    .option('--slow-close-s <n>', 'bound on how long the server lets a slowloris socket live (its request timeout is 20 s)', int, 30)
     .option('--json <file>', 'also write the report as JSON')
     .action(async (o: SoakOpts) => {
       const { runSoak, soakMarkdown } = await import('./soak-bench.js');
@@ -55,6 +57,7 @@ export function registerSoak(program: Command): void {
           healthP99Ms: o.healthP99Ms,
           rssGrowthMib: o.rssGrowthMib,
           fdGrowth: o.fdGrowth,
+          slowCloseS: o.slowCloseS,
         },
         (s) => process.stderr.write(`${s}\n`),
       );

@@ -23,7 +23,12 @@ export interface SoakOptions {
   healthP99Ms: number;
   rssGrowthMib: number;
   fdGrowth: number;
+  /** A slowloris socket the server has not closed after this many seconds is a violation. */
+  slowCloseS: number;
 }
+
+/** The server's --timeout-ms: a request (its headers and body included) not done in this gets 408 or 504. */
+const REQUEST_TIMEOUT_MS = 20_000;
 
 interface Sample {
   at: string;
@@ -41,6 +46,8 @@ export interface SoakReport {
   statuses: Record<string, number>;
   errorCodes: Record<string, number>;
   faults: Record<string, number>;
+  /** How long the server let a slowloris socket live before closing it (ms), and how many were still open at the end. */
+  slowloris: { closedByServer: number; heldP50Ms: number; heldMaxMs: number; openAtEnd: number };
   samples: Sample[];
   shutdown: { inFlight: number; answered: Record<string, number>; exitCode: number | null; ms: number };
   violations: string[];
@@ -76,7 +83,20 @@ function sample(pid: number, at: string, t0: number): Sample {
 function startServer(o: SoakOptions): Promise<{ child: ChildProcess; url: string; port: number; exit: Promise<number | null> }> {
   const child = spawn(
     process.execPath,
-    [o.cli, 'serve', '-m', o.model, '--port', '0', '-t', String(o.threads), '--max-queue', String(o.maxQueue), '--timeout-ms', '20000'],
+    [
+      o.cli,
+      'serve',
+      '-m',
+      o.model,
+      '--port',
+      '0',
+      '-t',
+      String(o.threads),
+      '--max-queue',
+      String(o.maxQueue),
+      '--timeout-ms',
+      String(REQUEST_TIMEOUT_MS),
+    ],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
   const exit = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
@@ -221,6 +241,8 @@ export async function runSoak(o: SoakOptions, log: (s: string) => void): Promise
 
   // slowloris: headers a byte at a time, and a body that trickles; each socket is kept until the server closes it or the soak ends
   const slowSockets = new Set<Socket>();
+  const slowHeld: number[] = [];
+  const slowOpened = new Map<Socket, number>();
   const slowLoop = (async () => {
     let i = 0;
     while (running()) {
@@ -235,10 +257,13 @@ export async function runSoak(o: SoakOptions, log: (s: string) => void): Promise
           : 'POST /v1/embeddings HTTP/1.1\r\nHost: x\r\nX-Slow: ';
         s.write(head);
         const drip = setInterval(() => (s.writable ? s.write('a') : clearInterval(drip)), 1000);
+        const opened = performance.now();
+        slowOpened.set(s, opened);
         s.on('close', () => {
           clearInterval(drip);
-          slowSockets.delete(s);
+          if (!slowSockets.delete(s)) return; // closed by this bench at the end
           bump(faults, 'slowloris closed by the server');
+          slowHeld.push(performance.now() - opened);
         });
       }
       await new Promise((d) => setTimeout(d, 250));
@@ -281,7 +306,16 @@ export async function runSoak(o: SoakOptions, log: (s: string) => void): Promise
   const middle = setTimeout(() => samples.push(sample(pid, 'middle', t0)), (o.seconds * 1000) / 2);
   await Promise.all([healthLoop, slowLoop, dropLoop, burstLoop, ...clients]);
   clearTimeout(middle);
-  for (const s of slowSockets) s.destroy();
+  const slowOpenAtEnd = slowSockets.size;
+  const outlived = [...slowSockets].filter((s) => performance.now() - slowOpened.get(s)! > o.slowCloseS * 1000).length;
+  if (outlived > 0)
+    violations.push(
+      `${outlived} slowloris sockets were still open after ${o.slowCloseS} s (the server's request timeout is ${REQUEST_TIMEOUT_MS / 1000} s)`,
+    );
+  for (const s of [...slowSockets]) {
+    slowSockets.delete(s);
+    s.destroy();
+  }
   agent.destroy();
   await new Promise((d) => setTimeout(d, 500));
   samples.push(sample(pid, 'end', t0));
@@ -331,6 +365,12 @@ export async function runSoak(o: SoakOptions, log: (s: string) => void): Promise
     statuses,
     errorCodes,
     faults,
+    slowloris: {
+      closedByServer: slowHeld.length,
+      heldP50Ms: percentile(slowHeld, 50),
+      heldMaxMs: slowHeld.length ? Math.max(...slowHeld) : 0,
+      openAtEnd: slowOpenAtEnd,
+    },
     samples,
     shutdown,
     violations,
@@ -353,6 +393,7 @@ export function soakMarkdown(r: SoakReport): string {
     `statuses: ${JSON.stringify(r.statuses)}`,
     `error codes: ${JSON.stringify(r.errorCodes)}`,
     `faults: ${JSON.stringify(r.faults)}`,
+    `slowloris sockets closed by the server: ${r.slowloris.closedByServer}, after ${(r.slowloris.heldP50Ms / 1000).toFixed(1)} s (median), ${(r.slowloris.heldMaxMs / 1000).toFixed(1)} s (max); ${r.slowloris.openAtEnd} open at the end`,
     `SIGTERM with ${r.shutdown.inFlight} requests in flight: answers ${JSON.stringify(r.shutdown.answered)}, exit ${r.shutdown.exitCode} after ${r.shutdown.ms.toFixed(0)} ms`,
     r.violations.length === 0 ? 'no violations' : `VIOLATIONS:\n${r.violations.map((v) => `- ${v}`).join('\n')}`,
   ];
