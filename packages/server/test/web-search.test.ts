@@ -99,7 +99,16 @@ describe('the page searches the index', () => {
       () => {
         const imgs = [...document.querySelectorAll('figure.match img')] as HTMLImageElement[];
         const vids = [...document.querySelectorAll('figure.match video')] as HTMLVideoElement[];
-        return imgs.length + vids.length === 8 && imgs.every((i) => i.complete && i.naturalWidth > 0) && vids.every((v) => v.readyState >= 1);
+        return (
+          imgs.length + vids.length === 8 &&
+          imgs.every((i) => i.complete && i.naturalWidth > 0) &&
+          vids.every(
+            (v) =>
+              v.readyState >= 2 &&
+              !v.seeking &&
+              v.currentTime > 0 === ((v.closest('figure') as HTMLElement).dataset.range?.startsWith('0.00') === false),
+          )
+        );
       },
       { timeout: 30_000 },
     );

@@ -34,8 +34,13 @@ async function thumbnail(api: SearchApi, h: SearchHit): Promise<HTMLElement> {
   // URL as a media source; so a video thumbnail needs a server without an API key)
   const video = document.createElement('video');
   video.muted = true;
-  video.preload = 'metadata';
-  video.src = `${path}#t=${h.start_s}`;
+  video.preload = 'auto';
+  const start = h.start_s;
+  // the fragment alone leaves some builds on the first frame until played: seek there too
+  video.addEventListener('loadedmetadata', () => {
+    if (video.currentTime !== start) video.currentTime = start;
+  });
+  video.src = `${path}#t=${start}`;
   return video;
 }
 
@@ -59,9 +64,12 @@ export async function showMatches(box: HTMLElement, api: SearchApi, model: strin
       fig.dataset.score = String(h.score);
       const caption = document.createElement('figcaption');
       const range = rangeText(h);
-      caption.textContent = `${h.score.toFixed(3)} ${h.path.split('/').pop()}${range ? ` [${range}]` : ''}`;
+      caption.textContent = `${h.score.toFixed(3)} ${h.path.split('/').pop()}`;
       caption.title = h.path;
-      if (range) fig.dataset.range = range;
+      if (range) {
+        fig.dataset.range = range;
+        caption.append(Object.assign(document.createElement('span'), { className: 'range', textContent: range }));
+      }
       fig.append(caption);
       grid.append(fig);
       thumbnail(api, h).then(

@@ -1,7 +1,7 @@
 // POST /v1/search and POST /v1/index: the index of `jepa serve --index DIR` (@jepa/search), searched
 // with a query the engine embeds (an item, as /v1/embeddings takes one) or a stored row, and filled from
 // files the server's path policy allows. Rows are numbered as `jepa search --json` numbers them.
-import { createReadStream, existsSync } from 'node:fs';
+import { createReadStream, existsSync, statSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { HTTP_STATUS, isJepaError } from '@jepa/errors';
 import { choosePool, parseItem, parseSampling, type Pool } from '@jepa/engine';
@@ -90,7 +90,21 @@ export function searchRoutes(app: FastifyInstance, state: ServerState): void {
     const id = Number((req.params as { id: string }).id);
     try {
       const path = await state.engine.loader.paths.check('id', idx.row(id).path);
-      return reply.type(MEDIA_TYPES[extname(path).toLowerCase()] ?? 'application/octet-stream').send(createReadStream(path));
+      const size = statSync(path).size;
+      reply.type(MEDIA_TYPES[extname(path).toLowerCase()] ?? 'application/octet-stream').header('accept-ranges', 'bytes');
+      // one byte range (a video element seeks with them); anything else gets the whole file
+      const m = /^bytes=(\d*)-(\d*)$/.exec(String(req.headers.range ?? ''));
+      if (m && (m[1] || m[2]) && size > 0) {
+        const start = m[1] ? Number(m[1]) : Math.max(0, size - Number(m[2]));
+        const end = m[1] && m[2] ? Math.min(Number(m[2]), size - 1) : size - 1;
+        if (start > end || start >= size) return reply.code(416).header('content-range', `bytes */${size}`).send();
+        return reply
+          .code(206)
+          .header('content-range', `bytes ${start}-${end}/${size}`)
+          .header('content-length', String(end - start + 1))
+          .send(createReadStream(path, { start, end }));
+      }
+      return reply.header('content-length', String(size)).send(createReadStream(path));
     } catch (err) {
       throw apiErrorOf(err);
     }
