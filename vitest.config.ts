@@ -59,11 +59,18 @@ const slow = {
   test: { name: 'slow', root, include: ['apps/bench/test/gpu-check-dry-run.test.ts'], testTimeout: 600_000, hookTimeout: 600_000 },
 };
 
+// The addon under ASan and UBSan (native/build-sanitize, built by the test): the native tests, the golden
+// suites at every level above and an engine fuzz smoke, in a Node with libasan preloaded. Left out of
+// @jepa/bench's project; `vitest run --project sanitize` runs it alone.
+const sanitize = {
+  test: { name: 'sanitize', root, include: ['apps/bench/test/sanitize.test.ts'], testTimeout: 1_500_000, hookTimeout: 900_000 },
+};
+
 // Every package and app is a project (named after its package.json). `pnpm test` at the root runs
 // them all; a package's own `pnpm test` runs `vitest run --project <its name>`.
 export default defineConfig({
   test: {
-    projects: [`${root}packages/*`, `${root}apps/*`, slow, asOnGpu, ...levels],
+    projects: [`${root}packages/*`, `${root}apps/*`, slow, sanitize, asOnGpu, ...levels],
     testTimeout: 60_000,
     hookTimeout: 60_000,
   },

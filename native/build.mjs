@@ -1,8 +1,10 @@
 #!/usr/bin/env node
-// Builds the addon from source with cmake-js, in one of three modes (each in its own folder):
+// Builds the addon from source with cmake-js, in one of four modes (each in its own folder):
 //   default        the portable build (build/): ggml's CPU backend for every x86 level, chosen at load;
 //   JEPA_NATIVE=1  ggml for this machine's CPU only, -march=native, linked in (build-native/);
-//   JEPA_CUDA=1    ggml's CUDA backend as well, CPU part -march=native unless JEPA_NATIVE=0 (build-cuda/).
+//   JEPA_CUDA=1    ggml's CUDA backend as well, CPU part -march=native unless JEPA_NATIVE=0 (build-cuda/);
+//   JEPA_SANITIZE=address,undefined  the -march=native build with the addon's own code under those
+//                  sanitizers (build-sanitize/), loaded only through JEPA_ADDON (docs/hardening.md).
 // JEPA_CMAKE_ARGS adds -DNAME=VALUE definitions; JEPA_BUILD_JOBS the parallel jobs.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -13,9 +15,12 @@ import { fileURLToPath } from 'node:url';
 
 const require = createRequire(import.meta.url);
 const here = dirname(fileURLToPath(import.meta.url));
+const sanitize = process.env.JEPA_SANITIZE ?? '';
+if (sanitize && !/^[a-z]+(,[a-z]+)*$/.test(sanitize)) throw new Error(`JEPA_SANITIZE takes sanitizer names (address,undefined), not '${sanitize}'`);
 const cuda = process.env.JEPA_CUDA === '1';
-const native = cuda ? process.env.JEPA_NATIVE !== '0' : process.env.JEPA_NATIVE === '1';
-const out = cuda ? 'build-cuda' : native ? 'build-native' : 'build';
+if (cuda && sanitize) throw new Error('JEPA_SANITIZE builds the CPU addon only; leave JEPA_CUDA unset');
+const native = cuda ? process.env.JEPA_NATIVE !== '0' : sanitize !== '' || process.env.JEPA_NATIVE === '1';
+const out = sanitize ? 'build-sanitize' : cuda ? 'build-cuda' : native ? 'build-native' : 'build';
 // In the repository ggml sits beside native/; an installed @jepa/addon fetches it into its own folder.
 const ggml = [join(here, '../ggml'), join(here, 'ggml')].find((d) => existsSync(join(d, '.jepa-pin.json')));
 if (!ggml) throw new Error('the pinned ggml is not in place: run `node fetch-ggml.mjs` first');
@@ -24,6 +29,7 @@ const options = [
   `--CDJEPA_CUDA=${cuda ? 'ON' : 'OFF'}`,
   `--CDJEPA_NATIVE=${native ? 'ON' : 'OFF'}`,
   `--CDJEPA_GGML_DIR=${ggml}`,
+  `--CDJEPA_SANITIZE=${sanitize}`,
 ];
 if (cuda && process.env.CMAKE_CUDA_ARCHITECTURES) options.push(`--CDCMAKE_CUDA_ARCHITECTURES=${process.env.CMAKE_CUDA_ARCHITECTURES}`);
 // Extra -DNAME=VALUE definitions, e.g. where cuBLAS lives when the toolkit lacks it.

@@ -4,8 +4,9 @@ export default defineConfig({
   test: {
     name: '@jepa/bench',
     include: ['test/**/*.test.ts'],
-    // about 10 minutes: the root config's 'slow' project runs it (pnpm test runs every project)
-    exclude: [...configDefaults.exclude, 'test/gpu-check-dry-run.test.ts'],
+    // about 10 minutes: the root config's 'slow' project runs it (pnpm test runs every project); the
+    // sanitizer job likewise runs as the root config's 'sanitize' project
+    exclude: [...configDefaults.exclude, 'test/gpu-check-dry-run.test.ts', 'test/sanitize.test.ts'],
     testTimeout: 60_000,
   },
 });
