@@ -19,7 +19,6 @@ import { cliBuilds } from './cli-builds.js';
 import { runStartupBench, startupMarkdown } from './startup-bench.js';
 import { registerFuzzEngine } from './fuzz/register.js';
 import { registerSoak } from './soak/register.js';
-import { registerFuzzEngine } from './fuzz/register.js';
 
 /** The variants are the rows: this process's own addon and level say nothing about them. */
 function printVariants(rows: VariantRow[], threads: number, json?: boolean): void {
@@ -481,7 +480,7 @@ program
   .option('--exact-queries <n>', 'exact searches timed (each reads every row)', count, 5)
   .option('--connectivity <n>', 'HNSW M', int)
   .option('--expansion-add <n>', 'HNSW efConstruction', int)
-  .option('--expansion-search <n>', 'HNSW ef', int)
+  .option('--expansion-search <list>', 'HNSW ef at search time, comma separated: each measured on the one graph', intList)
   .option('--threads <n>', 'graph build threads (0: usearch picks)', count, 0)
   .option('--dir <dir>', 'where the temporary indexes go (default: the system temp folder)')
   .option('--json <file>', 'also write the rows as JSON')
@@ -495,7 +494,7 @@ program
       exactQueries: number;
       connectivity?: number;
       expansionAdd?: number;
-      expansionSearch?: number;
+      expansionSearch?: number[];
       threads: number;
       dir?: string;
       json?: string;
@@ -505,7 +504,7 @@ program
       const approx = {
         connectivity: o.connectivity ?? DEFAULT_APPROX.connectivity,
         expansionAdd: o.expansionAdd ?? DEFAULT_APPROX.expansionAdd,
-        expansionSearch: o.expansionSearch ?? DEFAULT_APPROX.expansionSearch,
+        expansionSearch: o.expansionSearch?.[0] ?? DEFAULT_APPROX.expansionSearch,
         threads: o.threads,
       };
       const rows = runSearchBench(
@@ -517,13 +516,14 @@ program
           queries: o.queries,
           exactQueries: o.exactQueries,
           approx,
+          ...(o.expansionSearch ? { efs: o.expansionSearch } : {}),
           ...(o.dir ? { dir: o.dir } : {}),
         },
         (s) => process.stderr.write(`${s}\n`),
       );
       const machine = machineInfo(o.threads);
       process.stdout.write(
-        `${machine.summary}\nHNSW M=${approx.connectivity} efConstruction=${approx.expansionAdd} ef=${approx.expansionSearch}\n\n${searchMarkdown(rows, o.top)}\n`,
+        `${machine.summary}\nHNSW M=${approx.connectivity} efConstruction=${approx.expansionAdd}\n\n${searchMarkdown(rows, o.top)}\n`,
       );
       if (o.json) {
         const { writeFileSync } = await import('node:fs');
@@ -538,7 +538,6 @@ registerWindowsBench(program);
 registerPcaBench(program);
 registerFuzzEngine(program);
 registerSoak(program);
-registerFuzzEngine(program);
 
 program.parseAsync().catch((err: unknown) => {
   process.stderr.write(`jepa-bench: ${err instanceof Error ? err.message : String(err)}\n`);

@@ -42,10 +42,10 @@ export class VectorIndex {
   readonly model: IndexModel;
   readonly #store: RowStore;
   readonly #file: string;
-  /** The graph last brought up to date, and the rows' generation it holds. */
   /** Every row's vector in one matrix, for exact search, and the rows' generation it holds. */
   #matrix: { generation: number; ids: number[]; data: Float32Array } | null = null;
-  #graph: { generation: number; graph: ReturnType<typeof currentGraph>['graph'] } | null = null;
+  /** The graph last brought up to date, the rows' generation it holds, and the settings it was opened with. */
+  #graph: { generation: number; settings: ApproxSettings; graph: ReturnType<typeof currentGraph>['graph'] } | null = null;
 
   private constructor(dir: string, file: string, store: RowStore, model: IndexModel) {
     this.dir = dir;
@@ -156,9 +156,10 @@ export class VectorIndex {
   /** Brings the approximate index up to date with the rows (built, extended or loaded). */
   approxIndex(settings: ApproxSettings = DEFAULT_APPROX, onProgress?: (added: number) => void) {
     const { generation } = this.#store.generation();
-    if (this.#graph?.generation === generation) return { graph: this.#graph.graph, rebuilt: false };
+    const held = this.#graph;
+    if (held?.generation === generation && held.settings.expansionSearch === settings.expansionSearch) return { graph: held.graph, rebuilt: false };
     const current = currentGraph(this.dir, this.#store, this.model.dim, settings, onProgress);
-    this.#graph = { generation, graph: current.graph };
+    this.#graph = { generation, settings, graph: current.graph };
     return current;
   }
 
