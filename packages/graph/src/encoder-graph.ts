@@ -86,7 +86,7 @@ export function buildEncoderGraph(e: EncoderHparams, w: Weights, shape: EncoderG
   if (!Number.isInteger(nLayer) || nLayer < 1 || nLayer > e.nLayer)
     throw new GraphError('BAD_OPTION', `layers ${nLayer} is outside this encoder's 1..${e.nLayer} blocks`);
   if (o.hierarchy && nLayer < e.nLayer) throw new GraphError('UNSUPPORTED', 'hierarchy output reads blocks past a truncation; keep every block');
-  const ctx = graphContext(nLayer, o.stages ? BLOCK_TENSORS + 1 : BLOCK_TENSORS);
+  const ctx = graphContext(nLayer, o.stages ? BLOCK_TENSORS + 1 : BLOCK_TENSORS, n);
   const patches = graphInput(ctx, GGML_F32, [shape.patchLen, np, batch], 'patches');
 
   const embedName = shape.image ? tensorNames.encPatchEmbedImg : tensorNames.encPatchEmbed;

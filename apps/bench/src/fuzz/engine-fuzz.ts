@@ -2,7 +2,7 @@
 // by seed, each built, written and run through the engine in the child; findings minimised by
 // dropping mutations while the same kind of finding remains, and written as <kind>-<family>-<n>.gguf
 // with the case and the outcome beside it as .json. `replay` runs kept files (the regression set).
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GgufError, mulberry32 } from '@jepa/gguf';
@@ -164,19 +164,37 @@ export interface ReplayRow {
   outcome: Outcome;
 }
 
-/** Runs every .gguf of `dir` through the engine in the child; a row per file. */
+/**
+ * The files `replayFiles` runs: every .gguf of `dir`, and every .json with a case but no .gguf beside it
+ * (a finding whose file is too big to keep, forged again from its case), by the .gguf name.
+ */
+export function replayNames(dir: string): string[] {
+  const names = readdirSync(dir);
+  const forged = names.filter((n) => n.endsWith('.json') && !names.includes(n.replace(/\.json$/, '.gguf'))).map((n) => n.replace(/\.json$/, '.gguf'));
+  return [...names.filter((n) => n.endsWith('.gguf')), ...forged].sort();
+}
+
+/** Runs every file of `replayNames(dir)` through the engine in the child; a row per file. */
 export async function replayFiles(dir: string, options: HarnessOptions = {}): Promise<ReplayRow[]> {
   const h = new EngineHarness(options);
+  const work = mkdtempSync(join(tmpdir(), 'jepa-fuzz-replay-'));
   try {
     const rows: ReplayRow[] = [];
-    for (const name of readdirSync(dir)
-      .filter((n) => n.endsWith('.gguf'))
-      .sort()) {
-      rows.push({ file: name, outcome: await h.run({ path: join(dir, name) }) });
+    for (const name of replayNames(dir)) {
+      let path = join(dir, name);
+      if (!existsSync(path)) {
+        const kept = JSON.parse(readFileSync(path.replace(/\.gguf$/, '.json'), 'utf8')) as { case?: EngineCase };
+        if (!kept.case) throw new Error(`${name.replace(/\.gguf$/, '.json')} has no case to forge the file from`);
+        path = join(work, name);
+        writeFileSync(path, buildCase(kept.case).bytes);
+      }
+      rows.push({ file: name, outcome: await h.run({ path }) });
+      if (path.startsWith(work)) rmSync(path, { force: true });
     }
     return rows;
   } finally {
     h.close();
+    rmSync(work, { recursive: true, force: true });
   }
 }
 

@@ -4,6 +4,11 @@
 // of ggml's CPU kernel at two to three times its speed (JEPA_FLASH_CPU=0 keeps ggml's): F32 K/V
 // from 16 queries up, F16 K/V from 64 up, where ggml rounds K and V to f16 and does the rest in f32
 // as well (below that it also rounds q and the accumulator, which this kernel does not copy).
+//
+// On the CPU the compute deadline is checked between nodes, so one attention node must not hold the
+// graph for long: where its work passes ATTENTION_NODE_WORK, flash attention runs as one node per
+// block of queries (each query's softmax is over all keys either way, so the bits are the same) and
+// the blocks' outputs are concatenated.
 import { buildInfo, type Context, type Tensor } from '@jepa/native';
 import { flashCpuEnabled } from '../runtime-options.js';
 
@@ -21,6 +26,57 @@ export interface AttentionOptions {
   precF32?: boolean;
   /** The graph runs on the CPU backend (Weights.onCpu). */
   cpu?: boolean;
+  /** On the CPU, the most multiply-adds one flash node may do (default ATTENTION_NODE_WORK). */
+  maxNodeWork?: number;
+}
+
+/**
+ * The most multiply-adds (queries x keys x (head width of q and v) x heads x batch) one flash attention
+ * node does on the CPU before it is split: a few seconds on one slow core, well under one on several. A
+ * model of 65 541 tokens made a single node of 100 s, past any deadline. Each block pays the kernel's
+ * preparation of K and V again (about the work of 280 queries), so blocks are kept large: ViT-L's width
+ * at 4 096 tokens is two blocks, at 16 384 tokens sixteen of MIN_SPLIT_BLOCK queries.
+ */
+export const ATTENTION_NODE_WORK = 2 ** 34;
+/** Blocks are whole multiples of this many queries (the CPU kernel's F16 K/V threshold). */
+const QUERY_STEP = 64;
+/** A block never has fewer queries than this: smaller ones cost more in preparation than they save. */
+const MIN_SPLIT_BLOCK = 1024;
+
+/**
+ * Tensors an attention of `nQ` queries may add to its graph's context when it is split: per block a view
+ * of q and of the mask, the mask's key-major copy (a transpose and a copy), the node, its reshape and a
+ * concat. An upper bound whatever the widths; 0 when it cannot split.
+ */
+export function splitAttentionTensors(nQ: number): number {
+  return nQ < 2 * MIN_SPLIT_BLOCK ? 0 : 7 * Math.ceil(nQ / MIN_SPLIT_BLOCK);
+}
+
+/** [first query, count] of each block, so that each does at most `maxWork` where it can (one block when it fits). */
+export function queryBlocks(nQ: number, workPerQuery: number, maxWork: number): [number, number][] {
+  if (!(nQ * workPerQuery > maxWork) || nQ < 2 * MIN_SPLIT_BLOCK) return [[0, nQ]];
+  const size = Math.max(MIN_SPLIT_BLOCK, Math.floor(maxWork / workPerQuery / QUERY_STEP) * QUERY_STEP);
+  const blocks: [number, number][] = [];
+  for (let start = 0; start < nQ; start += size) blocks.push([start, Math.min(size, nQ - start)]);
+  // a short tail joins the block before it, so that every block has at least MIN_SPLIT_BLOCK queries
+  const last = blocks[blocks.length - 1]!;
+  if (blocks.length > 1 && last[1] < MIN_SPLIT_BLOCK) {
+    blocks.pop();
+    blocks[blocks.length - 1]![1] += last[1];
+  }
+  return blocks;
+}
+
+/** Rows [start, start + count) along dim 1 of t (q's queries, or the mask's), as a view. */
+function rows(ctx: Context, t: Tensor, start: number, count: number): Tensor {
+  return ctx.view(t, [t.ne[0], count, t.ne[2], t.ne[3]], [t.nb[1], t.nb[2], t.nb[3]], start * t.nb[1]);
+}
+
+/** The tensors concatenated along dim 1, as a balanced tree (each value is copied log2(n) times). */
+function concatRows(ctx: Context, parts: Tensor[]): Tensor {
+  if (parts.length === 1) return parts[0]!;
+  const half = parts.length >> 1;
+  return ctx.concat(concatRows(ctx, parts.slice(0, half)), concatRows(ctx, parts.slice(half)), 1);
 }
 
 /** The CPU kernel reads the mask key-major; one transposed copy per mask serves every layer of a graph. */
@@ -39,17 +95,24 @@ export function attention(ctx: Context, q: Tensor, k: Tensor, v: Tensor, o: Atte
   const [hd, nQ, heads, batch] = q.ne;
   if (o.flash) {
     const kvF16 = o.kvType === GGML_F16;
+    const dv = v.ne[0];
+    const blocks = o.cpu ? queryBlocks(nQ, k.ne[1] * (hd + dv) * heads * batch, o.maxNodeWork ?? ATTENTION_NODE_WORK) : [[0, nQ] as [number, number]];
+    const fewest = Math.min(...blocks.map((b) => b[1]));
     // The kernel works on 16 queries per vector: shorter sequences (LeWM's few steps) stay on ggml's row kernel.
-    const kvOk = (o.kvType === GGML_F32 && nQ >= 16) || (kvF16 && nQ >= 64);
-    const own = o.cpu && kvOk && v.ne[0] % 16 === 0 && flashCpuEnabled() && buildInfo().flashAttnCpu !== null;
-    if (own) {
-      const out = ctx.flashAttnCpu(q, k, v, o.mask && keyMajor(ctx, o.mask), o.scale, kvF16); // [hd, heads, nQ, batch]
-      return ctx.reshape(out, [hd * heads, nQ, batch]);
-    }
-    const kk = kvF16 ? ctx.cast(k, o.kvType) : k;
-    const vv = kvF16 ? ctx.cast(v, o.kvType) : v;
-    const out = ctx.flashAttnExt(q, kk, vv, o.mask, o.scale); // [hd, heads, nQ, batch]
-    return ctx.reshape(out, [hd * heads, nQ, batch]);
+    const kvOk = (o.kvType === GGML_F32 && fewest >= 16) || (kvF16 && fewest >= 64);
+    const own = o.cpu && kvOk && dv % 16 === 0 && flashCpuEnabled() && buildInfo().flashAttnCpu !== null;
+    const kk = !own && kvF16 ? ctx.cast(k, o.kvType) : k;
+    const vv = !own && kvF16 ? ctx.cast(v, o.kvType) : v;
+    const parts = blocks.map(([start, count]) => {
+      const whole = blocks.length === 1;
+      const qb = whole ? q : rows(ctx, q, start, count);
+      const mask = o.mask && (whole ? o.mask : rows(ctx, o.mask, start, count));
+      const out = own
+        ? ctx.flashAttnCpu(qb, k, v, mask && keyMajor(ctx, mask), o.scale, kvF16) // [dv, heads, count, batch]
+        : ctx.flashAttnExt(qb, kk, vv, mask, o.scale);
+      return ctx.reshape(out, [dv * heads, count, batch]);
+    });
+    return concatRows(ctx, parts);
   }
   const scores = ctx.mulMat(k, q); // [nKV, nQ, heads, batch]
   if (o.precF32) scores.setPrecF32();

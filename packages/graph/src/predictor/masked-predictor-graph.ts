@@ -61,7 +61,7 @@ export function buildMaskedPredictorGraph(
   const n = nContext + nTarget;
   const Dp = p.embedDim;
   const i32 = typeByName('i32');
-  const ctx = graphContext(p.nLayer);
+  const ctx = graphContext(p.nLayer, undefined, n);
   const input = (type: number, ne: number[], name: string) => graphInput(ctx, type, ne, name);
   const context = input(GGML_F32, [p.embedInDim, nContext], 'pred_context');
   const maskRows = input(i32, [nTarget], 'pred_mask_rows');

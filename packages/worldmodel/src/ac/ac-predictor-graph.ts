@@ -44,7 +44,7 @@ export function buildAcPredictorGraph(p: AcPredictorHparams, encDim: number, w: 
   const hw = shape.h * shape.w;
   const perStep = acTokensPerStep(p, shape);
   const n = acSequenceLength(p, shape);
-  const ctx = graphContext(p.nLayer);
+  const ctx = graphContext(p.nLayer, undefined, n);
   const input = (type: number, ne: number[], name: string) => graphInput(ctx, type, ne, name);
   const tokens = input(GGML_F32, [encDim, hw, T, K], 'ac_tokens');
   const actions = input(GGML_F32, [p.actionDim, T, K], 'ac_actions');
