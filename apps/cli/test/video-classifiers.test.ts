@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { loadModelSpec } from '@jepa/gguf';
 import { compareTokens, cosine, judge, policyRow } from '@jepa/graph';
 import { decodeImage, encodeNpy, readNpy } from '@jepa/preprocess';
-import { QUANTIZE_MAIN, REFERENCE, requireBuilt, runCli, SAMPLE_MP4 } from '@jepa/testing';
+import { classifierLogits, DEMO_MODEL, QUANTIZE_MAIN, REFERENCE, requireBuilt, runCli, SAMPLE_MP4 } from '@jepa/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
 
 const tmp = mkdtempSync(join(tmpdir(), 'jepa-video-cls-'));
@@ -176,6 +176,27 @@ describe('jepa embed', () => {
     const r = jepa('embed', '-m', gguf(family), '--input-npy', fixture(family, 'input.npy'), '-o', out, '-t', '2');
     expect(r.code, r.err).toBe(0);
     expect(cosine(f32(out), f32(fixture(family, 'pooled.npy')))).toBeGreaterThan(0.99999);
+  });
+
+  it.each(FAMILIES)('%s: --pool pooler is the vector the classifier reads: head.cls on it in the test gives the golden logits', (family) => {
+    const out = join(tmp, `${family}-pooler.npy`);
+    const r = jepa('embed', '-m', gguf(family), '--input-npy', fixture(family, 'input.npy'), '--pool', 'pooler', '-o', out, '-t', '2');
+    expect(r.code, r.err).toBe(0);
+    const expected = f32(fixture(family, 'logits.npy'));
+    const tensors = loadModelSpec(gguf(family)).tensors;
+    const rel = (pooled: Float32Array) => {
+      const logits = classifierLogits(gguf(family), tensors, pooled);
+      return logits.reduce((m, v, i) => Math.max(m, Math.abs(v - expected[i]!)), 0) / expected.reduce((m, v) => Math.max(m, Math.abs(v)), 0);
+    };
+    expect(rel(f32(out))).toBeLessThan(1e-4);
+    // negative control for VideoMAE: the token mean the classifier's fc_norm reads (the default pooling)
+    if (family === 'videomae') expect(rel(f32(fixture(family, 'pooled.npy')))).toBeGreaterThan(1e-2);
+  });
+
+  it('--pool pooler on a model without a classifier head is refused in one line', () => {
+    const r = jepa('embed', '-m', DEMO_MODEL, '--input-npy', fixture('videomae', 'input.npy'), '--pool', 'pooler', '-o', join(tmp, 'x.npy'));
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/^jepa: --pool: "pooler" needs a classifier head; .+ has none\n$/m);
   });
 
   it('vivit: key bias alone dropped equals the golden (the score shift is the same for every key), which is why VideoMAE zero-fills it', () => {

@@ -7,7 +7,18 @@ export type { ClassifyRequest, ClassifyResult, ItemClasses } from './operations/
 export type { PredictRequest, PredictResult } from './operations/predict.js';
 export type { PlanRequest, PlanResult, RolloutActions, RolloutRequest, RolloutResult } from './operations/world.js';
 export { requestActionStats } from './operations/action-stats.js';
-export { POOLS, choosePool, l2NormalizeRows, poolBatch, poolOutputs, projectStates, type Pool, type Vector } from './operations/pooling.js';
+export {
+  POOLS,
+  choosePool,
+  headPooled,
+  l2NormalizeRows,
+  poolBatch,
+  poolOutputs,
+  projectStates,
+  type Pool,
+  type TokenPool,
+  type Vector,
+} from './operations/pooling.js';
 export { featureMap, featureMapJob, featureMapOffThread, encodePng, renderOffThread, tensorGrid, type FeatureMap } from './operations/feature-map.js';
 export { renderFeatureMap, type FeatureMapJob } from './operations/feature-map-render.js';
 export { ModelRegistry, modelFiles, type ModelLease, type RegistryOptions } from './registry/model-registry.js';

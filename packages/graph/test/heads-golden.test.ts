@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadModelSpec } from '@jepa/gguf';
 import { readNpy } from '@jepa/preprocess';
-import { REFERENCE_HEADS } from '@jepa/testing';
+import { REFERENCE_HEADS, classifierLogits } from '@jepa/testing';
 import { describe, expect, it } from 'vitest';
 import { EncodeOutput, Model, compareTokens, judge, policyRow, topK } from '../src/index.js';
 
@@ -57,6 +57,27 @@ describe('attentive heads against the float64 reference', () => {
     expect(verdict.pass).toBe(false);
     model.dispose();
   });
+
+  it.each(['vjepa2_pooler', 'vjepa_probe'])(
+    '%s: pooled() is the vector the classifier reads: head.cls applied to it in the test gives the golden logits; the token mean does not',
+    async (dir) => {
+      const { model, out, expected } = await headCase(dir);
+      const path = join(root, dir, 'model.gguf');
+      const tensors = loadModelSpec(path).tensors;
+      const head = model.createHeadContext();
+      const [pooled] = await head.pooled(out);
+      expect(pooled!.length).toBe(out.dim);
+      const rel = (logits: Float64Array) =>
+        logits.reduce((m, v, i) => Math.max(m, Math.abs(v - expected[i]!)), 0) / expected.reduce((m, v) => Math.max(m, Math.abs(v)), 0);
+      expect(rel(classifierLogits(path, tensors, pooled!))).toBeLessThan(1e-5);
+      // negative control: the patch-token mean, the pooling the head replaces
+      expect(rel(classifierLogits(path, tensors, out.pool('mean')))).toBeGreaterThan(1e-2);
+      // and the logits of the same run agree with the pooled vector's
+      const [logits] = await head.logits(out);
+      expect(rel(Float64Array.from(logits!))).toBeLessThan(1e-5);
+      model.dispose();
+    },
+  );
 
   it('batched items equal one item at a time, bit for bit; top-k orders ties by index', async () => {
     const { model, out } = await headCase('vjepa_probe');

@@ -2,7 +2,9 @@
 // on the forged reference-heads models: the same inputs give the same bits (or the same printed digits).
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { loadModelSpec } from '@jepa/gguf';
 import { encodeNpy, readNpy } from '@jepa/preprocess';
+import { classifierLogits } from '@jepa/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JepaServer } from '../src/index.js';
 import { f32, heads, jepa, png, post, sameBits, startServer, THREADS, tmp } from './helpers.js';
@@ -193,5 +195,26 @@ describe('/v1/worldmodel', () => {
     const states = readNpy(out).data as Float32Array;
     expect(sameBits(f32(r.json.data[0].embedding), states.subarray(0, 32))).toBe(true);
     expect(sameBits(f32(r.json.data[1].embedding), states.subarray(32, 64))).toBe(true);
+  });
+
+  it('pool "pooler" equals jepa embed --pool pooler, and head.cls on it gives /v1/classify\'s logits', async () => {
+    const out = join(dir, 'pooled.npy');
+    expect(jepa('embed', '-m', pooler, '--input-npy', clip, '--pool', 'pooler', '-o', out, ...t).code).toBe(0);
+    const r = await post(server, '/v1/embeddings', {
+      model: 'vjepa2_pooler',
+      input: { tensor: b64(clip) },
+      pool: 'pooler',
+      encoding_format: 'base64',
+    });
+    expect(r.status, JSON.stringify(r.json)).toBe(200);
+    const pooled = f32(r.json.data[0].embedding);
+    expect(sameBits(pooled, readNpy(out).data as Float32Array)).toBe(true);
+    const c = await post(server, '/v1/classify', { model: 'vjepa2_pooler', input: { tensor: b64(clip) }, logits: true });
+    const logits = f32(c.json.data[0].logits);
+    const mine = classifierLogits(pooler, loadModelSpec(pooler).tensors, pooled);
+    for (const [i, v] of mine.entries()) expect(Math.abs(v - logits[i]!)).toBeLessThan(1e-4 * Math.max(1, Math.abs(logits[i]!)));
+    const refused = await post(server, '/v1/embeddings', { model: 'vjepa2_predictor', input: { tensor: b64(clip) }, pool: 'pooler' });
+    expect(refused.status).toBe(400);
+    expect(refused.json.error.message).toMatch(/"pooler" needs a classifier head/);
   });
 });

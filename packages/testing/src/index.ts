@@ -16,6 +16,7 @@ export {
   WEB_DIST,
 } from './paths.js';
 export { requireBuilt } from './built.js';
+export { classifierLogits } from './classifier-head.js';
 export { cliMain, runCli, type CliRun, type CliRunOptions } from './cli.js';
 export { pngOf, rgbPng, seededPng } from './png.js';
 export { freePort, RedisServer } from './redis-server.js';

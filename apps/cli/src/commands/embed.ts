@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { WorldModel } from '@jepa/worldmodel';
 import { ModelInput, type VideoWindowSource } from '@jepa/input';
 import { loadModelSpec } from '@jepa/gguf';
 import { readNpy } from '@jepa/preprocess';
@@ -10,7 +9,7 @@ import { contextOptions, loadModel, type RuntimeFlags } from '../load-model.js';
 import { inputOptions, type InputFlags } from '../input-options.js';
 import { checkOutputWritable } from '../output.js';
 import { normalizedBatches, normalizeOption } from '../normalize-option.js';
-import { poolOption, resolvePool } from '../pool-option.js';
+import { poolOption, poolParts, resolvePool } from '../pool-option.js';
 import { Progress } from '../progress.js';
 import { aboutFile, aboutFileAsync, checkInputFile, UserError } from '../user-error.js';
 import { say } from '../display-text.js';
@@ -99,7 +98,7 @@ export function embedCommand(program: Command): void {
     const pool = resolvePool(spec, flags.pool);
     const writer = EmbeddingWriter.open(flags.output, items, { resume: flags.resume });
     if (writer.done > 0) say(`resuming: ${writer.done} of ${items.length} inputs are already in ${flags.output}`);
-    const world = pool === 'lewm' ? new WorldModel(model) : null;
+    const parts = poolParts(model, pool);
     say(`model: ${spec.name} (${spec.family}) on ${model.device}`);
     const ctx = model.createContext({ ...contextOptions(flags), ...(flags.layers === undefined ? {} : { layers: flags.layers }) });
     const todo = items.slice(writer.done);
@@ -107,7 +106,10 @@ export function embedCommand(program: Command): void {
     let embedded = 0;
     try {
       if (flags.dumpDir !== undefined) say(`${await writeStageDump(ctx, items[0]!, flags.dumpDir, flags.model)} stages -> ${flags.dumpDir}`);
-      for await (const records of normalizedBatches(embedCorpus(todo, { ctx, pool, world, batch: flags.batch }), flags.normalize)) {
+      for await (const records of normalizedBatches(
+        embedCorpus(todo, { ctx, pool, world: parts.world, head: parts.head, batch: flags.batch }),
+        flags.normalize,
+      )) {
         writer.write(records);
         for (const r of records) {
           if ('error' in r) say(`${r.item.label}: ${r.error} (skipped)`);
@@ -121,7 +123,7 @@ export function embedCommand(program: Command): void {
       for (const s of sources) await s.close();
       writer.close();
       ctx.dispose();
-      world?.dispose();
+      parts.dispose();
       model.dispose();
     }
     const { seconds, perSecond } = progress.finish();

@@ -1,14 +1,13 @@
 // `jepa worker`: one model, jobs from a queue, a shard per job (docs/corpus.md).
 import { extname } from 'node:path';
 import type { Command } from 'commander';
-import { WorldModel } from '@jepa/worldmodel';
 import { ModelInput } from '@jepa/input';
 import { connectForWorker, embedCorpus, redisUrl, startCorpusWorker, type CorpusItem, type Pool } from '@jepa/corpus';
 import { contextOptions, loadModel, type RuntimeFlags } from '../load-model.js';
 import { addInputOptions, inputOptions, type InputFlags } from '../input-options.js';
 import { addRuntimeOptions, positiveInt } from '../runtime-options.js';
 import { normalizedBatches, normalizeOption } from '../normalize-option.js';
-import { poolOption, resolvePool } from '../pool-option.js';
+import { poolOption, poolParts, resolvePool } from '../pool-option.js';
 import { say } from '../display-text.js';
 import { aboutFileAsync, checkInputFile } from '../user-error.js';
 import { checkOutputFolder } from '../output.js';
@@ -49,7 +48,7 @@ export function workerCommand(program: Command): void {
     const model = await aboutFileAsync(`-m ${flags.model}`, flags.model, () => loadModel(flags.model, flags));
     const pool = resolvePool(model.spec, flags.pool);
     const input = new ModelInput(model.spec, inputOptions(flags, say));
-    const world = pool === 'lewm' ? new WorldModel(model) : null;
+    const parts = poolParts(model, pool);
     const contexts = Array.from({ length: flags.concurrency }, () => model.createContext(contextOptions(flags)));
     const toItem = (path: string): CorpusItem => {
       const ext = extname(path).toLowerCase();
@@ -68,7 +67,11 @@ export function workerCommand(program: Command): void {
       outDir: flags.out,
       concurrency: flags.concurrency,
       toItem,
-      embed: (items, slot) => normalizedBatches(embedCorpus(items, { ctx: contexts[slot]!, pool, world, batch: flags.batch }), flags.normalize),
+      embed: (items, slot) =>
+        normalizedBatches(
+          embedCorpus(items, { ctx: contexts[slot]!, pool, world: parts.world, head: parts.head, batch: flags.batch }),
+          flags.normalize,
+        ),
       lockDurationMs: flags.lockDuration,
       stalledIntervalMs: flags.stalledInterval,
       maxStalledCount: flags.maxStalled,
@@ -90,7 +93,7 @@ export function workerCommand(program: Command): void {
     });
     connection.disconnect();
     for (const ctx of contexts) ctx.dispose();
-    world?.dispose();
+    parts.dispose();
     model.dispose();
     say('worker stopped');
   });

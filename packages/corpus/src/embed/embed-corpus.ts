@@ -1,7 +1,7 @@
 // Embeds a corpus in input order, a batch at a time, while the next inputs decode. Yields each batch's
 // records (embeddings and failures, in input order) as soon as it is encoded, so nothing accumulates.
-import { type Pool, projectStates, poolBatch } from '@jepa/engine';
-import type { EncoderContext } from '@jepa/graph';
+import { type Pool, headPooled, projectStates, poolBatch } from '@jepa/engine';
+import type { EncoderContext, HeadContext } from '@jepa/graph';
 import { prefetchInOrder, type ItemTensor } from '@jepa/input';
 import type { WorldModel } from '@jepa/worldmodel';
 import type { CorpusItem, CorpusRecord } from './corpus-item.js';
@@ -17,6 +17,8 @@ export interface EmbedCorpusOptions {
   clipBatch?: number;
   /** Needed for pool 'lewm'. */
   world?: WorldModel | null;
+  /** Needed for pool 'pooler'. */
+  head?: HeadContext | null;
 }
 
 type Pending = { item: CorpusItem; tensor: ItemTensor } | { item: CorpusItem; error: string };
@@ -67,16 +69,16 @@ class BatchBuffer {
   }
 }
 
-function lewmWorld(world: WorldModel | null | undefined): WorldModel {
-  if (!world) throw new Error('embedCorpus: pool lewm needs a world model');
-  return world;
+function needed<T>(part: T | null | undefined, what: string): T {
+  if (!part) throw new Error(`embedCorpus: ${what}`);
+  return part;
 }
 
 function describe(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-async function encodeGroup(group: Pending[], { ctx, pool, world }: EmbedCorpusOptions, buffer: BatchBuffer): Promise<CorpusRecord[]> {
+async function encodeGroup(group: Pending[], { ctx, pool, world, head }: EmbedCorpusOptions, buffer: BatchBuffer): Promise<CorpusRecord[]> {
   const encoded = group.filter((g): g is { item: CorpusItem; tensor: ItemTensor } => !('error' in g));
   const results = new Map<CorpusItem, { values: Float32Array; shape: number[] }>();
   if (encoded.length > 0) {
@@ -88,7 +90,12 @@ async function encodeGroup(group: Pending[], { ctx, pool, world }: EmbedCorpusOp
     const input = { data, shape: [encoded.length, ...itemShape] };
     const out = await ctx.encode(input);
     // the engine's pooling, as the server and MCP pool: LeWM projects the batch's CLS rows together
-    const vectors = pool === 'lewm' ? await projectStates(lewmWorld(world), [out]) : poolBatch(out, pool);
+    const vectors =
+      pool === 'lewm'
+        ? await projectStates(needed(world, 'pool lewm needs a world model'), [out])
+        : pool === 'pooler'
+          ? await headPooled(needed(head, 'pool pooler needs a head context'), [out])
+          : poolBatch(out, pool);
     for (const [i, g] of encoded.entries()) results.set(g.item, vectors[i]!);
   }
   return group.map((g) => ('error' in g ? { item: g.item, error: g.error } : { item: g.item, ...results.get(g.item)! }));

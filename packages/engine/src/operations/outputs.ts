@@ -3,9 +3,9 @@ import type { EncodeOutput } from '@jepa/graph';
 import type { ModelSlot } from '../registry/model-slot.js';
 import { computeOnItems } from './compute-on-items.js';
 import type { EngineCore } from './engine-core.js';
-import { type Pool, type Vector, l2NormalizeRows, poolOutputs, projectStates } from './pooling.js';
+import { type Pool, type Vector, headPooled, l2NormalizeRows, poolOutputs, projectStates } from './pooling.js';
 
-/** One vector per output by `pool` (LeWM's projector on the compute lane), L2-normalised when asked. */
+/** One vector per output by `pool` (LeWM's projector and the head's pooler on the compute lane), L2-normalised when asked. */
 export async function pooledVectors(
   core: EngineCore,
   slot: ModelSlot,
@@ -14,7 +14,11 @@ export async function pooledVectors(
   normalize: boolean | undefined,
 ): Promise<Vector[]> {
   const vectors =
-    pool === 'lewm' ? await computeOnItems('input', () => core.lane.run(() => projectStates(slot.world(), outs))) : poolOutputs(outs, pool);
+    pool === 'lewm'
+      ? await computeOnItems('input', () => core.lane.run(() => projectStates(slot.world(), outs)))
+      : pool === 'pooler'
+        ? await computeOnItems('input', () => core.lane.run(() => headPooled(slot.head(), outs)))
+        : poolOutputs(outs, pool);
   if (normalize) for (const v of vectors) l2NormalizeRows(v.values, v.shape[v.shape.length - 1]!);
   return vectors;
 }

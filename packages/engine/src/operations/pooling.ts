@@ -1,19 +1,24 @@
 // How an encoder output becomes an embedding, for every front end: the mean of the patch tokens,
-// the CLS token, every token, or LeWM's state (the projector on the CLS token).
+// the CLS token, every token, LeWM's state (the projector on the CLS token), or the vector a
+// classifier head reads (its pooler's output).
 import type { ModelSpec } from '@jepa/gguf';
-import type { EncodeOutput, PoolMode } from '@jepa/graph';
+import type { EncodeOutput, HeadContext, PoolMode } from '@jepa/graph';
 import type { WorldModel } from '@jepa/worldmodel';
 import { badField } from '../errors.js';
 
-export type Pool = PoolMode | 'none' | 'lewm';
+export type Pool = PoolMode | 'none' | 'lewm' | 'pooler';
 
-export const POOLS: readonly Pool[] = ['mean', 'cls', 'none', 'lewm'];
+export const POOLS: readonly Pool[] = ['mean', 'cls', 'none', 'lewm', 'pooler'];
+
+/** The pools that read the encoder output alone, with no model part after it. */
+export type TokenPool = Exclude<Pool, 'lewm' | 'pooler'>;
 
 /** The pooling a request uses: its own, else CLS where the model has one, else the patch mean; `field` names it in a refusal. */
 export function choosePool(spec: ModelSpec, pool: Pool | undefined, field = 'pool'): Pool {
   const p = pool ?? (spec.enc.nCls > 0 ? 'cls' : 'mean');
   if (p === 'cls' && spec.enc.nCls === 0) throw badField(field, `${spec.family} models have no CLS token; use "mean"`);
   if (p === 'lewm' && spec.pred?.kind !== 'action') throw badField(field, `"lewm" needs a LeWorldModel; this is ${spec.family}`);
+  if (p === 'pooler' && !spec.head) throw badField(field, `"pooler" needs a classifier head; ${spec.name} (${spec.family}) has none`);
   return p;
 }
 
@@ -23,7 +28,7 @@ export interface Vector {
 }
 
 /** One vector per item of an encoder output (a batch): its mean or CLS row, or all its tokens. */
-export function poolBatch(out: EncodeOutput, pool: Exclude<Pool, 'lewm'>): Vector[] {
+export function poolBatch(out: EncodeOutput, pool: TokenPool): Vector[] {
   const items = Array.from({ length: out.batch }, (_, i) => i);
   if (pool === 'none') return items.map((i) => ({ values: out.item(i).slice(), shape: [out.nTokens, out.dim] }));
   const rows = out.pool(pool);
@@ -31,9 +36,16 @@ export function poolBatch(out: EncodeOutput, pool: Exclude<Pool, 'lewm'>): Vecto
   return items.map((i) => ({ values: rows.slice(i * out.dim, (i + 1) * out.dim), shape: [out.dim] }));
 }
 
-/** poolBatch over several outputs, their items in order. `lewm` is projectStates'. */
-export function poolOutputs(outs: readonly EncodeOutput[], pool: Exclude<Pool, 'lewm'>): Vector[] {
+/** poolBatch over several outputs, their items in order. `lewm` is projectStates', `pooler` headPooled's. */
+export function poolOutputs(outs: readonly EncodeOutput[], pool: TokenPool): Vector[] {
   return outs.flatMap((o) => poolBatch(o, pool));
+}
+
+/** The classifier head's pooled vector of every item of the outputs, in order. */
+export async function headPooled(head: HeadContext, outs: readonly EncodeOutput[]): Promise<Vector[]> {
+  const vectors: Vector[] = [];
+  for (const out of outs) for (const values of await head.pooled(out)) vectors.push({ values, shape: [values.length] });
+  return vectors;
 }
 
 /** LeWM states of every item's CLS row, projected together in one graph: [rows, Dp] as one vector each. */

@@ -10,7 +10,9 @@ export const modelField = z.string().describe('the model id (GET /v1/models, lis
 
 export const poolField = z
   .enum(POOLS)
-  .describe('mean of the patch tokens, the CLS token, every token (none), or the LeWorldModel state; default cls where the model has one, else mean');
+  .describe(
+    'mean of the patch tokens, the CLS token, every token (none), the LeWorldModel state, or the vector the classifier head reads (pooler); default cls where the model has one, else mean',
+  );
 
 export const normalizeField = z.boolean().describe('L2-normalise each vector (default false)');
 

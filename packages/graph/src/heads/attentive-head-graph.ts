@@ -19,6 +19,8 @@ export interface AttentiveHeadGraph {
   graph: Graph;
   /** [D, tokens] input. */
   tokens: Tensor;
+  /** [D] the vector the classifier reads (the pooler output). */
+  pooled: Tensor;
   /** [nClasses] logits. */
   logits: Tensor;
 }
@@ -74,8 +76,10 @@ export function buildAttentiveHeadGraph(
   let y = ctx.add(query, o1);
   const m = layerNorm(ctx, y, w, 'head.xattn.ln2', h.lnEps);
   y = mlp(ctx, m, w, 'head.xattn.ffn', h.act, o.precF32, { residual: y });
+  y.name = 'pooled';
+  y.setOutput();
   const logits = linear(ctx, y, w, 'head.cls', o.precF32);
   logits.name = 'logits';
   logits.setOutput();
-  return { ctx, graph: ctx.buildGraph([logits]), tokens, logits };
+  return { ctx, graph: ctx.buildGraph([logits]), tokens, pooled: y, logits };
 }

@@ -62,7 +62,15 @@ export class HeadContext extends ModelContext<AttentiveHeadGraph | LinearHeadGra
    * to it), the linear head every token (ViViT's reads the CLS).
    */
   logits(tokens: EncodeOutput): Promise<Float32Array[]> {
-    return this.runner.serial(() => this.#logits(tokens));
+    return this.runner.serial(() => this.#run(tokens, 'logits'));
+  }
+
+  /**
+   * The vector the classifier reads, of each item: [batch][D]. The attentive pooler's output, VideoMAE's
+   * fc_norm of the token mean, ViViT's CLS token.
+   */
+  pooled(tokens: EncodeOutput): Promise<Float32Array[]> {
+    return this.runner.serial(() => this.#run(tokens, 'pooled'));
   }
 
   async classify(tokens: EncodeOutput, k = 5): Promise<Classification[]> {
@@ -74,7 +82,7 @@ export class HeadContext extends ModelContext<AttentiveHeadGraph | LinearHeadGra
     });
   }
 
-  async #logits(out: EncodeOutput): Promise<Float32Array[]> {
+  async #run(out: EncodeOutput, read: 'logits' | 'pooled'): Promise<Float32Array[]> {
     const deadline = Deadline.of(this.#options.timeoutMs, 'classifier head');
     const spec = this.model.spec;
     const head = spec.head!;
@@ -103,7 +111,7 @@ export class HeadContext extends ModelContext<AttentiveHeadGraph | LinearHeadGra
     for (let b = 0; b < out.batch; b++) {
       g.tokens.set(out.item(b).subarray(from * out.dim));
       await runGraph(g.graph, backend, deadline);
-      result.push(g.logits.get(new Float32Array(head.nClasses)));
+      result.push(read === 'logits' ? g.logits.get(new Float32Array(head.nClasses)) : g.pooled.get(new Float32Array(spec.enc.embedDim)));
     }
     return result;
   }

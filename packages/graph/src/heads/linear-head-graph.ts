@@ -15,6 +15,8 @@ export interface LinearHeadGraph {
   graph: Graph;
   /** [D, tokens] input: every token of the item, prefix included. */
   tokens: Tensor;
+  /** [D] the vector the classifier reads (the pooler output). */
+  pooled: Tensor;
   /** [nClasses] logits. */
   logits: Tensor;
 }
@@ -31,8 +33,11 @@ export function buildLinearHeadGraph(e: EncoderHparams, h: LinearHeadHparams, w:
   } else {
     pooled = ctx.view(tokens, [D, 1, 1], [tokens.nb[1], tokens.nb[1], tokens.nb[1]], 0);
   }
+  pooled = ctx.cont(pooled);
+  pooled.name = 'pooled';
+  pooled.setOutput();
   const logits = linear(ctx, pooled, w, 'head.cls', precF32);
   logits.name = 'logits';
   logits.setOutput();
-  return { ctx, graph: ctx.buildGraph([logits]), tokens, logits };
+  return { ctx, graph: ctx.buildGraph([logits]), tokens, pooled, logits };
 }
