@@ -78,14 +78,15 @@ case "${1:-}" in
       t0=$(date +%s%N)
       buildah run --isolation chroot "$ctr" -- "${cmd[@]}" --host 127.0.0.1 --port "$port" 2>/dev/null &
       run=$!
-      until curl -sf -o /dev/null "http://127.0.0.1:$port/health"; do
+      until curl --noproxy '*' -m 2 -sf -o /dev/null "http://127.0.0.1:$port/health"; do
         kill -0 $run 2>/dev/null || die "the server exited before /health answered 200"
         sleep 0.05
       done
       echo "container.sh: run $i: first /health 200 after $((($(date +%s%N) - t0) / 1000000)) ms" >&2
       # the server's own process (chroot isolation shares the host's process table), found by its port
       for d in /proc/[0-9]*; do
-        if [ "$(cat "$d/comm" 2>/dev/null)" = node ] && tr '\0' ' ' <"$d/cmdline" 2>/dev/null | grep -q -- "--port $port \$"; then kill -TERM "${d#/proc/}"; fi
+        # Node itself (argv[0] node; its comm is its thread name), not buildah's chroot-exec
+        if tr '\0' ' ' 2>/dev/null <"$d/cmdline" | grep -Eq -- "^(\S*/)?node .*--port $port \$"; then kill -TERM "${d#/proc/}"; fi
       done
       wait $run || die "the server exited $? on SIGTERM"
     done
