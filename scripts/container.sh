@@ -96,7 +96,8 @@ case "${1:-}" in
     out=$(mktemp -d)
     trap 'rm -rf "$out"' EXIT
     for c in none gzip zstd; do
-      if [ $c = none ]; then flags=(--disable-compression); else flags=(--compression-format $c); fi
+      # zstd layers exist only in the OCI format (the image itself is Docker format, for its HEALTHCHECK)
+      if [ $c = none ]; then flags=(--disable-compression); elif [ $c = zstd ]; then flags=(--format oci --compression-format zstd); else flags=(--compression-format $c); fi
       buildah push --quiet "${flags[@]}" "$image" "dir:$out/$c" >/dev/null
       echo "$image, layers $c: $(du -sb "$out/$c" | awk '{ printf "%.1f MiB", $1 / 1048576 }')"
     done
