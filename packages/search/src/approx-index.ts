@@ -25,7 +25,7 @@ export interface ApproxSettings {
   threads: number;
 }
 
-export const DEFAULT_APPROX: ApproxSettings = { connectivity: 16, expansionAdd: 64, expansionSearch: 256, threads: 0 };
+export const DEFAULT_APPROX: ApproxSettings = { connectivity: 16, expansionAdd: 64, expansionSearch: 512, threads: 0 };
 
 const NAME = /^hnsw-g(\d+)-m(\d+)\.usearch$/;
 
