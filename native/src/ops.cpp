@@ -273,7 +273,7 @@ Napi::Value flashAttnExt(const Napi::CallbackInfo& info) {
 }
 
 // flashAttnExt's operands and result, on this engine's CPU kernel: q, k and v F32 with contiguous
-// rows (kvF16: k and v rounded through f16 inside), dv a multiple of 16; the mask key-major (F16 [>= n_q, n_kv, *, *]: key j's row holds every
+// rows (kvF16: k and v rounded through f16 inside), any dv; the mask key-major (F16 [>= n_q, n_kv, *, *]: key j's row holds every
 // query's entry), i.e. cont(transpose(flashAttnExt's mask)).
 Napi::Value flashAttnCpu(const Napi::CallbackInfo& info) {
   OpCall c(info, "flashAttnCpu");
@@ -288,7 +288,6 @@ Napi::Value flashAttnCpu(const Napi::CallbackInfo& info) {
     c.require(t->type == GGML_TYPE_F32, "q, k and v must be f32: " + describe(t));
     c.require(t->nb[0] == sizeof(float), describe(t) + " does not have contiguous rows");
   }
-  c.require(v->ne[0] % 16 == 0, "v's row length must be a multiple of 16: " + describe(v));
   if (mask) {
     c.require(mask->type == GGML_TYPE_F16 && ggml_is_contiguous(mask), "the key-major mask must be contiguous f16: " + describe(mask));
     c.require(mask->ne[1] == k->ne[1] && mask->ne[0] >= q->ne[1] && q->ne[2] % mask->ne[2] == 0 && q->ne[3] % mask->ne[3] == 0,

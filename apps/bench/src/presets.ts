@@ -23,6 +23,8 @@ export interface Preset {
 export const PRESETS: Record<string, Preset> = {
   'vit-b16': { family: 'hfvit', title: 'ViT-B/16 (hfvit)', dim: 768, layers: 12, heads: 12, ffn: 3072, patch: 16, tubelet: 1, size: 224, frames: 1 },
   'vit-h14': { family: 'ijepa', title: 'ViT-H/14 (ijepa)', dim: 1280, layers: 32, heads: 16, ffn: 5120, patch: 14, tubelet: 1, size: 224, frames: 1 },
+  // heads of width 88: values that are not whole 16-float vectors
+  'vit-g16': { family: 'ijepa', title: 'ViT-g/16 (ijepa)', dim: 1408, layers: 40, heads: 16, ffn: 6144, patch: 16, tubelet: 1, size: 224, frames: 1 },
   'vit-l16-video': {
     family: 'vjepa2',
     title: 'ViT-L/16 16f (vjepa2)',

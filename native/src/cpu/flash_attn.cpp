@@ -121,13 +121,16 @@ void attendTask(ggml_tensor* dst, int64_t item, int64_t head, int64_t q0, int64_
     }
     cpu::transposeRows(rows, d, sc.keys.data() + i * d * kTileRows, kTileRows);
   }
-  sc.values.resize(static_cast<size_t>(nk * dv));
+  const int64_t dvp = flash::paddedWidth(dv);
+  sc.values.resize(static_cast<size_t>(nk * dvp));
   for (int64_t j = 0; j < nk; ++j) {
     const auto* value = view.value(j);
+    float* row = sc.values.data() + j * dvp;
     if (kvF16)
-      roundThroughF16(value, sc.values.data() + j * dv, dv);
+      roundThroughF16(value, row, dv);
     else
-      std::memcpy(sc.values.data() + j * dv, value, static_cast<size_t>(dv) * sizeof(float));
+      std::memcpy(row, value, static_cast<size_t>(dv) * sizeof(float));
+    std::memset(row + dv, 0, static_cast<size_t>(dvp - dv) * sizeof(float));
   }
   sc.queries.resize(static_cast<size_t>(kQueries * d));
   sc.probs.resize(static_cast<size_t>(nk * kQueries));
@@ -154,27 +157,33 @@ void attendTask(ggml_tensor* dst, int64_t item, int64_t head, int64_t q0, int64_
     alignas(64) float inv[kQueries];
     softmaxColumns(sc.probs.data(), maskAt ? maskAt + b0 : nullptr, maskStride, rows, sc.runs, groups, scale, inv);
     // out [query][dv] = Σ_keys probs[key][query] · v[key]: queries are the broadcast operand; a dv of
-    // 64s takes tiles of 6 queries × 64 outputs, any other multiple of 16 tiles of 8 × up to 48.
-    const int64_t ldo = heads * dv;
-    const bool wide = dv % 64 == 0;
+    // 64s takes tiles of 6 queries × 64 outputs, any other multiple of 16 tiles of 8 × up to 48. A dv that
+    // is not whole vectors is computed at its padded width into scratch and its first dv columns kept.
+    const bool padded = dvp != dv;
+    const bool wide = dvp % 64 == 0;
     const int64_t tileRows = wide ? cpu::kWideTileRows : kTileRows;
+    if (padded) sc.out.resize(static_cast<size_t>(tileRows * dvp));
+    const int64_t ldo = padded ? dvp : heads * dv;
     for (int64_t t0 = 0; t0 < rows; t0 += tileRows) {
       const int r = static_cast<int>(std::min<int64_t>(tileRows, rows - t0));
-      float* out = static_cast<float*>(dst->data) + ((item * nq + b0 + t0) * heads + head) * dv;
+      float* target = static_cast<float*>(dst->data) + ((item * nq + b0 + t0) * heads + head) * dv;
+      float* out = padded ? sc.out.data() : target;
       bool first = true;  // keys in runs and blocks, each block's chain summed into the output
       for (const auto& [k0, k1] : sc.runs)
         for (int64_t j0 = k0; j0 < k1; j0 += kKeyBlock, first = false) {
           const float* a = sc.probs.data() + j0 * kQueries + t0;
-          const float* b = sc.values.data() + j0 * dv;
+          const float* b = sc.values.data() + j0 * dvp;
           const int64_t n = std::min(kKeyBlock, k1 - j0);
           if (wide)
-            for (int64_t g = 0; g < dv / 16; g += 4) cpu::kFmaTiles4[r](a, kQueries, b + g * 16, 16, dv, n, out + g * 16, ldo, first);
+            for (int64_t g = 0; g < dvp / 16; g += 4) cpu::kFmaTiles4[r](a, kQueries, b + g * 16, 16, dvp, n, out + g * 16, ldo, first);
           else
-            cpu::fmaRow(a, kQueries, r, b, dv / 16, 16, dv, n, out, ldo, first);
+            cpu::fmaRow(a, kQueries, r, b, dvp / 16, 16, dvp, n, out, ldo, first);
         }
       if (first)  // no key seen by any of these queries
-        for (int t = 0; t < r; ++t) std::memset(out + t * ldo, 0, static_cast<size_t>(dv) * sizeof(float));
-      for (int t = 0; t < r; ++t) scaleRow(out + t * ldo, dv, inv[t0 + t]);
+        for (int t = 0; t < r; ++t) std::memset(out + t * ldo, 0, static_cast<size_t>(dvp) * sizeof(float));
+      for (int t = 0; t < r; ++t) scaleRow(out + t * ldo, dvp, inv[t0 + t]);
+      if (padded)
+        for (int t = 0; t < r; ++t) std::memcpy(target + t * heads * dv, out + t * dvp, static_cast<size_t>(dv) * sizeof(float));
     }
   }
 }

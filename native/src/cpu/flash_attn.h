@@ -16,7 +16,7 @@ namespace jepa {
 // nullptr when there is none.
 const char* flashAttnCpuKernel();
 
-// The node; DV a multiple of 16. kvF16: K and V are rounded through f16 as they are packed (the F16
+// The node; any DV (computed at DV rounded up to 16, flash_attn_parts.h). kvF16: K and V are rounded through f16 as they are packed (the F16
 // K/V policy; ggml's own CPU kernel, from 64 queries up, does the rest in f32 too). Only the CPU
 // backend runs it.
 ggml_tensor* flashAttnCpu(ggml_context* ctx, ggml_tensor* q, ggml_tensor* k, ggml_tensor* v, ggml_tensor* maskByKey, float scale, bool kvF16);

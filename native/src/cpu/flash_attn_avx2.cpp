@@ -124,13 +124,16 @@ void attendTask(ggml_tensor* dst, int64_t item, int64_t head, int64_t q0, int64_
     }
     cpu::avx2::transposeRows(rows, d, sc.keys.data() + i * d * kLda, kLda);
   }
-  sc.values.resize(static_cast<size_t>(nk * dv));
+  const int64_t dvp = flash::paddedWidth(dv);
+  sc.values.resize(static_cast<size_t>(nk * dvp));
   for (int64_t j = 0; j < nk; ++j) {
     const auto* value = view.value(j);
+    float* row = sc.values.data() + j * dvp;
     if (kvF16)
-      roundThroughF16(value, sc.values.data() + j * dv, dv);
+      roundThroughF16(value, row, dv);
     else
-      std::memcpy(sc.values.data() + j * dv, value, static_cast<size_t>(dv) * sizeof(float));
+      std::memcpy(row, value, static_cast<size_t>(dv) * sizeof(float));
+    std::memset(row + dv, 0, static_cast<size_t>(dvp - dv) * sizeof(float));
   }
   sc.queries.resize(static_cast<size_t>(kQueries * d));
   sc.probs.resize(static_cast<size_t>((keyTiles * kTileRows) * kQueries));
@@ -157,22 +160,28 @@ void attendTask(ggml_tensor* dst, int64_t item, int64_t head, int64_t q0, int64_
       }
     alignas(32) float inv[kQueries];
     softmaxColumns(sc.probs.data(), maskAt ? maskAt + b0 : nullptr, maskStride, rows, sc.runs, groups, scale, inv);
-    // out [query][dv] = Σ_keys probs[key][query] · v[key]: queries are the broadcast operand
-    const int64_t ldo = heads * dv;
+    // out [query][dv] = Σ_keys probs[key][query] · v[key]: queries are the broadcast operand; a dv that
+    // is not whole vectors is computed at its padded width into scratch and its first dv columns kept
+    const bool padded = dvp != dv;
+    if (padded) sc.out.resize(static_cast<size_t>(kTileRows * dvp));
+    const int64_t ldo = padded ? dvp : heads * dv;
     for (int64_t t0 = 0; t0 < rows; t0 += kTileRows) {
       const int r = static_cast<int>(std::min<int64_t>(kTileRows, rows - t0));
-      float* out = static_cast<float*>(dst->data) + ((item * nq + b0 + t0) * heads + head) * dv;
+      float* target = static_cast<float*>(dst->data) + ((item * nq + b0 + t0) * heads + head) * dv;
+      float* out = padded ? sc.out.data() : target;
       bool first = true;  // keys in runs and blocks, each block's chain summed into the output
       for (const auto& [k0, k1] : sc.runs)
         for (int64_t j0 = k0; j0 < k1; j0 += kKeyBlock, first = false) {
           const float* a = sc.probs.data() + j0 * kQueries + t0;
-          const float* b = sc.values.data() + j0 * dv;
+          const float* b = sc.values.data() + j0 * dvp;
           const int64_t n = std::min(kKeyBlock, k1 - j0);
-          for (int64_t c = 0; c < dv; c += 16) cpu::avx2::kFmaTiles<float>[r](a, kQueries, b + c, dv, n, out + c, ldo, first);
+          for (int64_t c = 0; c < dvp; c += 16) cpu::avx2::kFmaTiles<float>[r](a, kQueries, b + c, dvp, n, out + c, ldo, first);
         }
       if (first)  // no key seen by any of these queries
-        for (int t = 0; t < r; ++t) std::memset(out + t * ldo, 0, static_cast<size_t>(dv) * sizeof(float));
-      for (int t = 0; t < r; ++t) scaleRow(out + t * ldo, dv, inv[t0 + t]);
+        for (int t = 0; t < r; ++t) std::memset(out + t * ldo, 0, static_cast<size_t>(dvp) * sizeof(float));
+      for (int t = 0; t < r; ++t) scaleRow(out + t * ldo, dvp, inv[t0 + t]);
+      if (padded)
+        for (int t = 0; t < r; ++t) std::memcpy(target + t * heads * dv, out + t * dvp, static_cast<size_t>(dv) * sizeof(float));
     }
   }
 }

@@ -19,10 +19,15 @@ struct Scratch {
   std::vector<float> keys;     // [key tiles][D][8]: the head's keys as the broadcast operand
   std::vector<float> queries;  // [3][D][16]: a block's queries, 16 per group, zero-padded
   std::vector<float> probs;    // [NK][48]: scores, then probabilities, of every key for the block's queries
-  std::vector<float> values;   // [NK][DV]: the head's values, contiguous (in a fused qkv tensor rows are far apart)
+  std::vector<float> values;   // [NK][DVP]: the head's values, contiguous (in a fused qkv tensor rows are far apart), zero-padded
+  std::vector<float> out;      // [tile rows][DVP]: a tile's output where DV is not a multiple of 16
   std::vector<float> rounded;  // [8][D]: a tile of keys rounded through f16
   KeyRuns runs;
 };
+
+// The value width the kernels run at: DV rounded up to whole 16-float vectors. The padding columns of V
+// are zeros, so the first DV outputs are the bits they would be at DV, and only those are written.
+inline int64_t paddedWidth(int64_t dv) { return (dv + 15) / 16 * 16; }
 
 // One head of one item of the node's operands (flash_attn.h): k / v heads and items broadcast over
 // q's as in ggml_flash_attn_ext (grouped-query style).

@@ -105,12 +105,16 @@ describe('flash_attn_ext', () => {
 
 describe.skipIf(!buildInfo().flashAttnCpu)("this engine's CPU flash kernel (F32 K/V)", () => {
   // head_dim 32, 64, 80; keys not a multiple of 8 or 16; 70 queries: two blocks per head; 1100
-  // keys: two chains of P·V
+  // keys: two chains of P·V; head_dim 88 (I-JEPA ViT-g/16), 24 and 2: values that are not whole
+  // 16-float vectors, run padded
   const shapes: Shape[] = [
     { d: 32, nQ: 23, nKV: 23, H: 3, B: 2 },
     { d: 64, nQ: 70, nKV: 70, H: 2, B: 2 },
     { d: 80, nQ: 9, nKV: 37, H: 3, B: 1 },
     { d: 32, nQ: 9, nKV: 1100, H: 1, B: 1 },
+    { d: 88, nQ: 70, nKV: 70, H: 2, B: 1 },
+    { d: 24, nQ: 17, nKV: 41, H: 3, B: 2 },
+    { d: 2, nQ: 50, nKV: 37, H: 16, B: 1 },
   ];
   for (const shape of shapes)
     for (const withMask of [false, true])
@@ -121,14 +125,16 @@ describe.skipIf(!buildInfo().flashAttnCpu)("this engine's CPU flash kernel (F32 
       });
 
   it('F16 K/V: K and V rounded through f16, the rest in f32, as ggml does from 64 queries up', async () => {
-    const shape = shapes[1]!;
-    for (const withMask of [false, true]) {
-      const { got, expected } = await attend(F16, withMask, 'cpu-kv16', shape);
-      expect(worstError(got, expected.data, 2e-6, 0)).toBeLessThanOrEqual(1);
-      const ggml = (await attend(F16, withMask, 'flash', shape)).got;
-      expect(worstError(got, ggml, 2e-6, 0)).toBeLessThanOrEqual(1);
-    }
+    for (const shape of [shapes[1]!, shapes[4]!])
+      for (const withMask of [false, true]) {
+        const { got, expected } = await attend(F16, withMask, 'cpu-kv16', shape);
+        expect(worstError(got, expected.data, 2e-6, 0)).toBeLessThanOrEqual(1);
+        if (shape.d % 16 !== 0) continue; // ggml's kernel rounds more at such widths: the reference above decides
+        const ggml = (await attend(F16, withMask, 'flash', shape)).got;
+        expect(worstError(got, ggml, 2e-6, 0)).toBeLessThanOrEqual(1);
+      }
     // the rounding is there: unrounded K/V miss the rounded reference
+    const shape = shapes[1]!;
     const { got } = await attend(F32, true, 'cpu', shape);
     const { expected } = await attend(F16, true, 'cpu-kv16', shape);
     expect(worstError(got, expected.data, 2e-6, 0)).toBeGreaterThan(1);
@@ -148,17 +154,12 @@ describe.skipIf(!buildInfo().flashAttnCpu)("this engine's CPU flash kernel (F32 
     expect(Buffer.from(second.buffer).equals(Buffer.from(both.buffer, both.byteLength / 2))).toBe(true);
   });
 
-  it('refuses F16 K/V and value rows that are not a multiple of 16, naming them', () => {
+  it('refuses F16 K/V, naming it', () => {
     const ctx = createContext(16);
     const q = ctx.newTensor(F32, [32, 5, 2, 1]);
     const k32 = ctx.newTensor(F32, [32, 7, 2, 1]);
     expect(() => ctx.flashAttnCpu(q, ctx.newTensor(F16, [32, 7, 2, 1]), k32, null, 1)).toThrowError(
       expect.objectContaining({ message: expect.stringContaining('f32') }),
-    );
-    const q40 = ctx.newTensor(F32, [40, 5, 2, 1]);
-    const k40 = ctx.newTensor(F32, [40, 7, 2, 1]);
-    expect(() => ctx.flashAttnCpu(q40, k40, k40, null, 1)).toThrowError(
-      expect.objectContaining({ message: expect.stringContaining('multiple of 16') }),
     );
   });
 });

@@ -31,13 +31,26 @@ export interface AttentionOptions {
 }
 
 /**
- * The most multiply-adds (queries x keys x (head width of q and v) x heads x batch) one flash attention
- * node does on the CPU before it is split: a few seconds on one slow core, well under one on several. A
- * model of 65 541 tokens made a single node of 100 s, past any deadline. Each block pays the kernel's
- * preparation of K and V again (about the work of 280 queries), so blocks are kept large: ViT-L's width
- * at 4 096 tokens is two blocks, at 16 384 tokens sixteen of MIN_SPLIT_BLOCK queries.
+ * The most work one flash attention node does on the CPU before it is split, in multiply-adds of
+ * `pairWork` (queries x keys x heads x batch pairs): a few seconds on one slow core, well under one on
+ * several. A model of 65 541 tokens made a single node of 100 s, past any deadline. Each block pays the
+ * kernel's preparation of K and V again (about the work of 280 queries), so blocks are kept large:
+ * ViT-L's width at 4 096 tokens is two blocks, at 16 384 tokens sixteen of MIN_SPLIT_BLOCK queries.
  */
 export const ATTENTION_NODE_WORK = 2 ** 34;
+/**
+ * The work of one (query, key, head) pair in multiply-adds: the score's hd and the value's width as the
+ * kernel runs it (this engine's pads it to whole 16-float vectors), plus the softmax's exp and the
+ * bookkeeping around them, which cost about 24 multiply-adds (fitted to 1-thread times of hd 2 to 96 at
+ * 8 192 keys: 1.05 ns a pair at hd 2 and 16 heads, 3.7 at hd 64, 5.0 at hd 88). ggml's CPU kernel takes
+ * about twenty times as long where a head's width is not whole 16-float vectors (hd 88: 1 417 ms against
+ * 169 for 1 024 queries of 4 heads over 4 096 keys).
+ */
+export function pairWork(hd: number, dv: number, ownKernel: boolean): number {
+  if (ownKernel) return hd + Math.ceil(dv / 16) * 16 + 24;
+  return (hd % 16 === 0 && dv % 16 === 0 ? 1 : 20) * (hd + dv + 24);
+}
+
 /** Blocks are whole multiples of this many queries (the CPU kernel's F16 K/V threshold). */
 const QUERY_STEP = 64;
 /** A block never has fewer queries than this: smaller ones cost more in preparation than they save. */
@@ -96,11 +109,13 @@ export function attention(ctx: Context, q: Tensor, k: Tensor, v: Tensor, o: Atte
   if (o.flash) {
     const kvF16 = o.kvType === GGML_F16;
     const dv = v.ne[0];
-    const blocks = o.cpu ? queryBlocks(nQ, k.ne[1] * (hd + dv) * heads * batch, o.maxNodeWork ?? ATTENTION_NODE_WORK) : [[0, nQ] as [number, number]];
-    const fewest = Math.min(...blocks.map((b) => b[1]));
-    // The kernel works on 16 queries per vector: shorter sequences (LeWM's few steps) stay on ggml's row kernel.
-    const kvOk = (o.kvType === GGML_F32 && fewest >= 16) || (kvF16 && fewest >= 64);
-    const own = o.cpu && kvOk && dv % 16 === 0 && flashCpuEnabled() && buildInfo().flashAttnCpu !== null;
+    // The kernel works on 16 queries per vector: shorter sequences (LeWM's few steps) stay on ggml's row
+    // kernel. A split has blocks of at least MIN_SPLIT_BLOCK queries, so nQ decides.
+    const kvOk = (o.kvType === GGML_F32 && nQ >= 16) || (kvF16 && nQ >= 64);
+    const own = !!o.cpu && kvOk && flashCpuEnabled() && buildInfo().flashAttnCpu !== null;
+    const blocks = o.cpu
+      ? queryBlocks(nQ, k.ne[1] * pairWork(hd, dv, own) * heads * batch, o.maxNodeWork ?? ATTENTION_NODE_WORK)
+      : [[0, nQ] as [number, number]];
     const kk = !own && kvF16 ? ctx.cast(k, o.kvType) : k;
     const vv = !own && kvF16 ? ctx.cast(v, o.kvType) : v;
     const parts = blocks.map(([start, count]) => {
