@@ -481,6 +481,7 @@ program
   .option('--connectivity <n>', 'HNSW M', int)
   .option('--expansion-add <n>', 'HNSW efConstruction', int)
   .option('--expansion-search <list>', 'HNSW ef at search time, comma separated: each measured on the one graph', intList)
+  .option('--scalar <kind>', "the graph's copy of the vectors: f32, f16 or i8 (default: the index's, i8)")
   .option('--threads <n>', 'graph build threads (0: usearch picks)', count, 0)
   .option('--dir <dir>', 'where the temporary indexes go (default: the system temp folder)')
   .option('--json <file>', 'also write the rows as JSON')
@@ -495,17 +496,21 @@ program
       connectivity?: number;
       expansionAdd?: number;
       expansionSearch?: number[];
+      scalar?: string;
       threads: number;
       dir?: string;
       json?: string;
     }) => {
       if (o.vectors !== 'random' && o.vectors !== 'lowrank') throw new Error(`--vectors must be random or lowrank, got '${o.vectors}'`);
-      const { DEFAULT_APPROX, runSearchBench, searchMarkdown } = await import('./search-bench.js');
+      const { DEFAULT_APPROX, GRAPH_SCALARS, runSearchBench, searchMarkdown } = await import('./search-bench.js');
+      const scalar = GRAPH_SCALARS.find((s) => s === (o.scalar ?? DEFAULT_APPROX.scalar));
+      if (!scalar) throw new Error(`--scalar must be one of ${GRAPH_SCALARS.join(', ')}, got '${o.scalar}'`);
       const approx = {
         connectivity: o.connectivity ?? DEFAULT_APPROX.connectivity,
         expansionAdd: o.expansionAdd ?? DEFAULT_APPROX.expansionAdd,
         expansionSearch: o.expansionSearch?.[0] ?? DEFAULT_APPROX.expansionSearch,
         threads: o.threads,
+        scalar,
       };
       const rows = runSearchBench(
         {
@@ -523,7 +528,7 @@ program
       );
       const machine = machineInfo(o.threads);
       process.stdout.write(
-        `${machine.summary}\nHNSW M=${approx.connectivity} efConstruction=${approx.expansionAdd}\n\n${searchMarkdown(rows, o.top)}\n`,
+        `${machine.summary}\nHNSW M=${approx.connectivity} efConstruction=${approx.expansionAdd} graph vectors ${approx.scalar}\n\n${searchMarkdown(rows, o.top)}\n`,
       );
       if (o.json) {
         const { writeFileSync } = await import('node:fs');

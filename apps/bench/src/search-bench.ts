@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type ApproxSettings, DEFAULT_APPROX, dot, TopK, unit, VectorIndex } from '@jepa/search';
+import { type ApproxSettings, DEFAULT_APPROX, dot, GRAPH_SCALARS, TopK, unit, VectorIndex } from '@jepa/search';
 
 export type SyntheticKind = 'random' | 'lowrank';
 
@@ -166,4 +166,4 @@ export function searchMarkdown(rows: SearchBenchRow[], k: number): string {
   );
 }
 
-export { DEFAULT_APPROX };
+export { DEFAULT_APPROX, GRAPH_SCALARS };

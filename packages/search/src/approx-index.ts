@@ -23,31 +23,46 @@ export interface ApproxSettings {
   expansionSearch: number;
   /** Threads for building (0: usearch's choice). */
   threads: number;
+  /**
+   * How the graph stores its copy of the vectors; candidates are scored again on the stored f32 rows. i8:
+   * at 10⁶ rows recall@10 0.980 at ef 512 with p50 8.5 ms, against 0.979 and 13.8 ms for f32 (docs/search.md).
+   */
+  scalar: GraphScalar;
 }
 
-export const DEFAULT_APPROX: ApproxSettings = { connectivity: 16, expansionAdd: 64, expansionSearch: 512, threads: 0 };
+export type GraphScalar = 'f32' | 'f16' | 'i8';
+export const GRAPH_SCALARS: readonly GraphScalar[] = ['f32', 'f16', 'i8'];
 
-const NAME = /^hnsw-g(\d+)-m(\d+)\.usearch$/;
+export const DEFAULT_APPROX: ApproxSettings = { connectivity: 16, expansionAdd: 64, expansionSearch: 512, threads: 0, scalar: 'i8' };
+
+const NAME = /^hnsw-g(\d+)-m(\d+)(?:-(f16|i8))?\.usearch$/;
 
 interface GraphFile {
   name: string;
   generation: number;
   maxId: number;
+  scalar: GraphScalar;
 }
 
 function graphFiles(dir: string): GraphFile[] {
   return readdirSync(dir)
     .map((name) => ({ name, m: NAME.exec(name) }))
     .filter((f) => f.m !== null)
-    .map((f) => ({ name: f.name, generation: Number(f.m![1]), maxId: Number(f.m![2]) }))
+    .map((f) => ({ name: f.name, generation: Number(f.m![1]), maxId: Number(f.m![2]), scalar: (f.m![3] ?? 'f32') as GraphScalar }))
     .sort((a, b) => b.generation - a.generation);
 }
+
+function graphName(generation: number, maxId: number, scalar: GraphScalar): string {
+  return `hnsw-g${generation}-m${maxId}${scalar === 'f32' ? '' : `-${scalar}`}.usearch`;
+}
+
+const SCALAR_KIND = { f32: ScalarKind.F32, f16: ScalarKind.F16, i8: ScalarKind.I8 } as const;
 
 function newGraph(dim: number, s: ApproxSettings): UIndex {
   return new Index({
     dimensions: dim,
     metric: MetricKind.Cos,
-    quantization: ScalarKind.F32,
+    quantization: SCALAR_KIND[s.scalar],
     connectivity: s.connectivity,
     expansion_add: s.expansionAdd,
     expansion_search: s.expansionSearch,
@@ -89,7 +104,8 @@ export function currentGraph(
   onProgress?: (added: number) => void,
 ): { graph: UIndex; rebuilt: boolean } {
   const { generation, deleteGeneration } = store.generation();
-  const files = graphFiles(dir);
+  // a graph of another scalar kind is of no use: it is rebuilt, and removed once the new one is saved
+  const files = graphFiles(dir).filter((f) => f.scalar === settings.scalar);
   const current = files.find((f) => f.generation === generation);
   const graph = newGraph(dim, settings);
   if (current) {
@@ -118,7 +134,7 @@ export function currentGraph(
     g = newGraph(dim, settings);
     addRows(g, store, dim, 0, settings.threads, onProgress);
   }
-  const name = `hnsw-g${generation}-m${maxId}.usearch`;
+  const name = graphName(generation, maxId, settings.scalar);
   const tmp = join(dir, `${name}.tmp-${process.pid}`);
   g.save(tmp);
   renameSync(tmp, join(dir, name));

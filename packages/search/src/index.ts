@@ -1,4 +1,4 @@
-export { DEFAULT_APPROX, type ApproxSettings } from './approx-index.js';
+export { DEFAULT_APPROX, GRAPH_SCALARS, type ApproxSettings, type GraphScalar } from './approx-index.js';
 export { SearchError, type SearchErrorCode } from './errors.js';
 export { describeModel, fileDigest, modelIdentity, type IndexModel } from './model-identity.js';
 export type { FileIdentity, NewRow, RowPlace, StoredRow } from './row-store.js';

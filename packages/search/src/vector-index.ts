@@ -157,7 +157,8 @@ export class VectorIndex {
   approxIndex(settings: ApproxSettings = DEFAULT_APPROX, onProgress?: (added: number) => void) {
     const { generation } = this.#store.generation();
     const held = this.#graph;
-    if (held?.generation === generation && held.settings.expansionSearch === settings.expansionSearch) return { graph: held.graph, rebuilt: false };
+    if (held?.generation === generation && held.settings.expansionSearch === settings.expansionSearch && held.settings.scalar === settings.scalar)
+      return { graph: held.graph, rebuilt: false };
     const current = currentGraph(this.dir, this.#store, this.model.dim, settings, onProgress);
     this.#graph = { generation, settings, graph: current.graph };
     return current;

@@ -5,7 +5,7 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type IndexModel, SearchError, VectorIndex } from '../src/index.js';
+import { DEFAULT_APPROX, type IndexModel, SearchError, VectorIndex } from '../src/index.js';
 
 const work = mkdtempSync(join(tmpdir(), 'jepa-search-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -113,6 +113,31 @@ describe('the approximate index', () => {
     index.forget(['/data/new.jpg']);
     expect(index.search(extra, { k: 5, mode: 'approx' }).map((h) => h.path)).not.toContain('/data/new.jpg');
     expect(readdirSync(join(work, 'approx')).filter((n) => n.endsWith('.usearch'))).toHaveLength(1);
+    index.close();
+  });
+  it('f32, f16 and i8 graphs: exact scores for the candidates they find; one graph file, of the kind asked for', () => {
+    const vs = vectors(1000, 7);
+    const index = build('scalars', vs);
+    const qs = vectors(20, 8);
+    const files = () => readdirSync(join(work, 'scalars')).filter((n) => n.endsWith('.usearch'));
+    // each kind is a new graph (the file of another kind is of no use) that replaces the file before it
+    for (const scalar of ['f32', 'f16', 'i8'] as const) {
+      const approx = { ...DEFAULT_APPROX, scalar };
+      expect(index.approxIndex(approx).rebuilt).toBe(true);
+      expect(files()).toEqual([expect.stringMatching(scalar === 'f32' ? /-m\d+\.usearch$/ : new RegExp(`-${scalar}\\.usearch$`))]);
+      let hit = 0;
+      for (const q of qs) {
+        const exact = new Map(index.search(q, { k: 10, mode: 'exact' }).map((h) => [h.id, h.score]));
+        for (const h of index.search(q, { k: 10, mode: 'approx', approx })) {
+          if (!exact.has(h.id)) continue;
+          hit++;
+          expect(h.score).toBe(exact.get(h.id)); // scored again on the stored rows
+        }
+      }
+      expect(hit / 200).toBeGreaterThanOrEqual(0.95);
+    }
+    expect(DEFAULT_APPROX.scalar).toBe('i8');
+    expect(index.approxIndex(DEFAULT_APPROX).rebuilt).toBe(false);
     index.close();
   });
 });
