@@ -1,7 +1,7 @@
 // @jepa/search on real index files in a temp folder: exact search against a brute-force cosine computed
 // here in float64, the approximate index against the exact one, dedupe against pairs found here,
 // and the refusals (another model, a damaged file, a wrong query), each one line.
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -120,11 +120,13 @@ describe('the approximate index', () => {
     const index = build('scalars', vs);
     const qs = vectors(20, 8);
     const files = () => readdirSync(join(work, 'scalars')).filter((n) => n.endsWith('.usearch'));
+    const bytes: number[] = [];
     // each kind is a new graph (the file of another kind is of no use) that replaces the file before it
     for (const scalar of ['f32', 'f16', 'i8'] as const) {
       const approx = { ...DEFAULT_APPROX, scalar };
       expect(index.approxIndex(approx).rebuilt).toBe(true);
       expect(files()).toEqual([expect.stringMatching(scalar === 'f32' ? /-m\d+\.usearch$/ : new RegExp(`-${scalar}\\.usearch$`))]);
+      bytes.push(statSync(join(work, 'scalars', files()[0]!)).size);
       let hit = 0;
       for (const q of qs) {
         const exact = new Map(index.search(q, { k: 10, mode: 'exact' }).map((h) => [h.id, h.score]));
@@ -136,6 +138,10 @@ describe('the approximate index', () => {
       }
       expect(hit / 200).toBeGreaterThanOrEqual(0.95);
     }
+    // the graph holds its vectors in the kind asked for, not only under its name: the files differ by 1000
+    // × 24 vectors of 4, 2 and 1 bytes (within 5 %: each build draws its own links)
+    expect(Math.abs(bytes[0]! - bytes[1]! - 1000 * D * 2)).toBeLessThan(1000 * D * 2 * 0.05);
+    expect(Math.abs(bytes[1]! - bytes[2]! - 1000 * D)).toBeLessThan(1000 * D * 0.05);
     expect(DEFAULT_APPROX.scalar).toBe('i8');
     expect(index.approxIndex(DEFAULT_APPROX).rebuilt).toBe(false);
     index.close();
