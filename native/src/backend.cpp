@@ -10,6 +10,7 @@ Napi::Function Backend::define(Napi::Env env) {
                          InstanceAccessor<&Backend::deviceName>("deviceName"),
                          InstanceAccessor<&Backend::isCpu>("isCpu"),
                          InstanceAccessor<&Backend::getThreads, &Backend::setThreads>("threads"),
+                         InstanceAccessor<&Backend::sharedComputeBytes>("sharedComputeBytes"),
                          InstanceMethod<&Backend::supportsOp>("supportsOp"),
                          InstanceMethod<&Backend::bufferTypes>("bufferTypes"),
                          InstanceMethod<&Backend::allocBuffer>("allocBuffer"),
@@ -53,6 +54,13 @@ Napi::Value Backend::isCpu(const Napi::CallbackInfo& info) { return Napi::Boolea
 
 Napi::Value Backend::getThreads(const Napi::CallbackInfo& info) {
   return Napi::Number::New(info.Env(), res(info.Env())->threads);
+}
+
+// Bytes of the compute buffer that graphs allocated with {shared: true} take turns in (0 before the first).
+Napi::Value Backend::sharedComputeBytes(const Napi::CallbackInfo& info) {
+  auto r = res(info.Env());
+  std::lock_guard<std::mutex> lock(r->sharedMu);
+  return Napi::Number::New(info.Env(), r->shared ? static_cast<double>(ggml_gallocr_get_buffer_size(r->shared, 0)) : 0.0);
 }
 
 void Backend::setThreads(const Napi::CallbackInfo& info, const Napi::Value& value) {

@@ -79,6 +79,8 @@ class ComputeThread {
 // The process's one thread for CPU graphs (never destroyed: it outlives every backend).
 std::shared_ptr<ComputeThread> cpuComputeThread();
 
+struct GraphRes;
+
 struct BackendRes {
   ggml_backend_t backend = nullptr;
   ggml_backend_dev_t device = nullptr;
@@ -86,7 +88,13 @@ struct BackendRes {
   int threads = 1;
   std::mutex computeMu;  // one graph at a time per backend
   std::shared_ptr<ComputeThread> computeThread;
+  // The one compute buffer that graphs allocated with {shared: true} take turns in: it grows to the
+  // largest of them, where a buffer per graph would hold their sum (a graph per batch size adds up).
+  std::mutex sharedMu;
+  ggml_gallocr_t shared = nullptr;
+  GraphRes* sharedBy = nullptr;  // the graph whose tensors are in it now
   ~BackendRes() {
+    if (shared) ggml_gallocr_free(shared);
     if (backend) ggml_backend_free(backend);
   }
 };
@@ -95,21 +103,41 @@ struct GraphRes {
   std::shared_ptr<ContextRes> ctx;  // the tensors of the graph
   ggml_context* graphCtx = nullptr; // memory of the ggml_cgraph itself
   ggml_cgraph* graph = nullptr;
-  ggml_gallocr_t allocr = nullptr;
+  ggml_gallocr_t allocr = nullptr;  // its own allocator, when not placed in the backend's shared buffer
   std::shared_ptr<BackendRes> allocatedFor;
+  bool shared = false;  // placed in allocatedFor's shared compute buffer (while it is sharedBy there)
   std::vector<ggml_tensor*> tensors;  // everything the outputs depend on
   std::vector<ggml_tensor*> owned;    // the subset whose memory the graph allocator places
   std::vector<ggml_backend_buffer_t> placedIn;  // the allocator's buffers, as the owned tensors point into them
   std::atomic<bool> busy{false};
-  ~GraphRes() {
-    // The context (kept alive by `ctx`) outlives this graph: its tensors must not keep pointing
-    // into memory freed here, or a later read would touch freed memory instead of failing.
+  // Points the owned tensors back at no memory: a later read then fails instead of touching memory
+  // freed or given to another graph.
+  void unplace() {
     for (ggml_tensor* t : owned)
       for (ggml_backend_buffer_t b : placedIn)
         if (t->buffer == b) {
           t->data = nullptr;
           t->buffer = nullptr;
         }
+    placedIn.clear();
+  }
+  // Whether the owned tensors have their memory now (a shared graph loses it to the next one placed).
+  bool placed() const {
+    if (!allocatedFor) return false;
+    if (!shared) return true;
+    std::lock_guard<std::mutex> lock(allocatedFor->sharedMu);
+    return allocatedFor->sharedBy == this;
+  }
+  ~GraphRes() {
+    if (shared && allocatedFor) {
+      std::lock_guard<std::mutex> lock(allocatedFor->sharedMu);
+      if (allocatedFor->sharedBy == this) allocatedFor->sharedBy = nullptr;
+      unplace();
+    } else {
+      // The context (kept alive by `ctx`) outlives this graph: its tensors must not keep pointing
+      // into memory freed here, or a later read would touch freed memory instead of failing.
+      unplace();
+    }
     if (allocr) ggml_gallocr_free(allocr);
     if (graphCtx) ggml_free(graphCtx);
   }

@@ -12,6 +12,7 @@ Napi::Function Graph::define(Napi::Env env) {
                      {
                          InstanceAccessor<&Graph::nodeCount>("nodeCount"),
                          InstanceAccessor<&Graph::isBusy>("busy"),
+                         InstanceAccessor<&Graph::isPlaced>("placed"),
                          InstanceMethod<&Graph::nodes>("nodes"),
                          InstanceMethod<&Graph::ops>("ops"),
                          InstanceMethod<&Graph::unsupported>("unsupported"),
@@ -112,30 +113,72 @@ void Graph::validate(const Napi::CallbackInfo& info) {
   fail(env, "UNSUPPORTED_OP", msg);
 }
 
-// allocate(backend) -> bytes of the compute buffer. Tensors without memory get a place in it.
+// allocate(backend, {shared}?) -> bytes of the compute buffer. Tensors without memory get a place in it.
+// shared: the backend's one compute buffer, which graphs take turns in (it grows to the largest graph
+// placed in it); placing this graph takes the memory of the one placed before, whose `placed` turns
+// false until it is allocated again.
 Napi::Value Graph::allocate(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   auto g = res(env);
   auto b = argBackend(info, 0);
+  bool shared = false;
+  if (info.Length() > 1 && !info[1].IsUndefined()) {
+    if (!info[1].IsObject()) fail(env, "BAD_ARGUMENT", "allocate options must be an object");
+    Napi::Value v = info[1].As<Napi::Object>().Get("shared");
+    if (!v.IsUndefined() && !v.IsBoolean()) fail(env, "BAD_ARGUMENT", "shared must be a boolean");
+    shared = !v.IsUndefined() && v.As<Napi::Boolean>().Value();
+  }
   if (g->busy.load()) fail(env, "BUSY", "the graph is computing");
+  if (shared) {
+    std::lock_guard<std::mutex> lock(b->sharedMu);
+    if (b->sharedBy && b->sharedBy != g.get() && b->sharedBy->busy.load())
+      fail(env, "BUSY", "another graph is computing in the backend's shared compute buffer");
+  }
+  if (g->shared && g->allocatedFor) {
+    std::lock_guard<std::mutex> lock(g->allocatedFor->sharedMu);
+    if (g->allocatedFor->sharedBy == g.get()) g->allocatedFor->sharedBy = nullptr;
+  }
+  g->shared = false;
+  g->allocatedFor = nullptr;
   // Forget earlier placements: a new allocator would otherwise keep pointers into freed memory.
   for (ggml_tensor* t : g->owned) {
     t->data = nullptr;
     t->buffer = nullptr;
   }
-  if (g->allocatedFor && g->allocatedFor != b) {
+  g->placedIn.clear();
+  if (g->allocr && shared) {
     ggml_gallocr_free(g->allocr);
     g->allocr = nullptr;
   }
-  if (!g->allocr) g->allocr = ggml_gallocr_new(ggml_backend_get_default_buffer_type(b->backend));
-  if (!ggml_gallocr_alloc_graph(g->allocr, g->graph))
-    fail(env, "OUT_OF_MEMORY", "could not allocate the compute buffer of a " +
-                                   std::to_string(ggml_graph_n_nodes(g->graph)) + "-node graph");
+  size_t bytes = 0;
+  if (shared) {
+    std::lock_guard<std::mutex> lock(b->sharedMu);
+    if (b->sharedBy) b->sharedBy->unplace();
+    b->sharedBy = nullptr;
+    if (!b->shared) b->shared = ggml_gallocr_new(ggml_backend_get_default_buffer_type(b->backend));
+    // planned for this graph: the allocator's last plan was another graph's, which may match in
+    // node count and sizes but not in which tensors are alive together
+    if (!ggml_gallocr_reserve(b->shared, g->graph) || !ggml_gallocr_alloc_graph(b->shared, g->graph))
+      fail(env, "OUT_OF_MEMORY", "could not allocate the shared compute buffer for a " +
+                                     std::to_string(ggml_graph_n_nodes(g->graph)) + "-node graph");
+    b->sharedBy = g.get();
+    bytes = ggml_gallocr_get_buffer_size(b->shared, 0);
+  } else {
+    if (!g->allocr) g->allocr = ggml_gallocr_new(ggml_backend_get_default_buffer_type(b->backend));
+    if (!ggml_gallocr_alloc_graph(g->allocr, g->graph))
+      fail(env, "OUT_OF_MEMORY", "could not allocate the compute buffer of a " +
+                                     std::to_string(ggml_graph_n_nodes(g->graph)) + "-node graph");
+    bytes = ggml_gallocr_get_buffer_size(g->allocr, 0);
+  }
   g->allocatedFor = b;
-  g->placedIn.clear();
+  g->shared = shared;
   for (ggml_tensor* t : g->owned)
     if (t->buffer && std::find(g->placedIn.begin(), g->placedIn.end(), t->buffer) == g->placedIn.end()) g->placedIn.push_back(t->buffer);
-  return Napi::Number::New(env, static_cast<double>(ggml_gallocr_get_buffer_size(g->allocr, 0)));
+  return Napi::Number::New(env, static_cast<double>(bytes));
+}
+
+Napi::Value Graph::isPlaced(const Napi::CallbackInfo& info) {
+  return Napi::Boolean::New(info.Env(), res_ && res_->placed());
 }
 
 // A compute deadline, checked by ggml's abort callback after every node (thread 0 of the compute
@@ -207,6 +250,10 @@ static Napi::Value launch(const Napi::CallbackInfo& info, std::shared_ptr<GraphR
   auto b = argBackend(info, 0);
   auto deadline = argDeadline(info, 1);
   if (g->allocatedFor != b) fail(env, "NOT_ALLOCATED", "allocate the graph on this backend before computing it");
+  if (!g->placed())
+    fail(env, "NOT_ALLOCATED", "the graph's memory went to another graph of the backend's shared compute buffer; allocate it again");
+  for (const ggml_tensor* t : g->tensors)
+    if (!t->data) fail(env, "NOT_ALLOCATED", "the graph reads " + describe(t) + ", which has no memory (its graph was freed or displaced)");
   bool expected = false;
   if (!g->busy.compare_exchange_strong(expected, true)) fail(env, "BUSY", "the graph is already computing");
   auto ms = std::make_shared<std::vector<double>>();

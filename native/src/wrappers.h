@@ -16,6 +16,7 @@ class Backend : public Napi::ObjectWrap<Backend> {
   Napi::Value deviceName(const Napi::CallbackInfo& info);
   Napi::Value isCpu(const Napi::CallbackInfo& info);
   Napi::Value getThreads(const Napi::CallbackInfo& info);
+  Napi::Value sharedComputeBytes(const Napi::CallbackInfo& info);
   void setThreads(const Napi::CallbackInfo& info, const Napi::Value& value);
   Napi::Value supportsOp(const Napi::CallbackInfo& info);
   Napi::Value bufferTypes(const Napi::CallbackInfo& info);
@@ -135,6 +136,7 @@ class Graph : public Napi::ObjectWrap<Graph> {
   Napi::Value profile(const Napi::CallbackInfo& info);
   Napi::Value ops(const Napi::CallbackInfo& info);
   Napi::Value isBusy(const Napi::CallbackInfo& info);
+  Napi::Value isPlaced(const Napi::CallbackInfo& info);
   void dispose(const Napi::CallbackInfo& info);
   std::shared_ptr<GraphRes> res_;
 };

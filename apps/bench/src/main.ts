@@ -19,6 +19,7 @@ import { cliBuilds } from './cli-builds.js';
 import { runStartupBench, startupMarkdown } from './startup-bench.js';
 import { registerFuzzEngine } from './fuzz/register.js';
 import { registerSoak } from './soak/register.js';
+import { registerBatchMemory } from './batch-memory/register.js';
 
 /** The variants are the rows: this process's own addon and level say nothing about them. */
 function printVariants(rows: VariantRow[], threads: number, json?: boolean): void {
@@ -543,6 +544,7 @@ registerWindowsBench(program);
 registerPcaBench(program);
 registerFuzzEngine(program);
 registerSoak(program);
+registerBatchMemory(program);
 
 program.parseAsync().catch((err: unknown) => {
   process.stderr.write(`jepa-bench: ${err instanceof Error ? err.message : String(err)}\n`);

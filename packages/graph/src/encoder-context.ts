@@ -203,6 +203,7 @@ export class EncoderContext extends ModelContext<EncoderGraph> {
     }
     if (deadline) deadline.total = chunks.reduce((a, c) => a + c.g.graph.nodeCount, 0);
     for (const { start, b, g } of chunks) {
+      this.runner.place(g);
       const patches = this.#patchBuffer(b * np * patchLen);
       for (let i = 0; i < b; i++) {
         const pixels = input.data.subarray((start + i) * itemSize, (start + i + 1) * itemSize);

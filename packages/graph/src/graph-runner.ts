@@ -1,10 +1,11 @@
 // What every head / predictor context shares with the encoder's: one backend, a graph cache keyed
-// by shape (each graph validated and allocated once), and calls that run one after another.
+// by shape (each graph built and validated once), one compute buffer the cached graphs take turns
+// in, and calls that run one after another.
 import { NativeError, openBackend, type Backend, type Context, type Graph } from '@jepa/native';
 import { GraphError } from './errors.js';
 import type { ModelHandle } from './model-handle.js';
 import { GGML_F16, GGML_F32 } from './layers/attention.js';
-import { kvOverride, validateGraphs } from './runtime-options.js';
+import { kvOverride, sharedCompute, validateGraphs } from './runtime-options.js';
 
 export interface BuiltGraph {
   ctx: Context;
@@ -45,7 +46,7 @@ export class GraphRunner<G extends BuiltGraph> implements AsyncDisposable {
    */
   graph(key: string, build: (flash: boolean) => G, flash = false): G {
     const cached = this.#graphs.get(key);
-    if (cached) return cached;
+    if (cached) return this.place(cached);
     let g = build(flash);
     try {
       if (validateGraphs()) g.graph.validate(this.backend);
@@ -64,11 +65,22 @@ export class GraphRunner<G extends BuiltGraph> implements AsyncDisposable {
       }
     }
     try {
-      g.graph.allocate(this.backend);
+      g.graph.allocate(this.backend, { shared: sharedCompute() });
     } catch (err) {
       throw disposed(g, err);
     }
     this.#graphs.set(key, g);
+    return g;
+  }
+
+  /**
+   * Gives a cached graph its memory back when another graph of this runner took the shared compute
+   * buffer since (its inputs are then unset): call before setting the inputs of a graph that was
+   * fetched earlier than the last one. The buffer is as large as the largest graph, not their sum,
+   * which a cache of one graph per batch size would reach under varied load.
+   */
+  place(g: G): G {
+    if (!g.graph.placed) g.graph.allocate(this.backend, { shared: sharedCompute() });
     return g;
   }
 

@@ -19,6 +19,11 @@ export abstract class ModelContext<G extends BuiltGraph> implements ModelOwned, 
     return this.runner.disposed;
   }
 
+  /** Bytes of the compute buffer this context's graphs take turns in: its largest graph's, not their sum. */
+  get computeBytes(): number {
+    return this.runner.backend.sharedComputeBytes;
+  }
+
   /** Refuses calls that have not started, waits for the running one, then frees the graphs and the backend. */
   dispose(): Promise<void> {
     this.model.untrack(this);

@@ -1,5 +1,6 @@
 // The engine's environment switches, read once per call site: JEPA_MAX_BATCH, JEPA_MAX_GRAPH_MIB,
-// JEPA_KV_F16 / JEPA_KV_F32, JEPA_VALIDATE_GRAPH, JEPA_PANEL, JEPA_FLASH_CPU, JEPA_CPU_NODES.
+// JEPA_KV_F16 / JEPA_KV_F32, JEPA_VALIDATE_GRAPH, JEPA_SHARED_COMPUTE, JEPA_PANEL, JEPA_FLASH_CPU,
+// JEPA_CPU_NODES.
 import { GraphError } from './errors.js';
 
 function positiveInt(name: string, fallback: number): number {
@@ -13,6 +14,8 @@ function positiveInt(name: string, fallback: number): number {
 export const maxBatch = () => positiveInt('JEPA_MAX_BATCH', 32);
 export const maxGraphBytes = () => positiveInt('JEPA_MAX_GRAPH_MIB', 8192) * 2 ** 20;
 export const validateGraphs = () => process.env.JEPA_VALIDATE_GRAPH !== '0';
+/** JEPA_SHARED_COMPUTE=0: each cached graph keeps a compute buffer of its own (their sum stays in memory). */
+export const sharedCompute = () => process.env.JEPA_SHARED_COMPUTE !== '0';
 
 /** 'f16' | 'f32' when the environment forces the K/V type, else undefined. */
 export function kvOverride(): 'f16' | 'f32' | undefined {

@@ -75,6 +75,8 @@ export interface Backend extends Disposable {
   readonly isCpu: boolean;
   /** Compute threads (CPU backends). */
   threads: number;
+  /** Bytes of the compute buffer that graphs allocated with `{ shared: true }` take turns in (0 before the first). */
+  readonly sharedComputeBytes: number;
   supportsOp(tensor: Tensor): boolean;
   /** The device's buffer types: its default first, then extras (e.g. `CPU_REPACK`). */
   bufferTypes(): string[];
@@ -93,8 +95,16 @@ export interface Graph extends Disposable {
   unsupported(backend: Backend): string[];
   /** Throws `NativeError` code `UNSUPPORTED_OP` naming the first node the backend refuses. */
   validate(backend: Backend): void;
-  /** Gives every tensor without memory a place in the graph's compute buffer; returns its bytes. */
-  allocate(backend: Backend): number;
+  /** Whether its tensors have memory now: allocated, and not displaced from the shared buffer since. */
+  readonly placed: boolean;
+  /**
+   * Gives every tensor without memory a place in a compute buffer; returns the buffer's bytes. The
+   * graph's own buffer by default; with `shared`, the backend's one buffer that graphs take turns in
+   * (it grows to the largest of them, where own buffers hold their sum): placing this graph takes
+   * the memory of the one placed before, whose `placed` turns false and whose tensors read as
+   * having no data until it is allocated again. Inputs are set after allocating.
+   */
+  allocate(backend: Backend, options?: AllocateOptions): number;
   /**
    * Runs the graph off the main thread. With `timeoutMs`, a graph still running that long after this
    * call stops between two nodes (ggml's abort callback; on a backend without one, e.g. CUDA, it is
@@ -108,6 +118,11 @@ export interface Graph extends Disposable {
    */
   profile(backend: Backend, options?: ComputeOptions): Promise<number[]>;
   dispose(): void;
+}
+
+export interface AllocateOptions {
+  /** Place the graph in the backend's shared compute buffer (see Graph.allocate). */
+  shared?: boolean;
 }
 
 export interface ComputeOptions {

@@ -4,6 +4,7 @@ export type {
   Backend,
   Buffer,
   BuildInfo,
+  AllocateOptions,
   ComputeOptions,
   Context,
   DeviceInfo,
