@@ -26,7 +26,7 @@ export function registerSoak(program: Command): void {
   program
     .command('soak')
     .description(
-      'jepa serve on loopback for --seconds under mixed traffic (embeddings of images and clips, classify, predict, features, bad requests) with slowloris clients, disconnects mid-request and mid-response, bursts at 10x the queue and SIGTERM with work in flight; exit 1 on a 5xx other than 503/504, /health p99, fd or RSS growth past its bound, or a shutdown that drops work',
+      'jepa serve on loopback for --seconds under mixed traffic (embeddings of images and clips, classify, predict, features, bad requests) with slowloris clients, disconnects mid-request and mid-response, bursts at 10x the queue and SIGTERM with work in flight; exit 1 on a 5xx other than 503/504, /health p99, fd growth or RSS growth after warm-up past its bound, or a shutdown that drops work',
     )
     .option('--seconds <n>', 'how long the traffic runs', int, 60)
     .option('-m, --model <gguf>', 'the model to serve (default: a tiny forged V-JEPA 2 with a head and a predictor)')
@@ -35,7 +35,7 @@ export function registerSoak(program: Command): void {
     .option('--slow <n>', 'slowloris sockets held open at once', count, 16)
     .option('-t, --threads <n>', "the server's threads", int, 2)
     .option('--health-p99-ms <n>', 'bound on /health p99', int, 1000)
-    .option('--rss-growth-mib <n>', "bound on the server's RSS growth from start to end", int, 128)
+    .option('--rss-growth-mib <n>', "bound on the server's RSS growth from the warm sample (a quarter in) to the end", int, 128)
     .option('--fd-growth <n>', "bound on the server's open-fd growth from start to end", count, 16)
     .option('--slow-close-s <n>', 'bound on how long the server lets a slowloris socket live (its request timeout is 20 s)', int, 30)
     .option('--json <file>', 'also write the report as JSON')

@@ -1,9 +1,11 @@
 // `jepa-bench soak`: `jepa serve` on loopback under mixed traffic for a bounded time, with hostile and
 // careless clients meanwhile: slowloris headers and bodies, disconnects mid-request and mid-response,
 // bursts at 10x the queue, and SIGTERM at the end with work in flight. It records requests served,
-// p50 / p99 per route, /health p99, the server's RSS and open fds at start, middle and end, and every
-// status seen; it fails (exit 1) on a 5xx other than 503 / 504, on a /health p99 or fd / RSS growth past
-// its bound, or on a shutdown that does not finish the work in flight.
+// p50 / p99 per route, /health p99, the server's RSS, V8 heap and open fds at start, a quarter in (warm),
+// half way and at the end, and every status seen; it fails (exit 1) on a 5xx other than 503 / 504, on a
+// /health p99 past its bound, on fd growth from start or RSS growth from the warm sample past their bounds
+// (a leak grows with the requests served; V8's young generation and the allocators size themselves to the
+// load in the first seconds and then stay), or on a shutdown that does not finish the work in flight.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
@@ -35,6 +37,10 @@ interface Sample {
   seconds: number;
   rssMib: number;
   fds: number;
+  /** The server's V8 heap as its /metrics report it (prom-client's defaults): committed, of which the young generation, and memory outside it held by JS objects. */
+  heapMib: number;
+  newSpaceMib: number;
+  externalMib: number;
 }
 
 export interface SoakReport {
@@ -74,10 +80,29 @@ function percentile(values: number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((q / 100) * sorted.length) - 1))]!;
 }
 
-function sample(pid: number, at: string, t0: number): Sample {
+/** A sample's value from Prometheus text (`name value` or `name{labels} value`), in MiB; NaN when absent. */
+function metricMib(text: string, series: string): number {
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line ? Number(line.slice(series.length + 1)) / 2 ** 20 : Number.NaN;
+}
+
+async function sample(pid: number, url: string, at: string, t0: number): Promise<Sample> {
+  const seconds = (performance.now() - t0) / 1000;
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const rss = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
-  return { at, seconds: (performance.now() - t0) / 1000, rssMib: rss, fds: readdirSync(`/proc/${pid}/fd`).length };
+  const rssMib = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+  const fds = readdirSync(`/proc/${pid}/fd`).length;
+  const metrics = await fetch(`${url}/metrics`, { signal: AbortSignal.timeout(10_000) })
+    .then((r) => r.text())
+    .catch(() => '');
+  return {
+    at,
+    seconds,
+    rssMib,
+    fds,
+    heapMib: metricMib(metrics, 'nodejs_heap_size_total_bytes'),
+    newSpaceMib: metricMib(metrics, 'nodejs_heap_space_size_total_bytes{space="new"}'),
+    externalMib: metricMib(metrics, 'nodejs_external_memory_bytes'),
+  };
 }
 
 function startServer(o: SoakOptions): Promise<{ child: ChildProcess; url: string; port: number; exit: Promise<number | null> }> {
@@ -208,7 +233,7 @@ export async function runSoak(o: SoakOptions, log: (s: string) => void): Promise
   const running = () => performance.now() < end;
   // warm-up: every route once, so the start sample holds the graphs' buffers
   for (const r of traffic) await send(r);
-  const samples: Sample[] = [sample(pid, 'start', t0)];
+  const samples: Sample[] = [await sample(pid, url, 'start', t0)];
   log(
     `soak: ${url}, ${card.id} (${card.endpoints.join(', ')}), ${o.seconds} s; start RSS ${samples[0]!.rssMib.toFixed(0)} MiB, ${samples[0]!.fds} fds`,
   );
@@ -303,9 +328,12 @@ export async function runSoak(o: SoakOptions, log: (s: string) => void): Promise
     }
   })();
 
-  const middle = setTimeout(() => samples.push(sample(pid, 'middle', t0)), (o.seconds * 1000) / 2);
+  // `warm`: a quarter in, when V8's young generation and the allocators have sized themselves to the load
+  const timed = (['warm', 'middle'] as const).map((at, i) =>
+    setTimeout(() => void sample(pid, url, at, t0).then((s) => samples.push(s)), ((i + 1) * o.seconds * 1000) / 4),
+  );
   await Promise.all([healthLoop, slowLoop, dropLoop, burstLoop, ...clients]);
-  clearTimeout(middle);
+  for (const t of timed) clearTimeout(t);
   const slowOpenAtEnd = slowSockets.size;
   const outlived = [...slowSockets].filter((s) => performance.now() - slowOpened.get(s)! > o.slowCloseS * 1000).length;
   if (outlived > 0)
@@ -318,7 +346,8 @@ export async function runSoak(o: SoakOptions, log: (s: string) => void): Promise
   }
   agent.destroy();
   await new Promise((d) => setTimeout(d, 500));
-  samples.push(sample(pid, 'end', t0));
+  samples.push(await sample(pid, url, 'end', t0));
+  samples.sort((a, b) => a.seconds - b.seconds);
 
   // SIGTERM with work in flight: every request already sent is answered (200, or 503 once draining)
   const inFlight = Array.from({ length: Math.min(o.maxQueue, 16) }, (_, i) => traffic[i % 2]!);
@@ -350,10 +379,11 @@ export async function runSoak(o: SoakOptions, log: (s: string) => void): Promise
     failed: healthFailed,
   };
   const [first, last] = [samples[0]!, samples.at(-1)!];
+  const warm = samples.find((x) => x.at === 'warm') ?? first;
   if (healthStats.p99Ms > o.healthP99Ms) violations.push(`/health p99 ${healthStats.p99Ms.toFixed(0)} ms, past ${o.healthP99Ms} ms`);
   if (healthFailed > 0) violations.push(`${healthFailed} /health polls failed`);
-  if (last.rssMib - first.rssMib > o.rssGrowthMib)
-    violations.push(`RSS grew ${(last.rssMib - first.rssMib).toFixed(0)} MiB, past ${o.rssGrowthMib} MiB`);
+  if (last.rssMib - warm.rssMib > o.rssGrowthMib)
+    violations.push(`RSS grew ${(last.rssMib - warm.rssMib).toFixed(0)} MiB from the warm sample to the end, past ${o.rssGrowthMib} MiB`);
   if (last.fds - first.fds > o.fdGrowth) violations.push(`open fds grew by ${last.fds - first.fds}, past ${o.fdGrowth}`);
   const { cli: _cli, ...options } = o;
   return {
@@ -386,9 +416,12 @@ export function soakMarkdown(r: SoakReport): string {
     ...Object.entries(r.routes).map(([k, v]) => `| ${k} | ${v.requests} | ${v.ok} | ${v.p50Ms.toFixed(1)} | ${v.p99Ms.toFixed(1)} |`),
     `| /health | ${r.health.polls} | ${r.health.polls - r.health.failed} | ${r.health.p50Ms.toFixed(1)} | ${r.health.p99Ms.toFixed(1)} |`,
     '',
-    '| sample | s | RSS MiB | fds |',
-    '|---|---:|---:|---:|',
-    ...r.samples.map((s) => `| ${s.at} | ${s.seconds.toFixed(0)} | ${s.rssMib.toFixed(0)} | ${s.fds} |`),
+    '| sample | s | RSS MiB | V8 heap MiB | of which young | external MiB | fds |',
+    '|---|---:|---:|---:|---:|---:|---:|',
+    ...r.samples.map(
+      (s) =>
+        `| ${s.at} | ${s.seconds.toFixed(0)} | ${s.rssMib.toFixed(0)} | ${s.heapMib.toFixed(0)} | ${s.newSpaceMib.toFixed(0)} | ${s.externalMib.toFixed(0)} | ${s.fds} |`,
+    ),
     '',
     `statuses: ${JSON.stringify(r.statuses)}`,
     `error codes: ${JSON.stringify(r.errorCodes)}`,
