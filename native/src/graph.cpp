@@ -138,6 +138,7 @@ Napi::Value Graph::allocate(const Napi::CallbackInfo& info) {
     std::lock_guard<std::mutex> lock(g->allocatedFor->sharedMu);
     if (g->allocatedFor->sharedBy == g.get()) g->allocatedFor->sharedBy = nullptr;
   }
+  const bool sameBackend = g->allocatedFor == b;
   g->shared = false;
   g->allocatedFor = nullptr;
   // Forget earlier placements: a new allocator would otherwise keep pointers into freed memory.
@@ -146,7 +147,8 @@ Napi::Value Graph::allocate(const Napi::CallbackInfo& info) {
     t->buffer = nullptr;
   }
   g->placedIn.clear();
-  if (g->allocr && shared) {
+  // its own allocator serves one backend's buffer type
+  if (g->allocr && (shared || !sameBackend)) {
     ggml_gallocr_free(g->allocr);
     g->allocr = nullptr;
   }
