@@ -19,6 +19,7 @@ interface SoakOpts {
   rssGrowthMib: number;
   fdGrowth: number;
   slowCloseS: number;
+  serverNodeOptions?: string;
   json?: string;
 }
 
@@ -38,6 +39,7 @@ export function registerSoak(program: Command): void {
     .option('--rss-growth-mib <n>', "bound on the server's RSS growth from the warm sample (a quarter in) to the end", int, 128)
     .option('--fd-growth <n>', "bound on the server's open-fd growth from start to end", count, 16)
     .option('--slow-close-s <n>', 'bound on how long the server lets a slowloris socket live (its request timeout is 20 s)', int, 30)
+    .option('--server-node-options <flags>', "NODE_OPTIONS for the server only, e.g. '--max-semi-space-size=16' (the bench's clients keep their own)")
     .option('--json <file>', 'also write the report as JSON')
     .action(async (o: SoakOpts) => {
       const { runSoak, soakMarkdown } = await import('./soak-bench.js');
@@ -58,6 +60,7 @@ export function registerSoak(program: Command): void {
           rssGrowthMib: o.rssGrowthMib,
           fdGrowth: o.fdGrowth,
           slowCloseS: o.slowCloseS,
+          ...(o.serverNodeOptions === undefined ? {} : { serverNodeOptions: o.serverNodeOptions }),
         },
         (s) => process.stderr.write(`${s}\n`),
       );

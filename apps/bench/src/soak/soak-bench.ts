@@ -27,6 +27,8 @@ export interface SoakOptions {
   fdGrowth: number;
   /** A slowloris socket the server has not closed after this many seconds is a violation. */
   slowCloseS: number;
+  /** NODE_OPTIONS for the server alone (V8 flags such as --max-semi-space-size), the bench's own clients unaffected. */
+  serverNodeOptions?: string;
 }
 
 /** The server's --timeout-ms: a request (its headers and body included) not done in this gets 408 or 504. */
@@ -122,7 +124,10 @@ function startServer(o: SoakOptions): Promise<{ child: ChildProcess; url: string
       '--timeout-ms',
       String(REQUEST_TIMEOUT_MS),
     ],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
+    {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      ...(o.serverNodeOptions === undefined ? {} : { env: { ...process.env, NODE_OPTIONS: o.serverNodeOptions } }),
+    },
   );
   const exit = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
   let err = '';
