@@ -45,6 +45,6 @@ export async function runChild(path: string, size: number, frames: number, maxBa
   const shared = process.env.JEPA_SHARED_COMPUTE !== '0';
   const sharedComputeMib = ctx.computeBytes / 2 ** 20;
   await ctx.dispose();
-  model.dispose();
+  await model.dispose();
   return { shared, rssLoadedMib, rssFirstMib, rssAfterMib, sharedComputeMib, switchingMsPerItem: median(perItem) };
 }
