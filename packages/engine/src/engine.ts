@@ -38,7 +38,7 @@ export interface EngineOptions {
   allowNoModels?: boolean;
   /** Folders whose files a `{path}` item may name (default none: path items are refused). */
   allowPaths?: readonly string[];
-  /** CPU threads per model context (default: the machine's parallelism). */
+  /** CPU threads per model context (default: the CPUs the process may use, a CFS quota rounded up). */
   threads?: number | undefined;
   /** `cpu`, `cuda`, `cuda:N` (default JEPA_DEVICE, else the CPU). */
   device?: string | undefined;

@@ -1,8 +1,7 @@
 // A loaded model: its validated spec, the weights on one device, and the contexts that run it, which
 // it records so that disposing the model disposes them once their running work has finished.
 import { loadModelSpec, type ModelSpec } from '@jepa/gguf';
-import { openBackend, resolveDevice, trimHeap, type Backend } from '@jepa/native';
-import { availableParallelism } from 'node:os';
+import { defaultThreads, openBackend, resolveDevice, trimHeap, type Backend } from '@jepa/native';
 import { EncoderContext, type EncoderContextOptions } from './encoder-context.js';
 import { GraphError } from './errors.js';
 import type { ModelHandle, ModelOwned } from './model-handle.js';
@@ -13,7 +12,7 @@ import { loadWeights, type Weights } from './weights.js';
 export interface ModelLoadOptions {
   /** `cpu`, `cuda`, `cuda:N` or a GPU index; default JEPA_DEVICE, else the CPU. */
   device?: string | number;
-  /** CPU threads per context; default the machine's available parallelism. */
+  /** CPU threads per context; default the CPUs this process may use (affinity, capped by a CFS quota rounded up). */
   threads?: number;
   /**
    * Load weights holding NaN or Inf. By default loading scans every f32 / f16 / bf16 value and every
@@ -51,7 +50,7 @@ export class Model implements ModelHandle, AsyncDisposable {
   static async load(path: string, options: ModelLoadOptions = {}): Promise<Model> {
     const spec = loadModelSpec(path);
     const device = resolveDevice(options.device);
-    const threads = options.threads ?? availableParallelism();
+    const threads = options.threads ?? defaultThreads();
     const backend = openBackend({ device, threads });
     try {
       const weights = await loadWeights(spec, path, backend, { allowNonFinite: options.allowNonFinite === true, threads });

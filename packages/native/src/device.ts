@@ -1,7 +1,7 @@
-import { availableParallelism } from 'node:os';
 import { addon } from './addon.js';
 import type { Backend, DeviceInfo } from './binding.js';
 import { NativeError } from './errors.js';
+import { defaultThreads } from './host-cpus.js';
 
 export function devices(): DeviceInfo[] {
   return addon().devices();
@@ -31,11 +31,11 @@ export function resolveDevice(request?: string | number): string {
 export interface BackendOptions {
   /** See `resolveDevice`. */
   device?: string | number;
-  /** CPU compute threads; defaults to the machine's available parallelism. */
+  /** CPU compute threads; defaults to the CPUs this process may use (affinity, capped by a CFS quota). */
   threads?: number;
 }
 
 export function openBackend(options: BackendOptions = {}): Backend {
   const name = resolveDevice(options.device);
-  return new (addon().Backend)(name, options.threads ?? availableParallelism());
+  return new (addon().Backend)(name, options.threads ?? defaultThreads());
 }

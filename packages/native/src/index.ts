@@ -22,6 +22,7 @@ export type {
 } from './binding.js';
 export { NativeError, type NativeErrorCode } from './errors.js';
 export { devices, openBackend, resolveDevice, type BackendOptions } from './device.js';
+export { defaultThreads, hostCpus, parseCpuList, type HostCpus, type HostCpusOptions } from './host-cpus.js';
 export { dequantizeRow, quantizeRows, rowBytes, typeByName, typeTraits } from './types.js';
 export { resampleKernels, resampleNormalize, resampleNormalizeSync, resampleU8, resampleU8Sync } from './resample.js';
 

@@ -35,7 +35,7 @@ export interface ServerOptions {
   apiKey?: string;
   /** Folders whose files `{path}` items may name (default none: path items are refused). */
   allowPaths?: readonly string[];
-  /** CPU threads per model context (default: the machine's parallelism). */
+  /** CPU threads per model context (default: the CPUs the process may use, a CFS quota rounded up). */
   threads?: number;
   /** `cpu`, `cuda`, `cuda:N` (default JEPA_DEVICE, else the CPU). */
   device?: string;

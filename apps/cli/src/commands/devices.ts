@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { buildInfo, devices } from '@jepa/native';
+import { buildInfo, devices, type HostCpus, hostCpus } from '@jepa/native';
 import { printLines } from '../display-text.js';
 
 export function devicesCommand(program: Command): void {
@@ -10,8 +10,9 @@ export function devicesCommand(program: Command): void {
     .action((opts: { json?: boolean }) => {
       const list = devices();
       const info = buildInfo();
+      const cpus = hostCpus();
       if (opts.json) {
-        process.stdout.write(`${JSON.stringify({ build: info, devices: list }, null, 2)}\n`);
+        process.stdout.write(`${JSON.stringify({ build: info, devices: list, cpus }, null, 2)}\n`);
         return;
       }
       // device names and descriptions are the drivers' text: printed inert like any other
@@ -27,5 +28,12 @@ export function devicesCommand(program: Command): void {
           `q8_row matmul ${info.panelKernelRows ? `${info.panelKernelRows} panels` : 'dequantized to f16'}; ` +
           `F32 K/V flash attention ${info.flashAttnCpu ?? "ggml's own"}`,
       );
+      printLines(cpuThreadsLine(cpus));
     });
+}
+
+function cpuThreadsLine(cpus: HostCpus): string {
+  const quota = cpus.quota === null ? 'no CPU quota' : `a CPU quota of ${+cpus.quota.toFixed(2)} (${cpus.quotaSource})`;
+  const cores = cpus.physicalCores === null ? 'physical cores unknown' : `${cpus.physicalCores} physical core${cpus.physicalCores === 1 ? '' : 's'}`;
+  return `CPU threads by default ${cpus.defaultThreads}: ${cpus.affinity} CPU${cpus.affinity === 1 ? '' : 's'} this process may run on, ${cores}, ${quota}`;
 }

@@ -29,7 +29,7 @@ export function mcpCommand(program: Command): void {
     .option('--max-message-mb <n>', 'longest JSON-RPC message read; longer ones get a JSON-RPC error', positiveInt, 256)
     .option('--max-batch <n>', 'still images per encoder graph', positiveInt, 8)
     .option('--timeout-ms <ms>', 'a tool call not done in this fails', positiveInt, 120_000)
-    .option('-t, --threads <n>', 'CPU threads per model', positiveInt)
+    .option('-t, --threads <n>', 'CPU threads per model (default: the CPUs this process may use, a CFS quota rounded up)', positiveInt)
     .option('--index <dir>', 'an index (jepa index add) for the search tool')
     .action(async (flags: McpFlags) => {
       for (const m of flags.model ?? []) checkInputFile(m, '-m');
