@@ -109,11 +109,13 @@ function cgroupQuota(root: string): { cpus: number; file: string } | null {
     .split('\n')
     .map((line) => /^(\d+):([^:]*):(.*)$/.exec(line))
     .filter((m) => m !== null);
+  const mounts = cgroupMounts(root);
   const v1 = entries.find((m) => m[2]?.split(',').includes('cpu'));
   const v2 = entries.find((m) => m[1] === '0' && m[2] === '');
-  const mounts = cgroupMounts(root);
-  const mount = v1 ? mounts.find((m) => m.version === 1) : v2 ? mounts.find((m) => m.version === 2) : undefined;
-  const path = (v1 ?? v2)?.[3];
+  const v1Mount = mounts.find((m) => m.version === 1);
+  const v2Mount = mounts.find((m) => m.version === 2);
+  // a v1 cpu controller, where there is one, holds the quota; the unified hierarchy of a hybrid host has none
+  const [mount, path] = v1 && v1Mount ? [v1Mount, v1[3]] : v2 && v2Mount ? [v2Mount, v2[3]] : [];
   if (!mount || path === undefined) return null;
   const top = mount.mountPoint.replace(/\/$/, '');
   let tightest: { cpus: number; file: string } | null = null;
@@ -136,21 +138,28 @@ function physicalCores(root: string, cpus: number[]): number | null {
   return cores.size;
 }
 
-export function hostCpus(options: HostCpusOptions = {}): HostCpus {
-  const root = options.root ?? '';
+/** The affinity CPUs and the quota, and the thread count they give. */
+function threadBudget(root: string) {
   const allowed = affinityCpus(root);
   const affinity = allowed?.length ?? availableParallelism();
   const quota = cgroupQuota(root);
+  const threads = Math.max(1, Math.min(affinity, quota ? Math.ceil(quota.cpus) : affinity));
+  return { allowed, affinity, quota, threads };
+}
+
+export function hostCpus(options: HostCpusOptions = {}): HostCpus {
+  const root = options.root ?? '';
+  const { allowed, affinity, quota, threads } = threadBudget(root);
   return {
     affinity,
     quota: quota?.cpus ?? null,
     quotaSource: quota?.file ?? null,
     physicalCores: allowed ? physicalCores(root, allowed) : null,
-    defaultThreads: Math.max(1, Math.min(affinity, quota ? Math.ceil(quota.cpus) : affinity)),
+    defaultThreads: threads,
   };
 }
 
 /** Compute threads for a model or backend given none: see HostCpus.defaultThreads. */
 export function defaultThreads(): number {
-  return hostCpus().defaultThreads;
+  return threadBudget('').threads;
 }

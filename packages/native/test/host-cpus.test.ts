@@ -112,6 +112,16 @@ describe('the CFS quota caps the default threads', () => {
     expect(hostCpus({ root })).toMatchObject({ quota: 1, quotaSource: '/sys/fs/cgroup/cpu/jobs/cpu.cfs_quota_us', defaultThreads: 1 });
   });
 
+  it('a v1 cpu line without a v1 mount (a container that mounts only cgroup2) reads cgroup v2', () => {
+    const root = machine({
+      '/proc/self/status': status('0-3'),
+      '/proc/self/cgroup': '2:cpu,cpuacct:/\n0::/\n',
+      '/proc/self/mountinfo': mountinfo('30 25 0:26 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw'),
+      '/sys/fs/cgroup/cpu.max': '200000 100000\n',
+    });
+    expect(hostCpus({ root })).toMatchObject({ quota: 2, quotaSource: '/sys/fs/cgroup/cpu.max', defaultThreads: 2 });
+  });
+
   it('negative control: no quota anywhere leaves every affinity CPU', () => {
     const root = machine({
       '/proc/self/status': status('0-5'),
