@@ -2,7 +2,7 @@
 // at its parent level (as `docker run --cpus 0.5` or a Kubernetes pod limit sets it), where Node's own
 // availableParallelism() still counts every CPU of the affinity mask. Needs root and a writable cgroup
 // cpu controller (v1 or v2), as scripts/setup.sh's machines have; without them the test fails.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -95,6 +95,38 @@ describe('a CFS quota of half a CPU, set on the parent cgroup', () => {
     expect(seen.threads).toBe(1);
     // negative control: what the model would get from Node's count, on any machine with two CPUs or more
     expect(seen.node).toBe(hostCpus().affinity);
+  });
+
+  it('jepa serve started there says one thread per model, and answers', async () => {
+    const model = forgeModel('hfvit', { seed: 6, path: join(work, 'served.gguf') }).path;
+    const child = spawn(
+      'sh',
+      ['-c', `echo $$ > "${join(groups.inner, 'cgroup.procs')}" && exec "${process.execPath}" "$@"`, 'sh', main, 'serve', '-m', model, '--port', '0'],
+      {
+        env: { ...process.env, JEPA_DEVICE: 'cpu' },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
+    try {
+      let err = '';
+      const url = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`jepa serve did not get ready: ${err}`)), 60_000);
+        child.stderr?.on('data', (chunk: Buffer) => {
+          err += chunk.toString();
+          const ready = /ready: (http:\/\/127\.0\.0\.1:\d+)/.exec(err);
+          if (ready?.[1]) {
+            clearTimeout(timer);
+            resolve(ready[1]);
+          }
+        });
+        child.on('exit', (code) => reject(new Error(`jepa serve exited ${code}: ${err}`)));
+      });
+      expect(err).toMatch(/listening on http:\/\/127\.0\.0\.1:\d+; 1 CPU thread per model; loading models/);
+      expect((await fetch(`${url}/health`)).status).toBe(200);
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise((resolve) => child.once('close', resolve));
+    }
   });
 
   it('negative control: outside the cgroup the default is every affinity CPU', () => {

@@ -2,6 +2,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import type { JepaServer } from '@jepa/server';
 import { parseDuration, parseSize } from '@jepa/engine';
+import { defaultThreads } from '@jepa/native';
 import { positiveInt } from '../runtime-options.js';
 import { checkInputFile, checkInputFolder, UserError } from '../user-error.js';
 import { say } from '../display-text.js';
@@ -100,6 +101,7 @@ export function serveCommand(program: Command): void {
         throw new UserError('give --request-timeout or --timeout-ms, not both');
       const timeoutMs = flags.timeoutMs ?? flags.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT_MS;
       if (!Number.isFinite(timeoutMs) || timeoutMs < 1) throw new UserError('--request-timeout: must be at least 1ms and finite');
+      const threads = flags.threads ?? defaultThreads();
       let server: JepaServer;
       try {
         // loaded here, not at the top: every other command starts without fastify
@@ -119,14 +121,16 @@ export function serveCommand(program: Command): void {
           ...(flags.maxModelMemory !== undefined ? { maxModelBytes: flags.maxModelMemory } : {}),
           allowPaths: flags.allowPath ?? [],
           ...(apiKey ? { apiKey } : {}),
-          ...(flags.threads ? { threads: flags.threads } : {}),
+          threads,
           ...(flags.index ? { index: flags.index } : {}),
           log: say,
         });
       } catch (err) {
         throw new UserError(err instanceof Error ? err.message : String(err));
       }
-      say(`listening on ${server.url}${apiKey ? ' (API key required)' : ''}${flags.model?.length ? '; loading models' : ''}`);
+      say(
+        `listening on ${server.url}${apiKey ? ' (API key required)' : ''}; ${threads} CPU thread${threads === 1 ? '' : 's'} per model${flags.model?.length ? '; loading models' : ''}`,
+      );
       let stopping = false;
       const stop = (signal: string) => {
         if (stopping) {
