@@ -11,7 +11,7 @@ export function positiveInt(v: string): number {
 export function addRuntimeOptions(cmd: Command): Command {
   return cmd
     .option('--batch <n>', 'image items per graph (default 32, JEPA_MAX_BATCH)', positiveInt)
-    .option('-t, --threads <n>', 'CPU threads (default: the CPUs this process may use, a CFS quota rounded up)', positiveInt)
+    .option('-t, --threads <n>', 'CPU threads (default: JEPA_THREADS, else the CPUs this process may use, a CFS quota rounded up)', positiveInt)
     .option('--gpu [n]', 'run on GPU n (default 0); needs a CUDA build')
     .option('--no-flash', 'naive attention (fully F32, N² memory): debugging and short sequences')
     .addOption(new Option('--kv-f16', 'F16 K/V in flash attention').conflicts('kvF32'))

@@ -61,10 +61,10 @@ afterAll(() => {
 });
 
 /** runs node with `args` as a process of the inner cgroup */
-function inQuota(args: string[]) {
+function inQuota(args: string[], env: NodeJS.ProcessEnv = {}) {
   const r = spawnSync('sh', ['-c', `echo $$ > "${join(groups.inner, 'cgroup.procs')}" && exec "${process.execPath}" "$@"`, 'sh', ...args], {
     encoding: 'utf8',
-    env: { ...process.env, JEPA_DEVICE: 'cpu' },
+    env: { ...process.env, JEPA_DEVICE: 'cpu', JEPA_THREADS: '', ...env },
     timeout: 120_000,
   });
   expect(r.status, r.stderr).toBe(0);
@@ -95,6 +95,22 @@ describe('a CFS quota of half a CPU, set on the parent cgroup', () => {
     expect(seen.threads).toBe(1);
     // negative control: what the model would get from Node's count, on any machine with two CPUs or more
     expect(seen.node).toBe(hostCpus().affinity);
+    // JEPA_THREADS overrides the quota, as --threads does
+    expect(JSON.parse(inQuota([script], { JEPA_THREADS: '3' })).threads).toBe(3);
+  });
+
+  it('a JEPA_THREADS that is not a positive integer stops jepa serve before it listens, in one line', () => {
+    const r = spawnSync(
+      process.execPath,
+      [main, 'serve', '-m', forgeModel('hfvit', { seed: 7, path: join(work, 'bad-env.gguf') }).path, '--port', '0'],
+      {
+        encoding: 'utf8',
+        env: { ...process.env, JEPA_THREADS: '0' },
+        timeout: 60_000,
+      },
+    );
+    expect(r.status).toBe(2);
+    expect(r.stderr).toBe('jepa: JEPA_THREADS=0 is not a positive integer\n');
   });
 
   it('jepa serve started there says one thread per model, and answers', async () => {
@@ -103,7 +119,7 @@ describe('a CFS quota of half a CPU, set on the parent cgroup', () => {
       'sh',
       ['-c', `echo $$ > "${join(groups.inner, 'cgroup.procs')}" && exec "${process.execPath}" "$@"`, 'sh', main, 'serve', '-m', model, '--port', '0'],
       {
-        env: { ...process.env, JEPA_DEVICE: 'cpu' },
+        env: { ...process.env, JEPA_DEVICE: 'cpu', JEPA_THREADS: '' },
         stdio: ['ignore', 'ignore', 'pipe'],
       },
     );
@@ -130,7 +146,9 @@ describe('a CFS quota of half a CPU, set on the parent cgroup', () => {
   });
 
   it('negative control: outside the cgroup the default is every affinity CPU', () => {
-    const report = JSON.parse(spawnSync(process.execPath, [main, 'devices', '--json'], { encoding: 'utf8' }).stdout);
+    const report = JSON.parse(
+      spawnSync(process.execPath, [main, 'devices', '--json'], { encoding: 'utf8', env: { ...process.env, JEPA_THREADS: '' } }).stdout,
+    );
     expect(report.cpus.quota).toBe(hostCpus().quota);
     expect(report.cpus.defaultThreads).toBe(hostCpus().defaultThreads);
   });

@@ -12,7 +12,7 @@ import { loadWeights, type Weights } from './weights.js';
 export interface ModelLoadOptions {
   /** `cpu`, `cuda`, `cuda:N` or a GPU index; default JEPA_DEVICE, else the CPU. */
   device?: string | number;
-  /** CPU threads per context; default the CPUs this process may use (affinity, capped by a CFS quota rounded up). */
+  /** CPU threads per context; default JEPA_THREADS, else the CPUs this process may use (affinity, capped by a CFS quota rounded up). */
   threads?: number;
   /**
    * Load weights holding NaN or Inf. By default loading scans every f32 / f16 / bf16 value and every

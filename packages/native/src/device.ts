@@ -31,7 +31,7 @@ export function resolveDevice(request?: string | number): string {
 export interface BackendOptions {
   /** See `resolveDevice`. */
   device?: string | number;
-  /** CPU compute threads; defaults to the CPUs this process may use (affinity, capped by a CFS quota). */
+  /** CPU compute threads; defaults to JEPA_THREADS, else the CPUs this process may use (affinity, capped by a CFS quota). */
   threads?: number;
 }
 

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { NativeError } from './errors.js';
 
 /** The CPUs this process may use, and the compute threads a model gets when none are asked for. */
 export interface HostCpus {
@@ -11,13 +12,25 @@ export interface HostCpus {
   quotaSource: string | null;
   /** Physical cores among the affinity CPUs (SMT siblings counted once); null where the topology cannot be read. */
   physicalCores: number | null;
-  /** The default thread count: the affinity CPUs, capped by the quota rounded up, at least 1. */
+  /** JEPA_THREADS, when set: it replaces the count below. */
+  threadsFromEnv: number | null;
+  /** The default thread count: JEPA_THREADS, else the affinity CPUs capped by the quota rounded up, at least 1. */
   defaultThreads: number;
 }
 
 export interface HostCpusOptions {
   /** A directory standing for `/` (tests give a copy of a machine's proc and sys files). */
   root?: string;
+  /** The environment to read JEPA_THREADS from (default process.env). */
+  env?: NodeJS.ProcessEnv;
+}
+
+function threadsFromEnv(env: NodeJS.ProcessEnv): number | null {
+  const raw = env.JEPA_THREADS;
+  if (raw === undefined || raw.trim() === '') return null;
+  const threads = Number(raw);
+  if (!Number.isInteger(threads) || threads < 1) throw new NativeError('BAD_OPTION', `JEPA_THREADS=${raw} is not a positive integer`);
+  return threads;
 }
 
 const read = (root: string, path: string): string | null => {
@@ -138,28 +151,30 @@ function physicalCores(root: string, cpus: number[]): number | null {
   return cores.size;
 }
 
-/** The affinity CPUs and the quota, and the thread count they give. */
-function threadBudget(root: string) {
+/** The affinity CPUs and the quota, and the thread count they give unless JEPA_THREADS sets it. */
+function threadBudget(root: string, env: NodeJS.ProcessEnv) {
+  const fromEnv = threadsFromEnv(env);
   const allowed = affinityCpus(root);
   const affinity = allowed?.length ?? availableParallelism();
   const quota = cgroupQuota(root);
-  const threads = Math.max(1, Math.min(affinity, quota ? Math.ceil(quota.cpus) : affinity));
-  return { allowed, affinity, quota, threads };
+  const threads = fromEnv ?? Math.max(1, Math.min(affinity, quota ? Math.ceil(quota.cpus) : affinity));
+  return { fromEnv, allowed, affinity, quota, threads };
 }
 
 export function hostCpus(options: HostCpusOptions = {}): HostCpus {
   const root = options.root ?? '';
-  const { allowed, affinity, quota, threads } = threadBudget(root);
+  const { fromEnv, allowed, affinity, quota, threads } = threadBudget(root, options.env ?? process.env);
   return {
     affinity,
     quota: quota?.cpus ?? null,
     quotaSource: quota?.file ?? null,
     physicalCores: allowed ? physicalCores(root, allowed) : null,
+    threadsFromEnv: fromEnv,
     defaultThreads: threads,
   };
 }
 
 /** Compute threads for a model or backend given none: see HostCpus.defaultThreads. */
 export function defaultThreads(): number {
-  return threadBudget('').threads;
+  return threadBudget('', process.env).threads;
 }

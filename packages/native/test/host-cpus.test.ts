@@ -56,11 +56,12 @@ describe('the CFS quota caps the default threads', () => {
       '/sys/fs/cgroup/cpu,cpuacct/cpu.cfs_period_us': '100000\n',
       ...topology(8, 1),
     });
-    expect(hostCpus({ root })).toEqual({
+    expect(hostCpus({ root, env: {} })).toEqual({
       affinity: 8,
       quota: 1.5,
       quotaSource: '/sys/fs/cgroup/cpu,cpuacct/cpu.cfs_quota_us',
       physicalCores: 8,
+      threadsFromEnv: null,
       defaultThreads: 2,
     });
   });
@@ -130,6 +131,26 @@ describe('the CFS quota caps the default threads', () => {
       '/sys/fs/cgroup/user.slice/cpu.max': 'max 100000\n',
     });
     expect(hostCpus({ root })).toMatchObject({ affinity: 6, quota: null, quotaSource: null, defaultThreads: 6 });
+  });
+});
+
+describe('JEPA_THREADS', () => {
+  const root = machine({
+    '/proc/self/status': status('0-3'),
+    '/proc/self/cgroup': '0::/box\n',
+    '/proc/self/mountinfo': mountinfo('30 25 0:26 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw'),
+    '/sys/fs/cgroup/box/cpu.max': '100000 100000\n',
+  });
+
+  it('sets the default over the quota', () => {
+    expect(hostCpus({ root, env: { JEPA_THREADS: '3' } })).toMatchObject({ quota: 1, threadsFromEnv: 3, defaultThreads: 3 });
+    expect(hostCpus({ root, env: {} })).toMatchObject({ quota: 1, threadsFromEnv: null, defaultThreads: 1 });
+    expect(hostCpus({ root, env: { JEPA_THREADS: '' } }).defaultThreads).toBe(1);
+  });
+
+  it('anything but a positive integer is refused in one line', () => {
+    for (const bad of ['0', '-2', '1.5', 'four'])
+      expect(() => hostCpus({ root, env: { JEPA_THREADS: bad } })).toThrow(new RegExp(`^JEPA_THREADS=${bad} is not a positive integer$`));
   });
 });
 

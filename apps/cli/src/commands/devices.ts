@@ -35,5 +35,6 @@ export function devicesCommand(program: Command): void {
 function cpuThreadsLine(cpus: HostCpus): string {
   const quota = cpus.quota === null ? 'no CPU quota' : `a CPU quota of ${+cpus.quota.toFixed(2)} (${cpus.quotaSource})`;
   const cores = cpus.physicalCores === null ? 'physical cores unknown' : `${cpus.physicalCores} physical core${cpus.physicalCores === 1 ? '' : 's'}`;
-  return `CPU threads by default ${cpus.defaultThreads}: ${cpus.affinity} CPU${cpus.affinity === 1 ? '' : 's'} this process may run on, ${cores}, ${quota}`;
+  const source = cpus.threadsFromEnv === null ? '' : ' (JEPA_THREADS)';
+  return `CPU threads by default ${cpus.defaultThreads}${source}: ${cpus.affinity} CPU${cpus.affinity === 1 ? '' : 's'} this process may run on, ${cores}, ${quota}`;
 }

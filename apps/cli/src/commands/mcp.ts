@@ -2,6 +2,7 @@
 // closes stdin or SIGTERM / SIGINT. stdout is the protocol's alone; every log line is `jepa: …` on stderr.
 import type { Command } from 'commander';
 import type { serveStdio } from '@jepa/mcp';
+import { defaultThreads } from '@jepa/native';
 import { positiveInt } from '../runtime-options.js';
 import { checkInputFile, checkInputFolder, UserError } from '../user-error.js';
 import { say } from '../display-text.js';
@@ -29,7 +30,11 @@ export function mcpCommand(program: Command): void {
     .option('--max-message-mb <n>', 'longest JSON-RPC message read; longer ones get a JSON-RPC error', positiveInt, 256)
     .option('--max-batch <n>', 'still images per encoder graph', positiveInt, 8)
     .option('--timeout-ms <ms>', 'a tool call not done in this fails', positiveInt, 120_000)
-    .option('-t, --threads <n>', 'CPU threads per model (default: the CPUs this process may use, a CFS quota rounded up)', positiveInt)
+    .option(
+      '-t, --threads <n>',
+      'CPU threads per model (default: JEPA_THREADS, else the CPUs this process may use, a CFS quota rounded up)',
+      positiveInt,
+    )
     .option('--index <dir>', 'an index (jepa index add) for the search tool')
     .action(async (flags: McpFlags) => {
       for (const m of flags.model ?? []) checkInputFile(m, '-m');
@@ -47,7 +52,8 @@ export function mcpCommand(program: Command): void {
           maxMessageBytes: flags.maxMessageMb * 2 ** 20,
           maxBatch: flags.maxBatch,
           timeoutMs: flags.timeoutMs,
-          threads: flags.threads,
+          // read before serving: a bad JEPA_THREADS stops the start, not the first tool call
+          threads: flags.threads ?? defaultThreads(),
           index: flags.index,
           log: say,
         });

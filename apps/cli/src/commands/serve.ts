@@ -90,7 +90,11 @@ export function serveCommand(program: Command): void {
     .option('--timeout-ms <ms>', '--request-timeout in ms', positiveInt)
     .option('--api-key <key>', 'require Authorization: Bearer <key> (all routes but /health); default JEPA_API_KEY')
     .option('--allow-path <dirs...>', 'folders whose files {"path": ...} items may name')
-    .option('-t, --threads <n>', 'CPU threads per model (default: the CPUs this process may use, a CFS quota rounded up)', positiveInt)
+    .option(
+      '-t, --threads <n>',
+      'CPU threads per model (default: JEPA_THREADS, else the CPUs this process may use, a CFS quota rounded up)',
+      positiveInt,
+    )
     .option('--index <dir>', 'an index (jepa index add) for POST /v1/search and POST /v1/index; the first add makes it when missing')
     .action(async (flags: ServeFlags) => {
       if (!flags.model?.length && !flags.modelsDir) throw new UserError('give --model FILE or --models-dir DIR');
