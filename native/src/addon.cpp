@@ -89,7 +89,7 @@ static Napi::Value buildInfo(const Napi::CallbackInfo& info) {
   const char* panelRows = jepa::panelBestKernel(GGML_TYPE_I8);
   out.Set("panelKernelRows", panelRows ? Napi::Value(Napi::String::New(env, panelRows)) : env.Null());
   Napi::Array rowsKernels = Napi::Array::New(env);
-  for (const char* name : {"amx", "avx512-vnni", "avx-vnni", "avx2"})
+  for (const char* name : {"amx", "avx512-vnni", "avx-vnni", "avx512", "avx2"})
     if (jepa::panelKernelAvailable(GGML_TYPE_I8, name)) rowsKernels.Set(rowsKernels.Length(), Napi::String::New(env, name));
   out.Set("panelKernelsRows", rowsKernels);
   out.Set("typeCount", static_cast<double>(GGML_TYPE_COUNT));

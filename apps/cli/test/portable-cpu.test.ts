@@ -89,16 +89,16 @@ describe.runIf(buildInfo().portable)('the portable addon on an AVX2 CPU (qemu -c
   // qemu's TCG (Debian's 7.2) has no AVX-512 at all, so an AVX-512 CPU without VNNI (Skylake-SP, Cascade
   // Lake's predecessor) cannot be emulated: JEPA_CPU_VNNI=0 shows a real AVX-512 CPU to the engine as one.
   it.runIf(buildInfo().cpuLevel === 'avx512')(
-    'JEPA_CPU_VNNI=0 at avx512 chooses what a Skylake-SP runs: AVX-512 f32 panels, 8-bit on plain AVX2, skylakex',
+    'JEPA_CPU_VNNI=0 at avx512 chooses what a Skylake-SP runs: AVX-512 f32 and q8_row panels, the block types on plain AVX2, skylakex',
     () => {
       const r = spawnSync(process.execPath, [main, 'devices', '--json'], { encoding: 'utf8', env: { ...process.env, JEPA_CPU_VNNI: '0' } });
       expect(r.status, r.stderr).toBe(0);
       const { build } = JSON.parse(r.stdout) as { build: ReturnType<typeof buildInfo> };
       expect([build.cpuLevel, build.cpuVnni, build.cpuVariant]).toEqual(['avx512', false, 'skylakex']);
-      expect([build.panelKernelF32, build.flashAttnCpu, build.panelKernel, build.panelKernelRows]).toEqual(['avx512', 'avx512', 'avx2', 'avx2']);
-      expect(build.panelKernelsRows).toEqual(['avx2']);
+      expect([build.panelKernelF32, build.flashAttnCpu, build.panelKernel, build.panelKernelRows]).toEqual(['avx512', 'avx512', 'avx2', 'avx512']);
+      expect(build.panelKernelsRows).toEqual(['avx512', 'avx2']);
       const text = spawnSync(process.execPath, [main, 'devices'], { encoding: 'utf8', env: { ...process.env, JEPA_CPU_VNNI: '0' } });
-      expect(text.stdout).toMatch(/CPU kernels at avx512 without VNNI \(JEPA_CPU_VNNI=0\): .*q8_row matmul avx2 panels/);
+      expect(text.stdout).toMatch(/CPU kernels at avx512 without VNNI \(JEPA_CPU_VNNI=0\): .*q8_row matmul avx512 panels/);
       const bad = spawnSync(process.execPath, [main, 'devices'], { encoding: 'utf8', env: { ...process.env, JEPA_CPU_VNNI: 'no' } });
       expect(bad.status).toBe(2);
       expect(bad.stderr).toMatch(/JEPA_CPU_VNNI=no: not 0 or 1/);

@@ -16,9 +16,9 @@ namespace jepa {
 
 constexpr int64_t kPanelRows = 16;
 
-// The fastest panel kernel this CPU runs for `type` ("avx512-vnni", "avx-vnni" for the quantized
-// types, "amx", "avx512-vnni" or "avx-vnni" for q8_row (I8 with row scales), "avx512" for f32 and f16), or nullptr
-// when it has none.
+// The fastest panel kernel this CPU runs for `type` ("avx512-vnni", "avx-vnni" or "avx2" for the
+// quantized types; "amx", "avx512-vnni", "avx-vnni", "avx512" or "avx2" for q8_row (I8 with row scales);
+// "avx512" or "avx2" for f32 and f16), or nullptr when it has none.
 const char* panelBestKernel(ggml_type type);
 
 // Whether this CPU runs the named kernel, and it is one for `type`.

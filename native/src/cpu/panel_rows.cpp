@@ -12,7 +12,7 @@
 namespace jepa::panel::rows {
 namespace {
 
-const Kernel* const kKernels[] = {&kAmx, &kAvx512Vnni, &kAvxVnni, &kAvx2};  // fastest first
+const Kernel* const kKernels[] = {&kAmx, &kAvx512Vnni, &kAvxVnni, &kAvx512, &kAvx2};  // fastest first
 constexpr size_t kKernelCount = sizeof kKernels / sizeof kKernels[0];
 
 struct OpChoice {

@@ -25,6 +25,7 @@ inline int64_t panelBytes(int64_t k) { return sumsAt(k) + kRows * 4; }
 struct TokenQuant {
   float scale;
   int32_t zp;
+  int32_t dotBias = 0;  // added to a kernel's raw dot where it computes an offset one (plain AVX2's), else 0
 };
 
 // A kernel for one instruction set. tokens: n tokens (rows of xq, paddedK·valueBytes bytes apart, n rounded
@@ -34,8 +35,8 @@ struct TokenQuant {
 struct Kernel {
   const char* name;
   bool (*supported)();
-  // Bytes per quantized value in the token rows it reads: 1 (u8), or 2 where the kernel wants the same
-  // values widened to u16 (plain AVX2's vpmaddwd).
+  // Bytes per quantized value in the token rows it reads: 1 (u8), or 2 where the kernel reads each as
+  // a magnitude and a sign mask (plain AVX2's and AVX-512's vpmaddubsw).
   int64_t valueBytes;
   // One token's k values as u8 (paddedK values of valueBytes, the padding zero) and its scale and zero
   // point, the way onnxruntime's DynamicQuantizeLinear does for a whole tensor: the range [min(0, x), max(0, x)]
@@ -48,11 +49,15 @@ struct Kernel {
 extern const Kernel kAvx512Vnni;
 extern const Kernel kAmx;
 extern const Kernel kAvxVnni;
+extern const Kernel kAvx512;
 extern const Kernel kAvx2;
 
 // The AVX-512 quantizer (AMX's and AVX-512 VNNI's).
 void quantizeToken(const float* x, int64_t k, uint8_t* u, TokenQuant* meta);
 // The AVX2 quantizer (AVX-VNNI's and plain AVX2's), with the AVX-512 one's bits.
 void quantizeTokenAvx2(const float* x, int64_t k, uint8_t* u, TokenQuant* meta);
+// Plain AVX2's and AVX-512's token rows (valueBytes 2): paddedK magnitudes |u − 128|, then paddedK
+// masks (0xff where u < 128), with dotBias = Σ |u − 128| over u < 128.
+void quantizeMagnitudesAvx2(const float* x, int64_t k, uint8_t* row, TokenQuant* meta);
 
 }  // namespace jepa::panel::rows

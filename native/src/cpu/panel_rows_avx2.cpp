@@ -1,11 +1,14 @@
 // q8_row on plain AVX2 (AMD Zen 2/3, Intel before Ice Lake and Alder Lake: no VNNI of any kind):
-// vpmaddubsw and vpmaddwd with the sign trick. Each token's u8 values are recentred once per matmul to
-// c = u − 128 (s8), kept beside their magnitudes |c| (0..128, read as u8); each product is
-// |c|·(q carrying c's sign), so a 16-bit pair sum is at most 2·128·127 = 32512 and never saturates
-// (vpmaddubsw on u itself would, at u = 255 against q = 127: onnxruntime's AVX2 int8 kernel takes that
-// risk). The int32 dot Σ (u − 128)·q, + 128·Σq, is the very dot the VNNI and AMX kernels sum: the same
-// bits. Widening both sides to 16 bits for vpmaddwd alone, the other exact way, ran slower on Ice Lake
-// at the AVX2 level (docs/quantization.md).
+// vpmaddubsw and vpmaddwd, exact. Each token's u8 values are recentred once per matmul to c = u − 128
+// (s8) and kept as magnitudes |c| (0..128, read as u8) beside sign masks m (all ones where c < 0). Each
+// product is |c|·(q XOR m): q itself where c ≥ 0, and ~q = −q − 1 where c < 0, which is c·q − |c|. So
+// the dot is Σ c·q less Σ_{c<0} |c|, a constant of the token added back once (dotBias). q XOR m lies
+// in −128..127, so a 16-bit pair sum stays within −32768..32512 and vpmaddubsw never saturates
+// (on u itself it would, at u = 255 against q = 127: onnxruntime's AVX2 int8 kernel takes that risk).
+// The int32 dot Σ (u − 128)·q, + 128·Σq, is the very dot the VNNI and AMX kernels sum: the same bits.
+// vpxor runs on any vector port; vpsignb (the plain sign trick, kept before) only on the two that
+// multiply on Intel cores, next to vpmaddubsw and vpmaddwd. Widening both sides to 16 bits for
+// vpmaddwd alone, the other exact way, ran slower on Ice Lake at the AVX2 level (docs/quantization.md).
 #include <cstring>
 
 #include "cpu_level.h"
@@ -59,21 +62,26 @@ JEPA_TARGET void quantizeTokenAvx2(const float* x, int64_t k, uint8_t* u, TokenQ
   }
 }
 
-namespace {
-
-// A token's row for the kernel: paddedK magnitudes |u − 128|, then paddedK recentred values u − 128,
-// from the AVX2 quantizer's u8 bits.
-JEPA_TARGET void quantizeCentred(const float* x, int64_t k, uint8_t* row, TokenQuant* meta) {
+// From the AVX2 quantizer's u8 bits (panel_rows.h).
+JEPA_TARGET void quantizeMagnitudesAvx2(const float* x, int64_t k, uint8_t* row, TokenQuant* meta) {
   const int64_t kp = paddedK(k);
-  uint8_t* centred = row + kp;
-  quantizeTokenAvx2(x, k, centred, meta);
-  const __m256i bias = _mm256_set1_epi8(static_cast<char>(0x80));
+  uint8_t* masks = row + kp;
+  quantizeTokenAvx2(x, k, masks, meta);
+  const __m256i bias = _mm256_set1_epi8(static_cast<char>(0x80)), zero = _mm256_setzero_si256();
+  __m256i negative = zero;
   for (int64_t j = 0; j < kp; j += 32) {
-    const __m256i c = _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(centred + j)), bias);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(centred + j), c);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(row + j), _mm256_abs_epi8(c));
+    const __m256i c = _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(masks + j)), bias);
+    const __m256i mag = _mm256_abs_epi8(c), m = _mm256_cmpgt_epi8(zero, c);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(row + j), mag);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(masks + j), m);
+    negative = _mm256_add_epi64(negative, _mm256_sad_epu8(_mm256_and_si256(mag, m), zero));
   }
+  alignas(32) int64_t lanes[4];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), negative);
+  meta->dotBias = static_cast<int32_t>(lanes[0] + lanes[1] + lanes[2] + lanes[3]);
 }
+
+namespace {
 
 JEPA_TARGET inline __m256i broadcast4(const uint8_t* v) {
   int32_t four;
@@ -85,16 +93,17 @@ JEPA_TARGET inline __m256i broadcast4(const uint8_t* v) {
 #define JEPA_STEP(t, lo, hi)                                                                    \
   {                                                                                             \
     const __m256i mag = broadcast4(xq + (t) * 2 * kp + g * 4);                                  \
-    const __m256i cen = broadcast4(xq + (t) * 2 * kp + kp + g * 4);                             \
-    lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_maddubs_epi16(mag, _mm256_sign_epi8(w0, cen)), ones)); \
-    hi = _mm256_add_epi32(hi, _mm256_madd_epi16(_mm256_maddubs_epi16(mag, _mm256_sign_epi8(w1, cen)), ones)); \
+    const __m256i neg = broadcast4(xq + (t) * 2 * kp + kp + g * 4);                             \
+    lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_maddubs_epi16(mag, _mm256_xor_si256(w0, neg)), ones)); \
+    hi = _mm256_add_epi32(hi, _mm256_madd_epi16(_mm256_maddubs_epi16(mag, _mm256_xor_si256(w1, neg)), ones)); \
   }
 
 JEPA_TARGET inline void finish(__m256i dot, const TokenQuant& meta, const uint8_t* panel, int64_t k, int h, float* out) {
   const __m256 scales = _mm256_loadu_ps(reinterpret_cast<const float*>(panel + scalesAt(k)) + 8 * h);
   const __m256i sums = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(panel + sumsAt(k)) + h);
-  // + 128·Σq: the dot of u itself
-  _mm256_storeu_ps(out + 8 * h, rowValues8(_mm256_add_epi32(dot, _mm256_slli_epi32(sums, 7)), meta, sums, scales));
+  // + Σ_{c<0} |c|: the dot of c; + 128·Σq: the dot of u itself
+  const __m256i exact = _mm256_add_epi32(_mm256_add_epi32(dot, _mm256_set1_epi32(meta.dotBias)), _mm256_slli_epi32(sums, 7));
+  _mm256_storeu_ps(out + 8 * h, rowValues8(exact, meta, sums, scales));
 }
 
 // T (1 to 4) tokens against one panel (two ymm halves of 8 rows). Named accumulators, not an array:
@@ -137,7 +146,7 @@ bool supported() { return cpuLevel() >= CpuLevel::Avx2; }
 
 }  // namespace
 
-const Kernel kAvx2{"avx2", supported, 2, quantizeCentred, tokens};
+const Kernel kAvx2{"avx2", supported, 2, quantizeMagnitudesAvx2, tokens};
 
 }  // namespace jepa::panel::rows
 

@@ -11,7 +11,7 @@
 
 namespace jepa::panel::rows {
 
-// The fastest q8_row kernel this CPU runs ("amx", "avx512-vnni", "avx-vnni", "avx2"), or nullptr.
+// The fastest q8_row kernel this CPU runs ("amx", "avx512-vnni", "avx-vnni", "avx512", "avx2"), or nullptr.
 const char* bestKernel();
 // The named kernel where this CPU runs it, else nullptr.
 const Kernel* findKernel(const char* name);

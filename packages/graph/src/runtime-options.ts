@@ -31,7 +31,7 @@ export const gpuPrecF32 = () => process.env.JEPA_GPU_PREC !== 'f16';
 /**
  * JEPA_PANEL: unset = q8_0, q4_0 and q4_K matrices on the CPU use the fastest 8-bit panel kernel at
  * the CPU level (JEPA_CPU) and f32 / f16 matmul weights that level's f32 one; `0` = ggml's own kernels;
- * a quantized kernel's name (`avx512-vnni`, `avx-vnni`, `avx2`; for q8_row also `amx`) = that kernel,
+ * a quantized kernel's name (`avx512-vnni`, `avx-vnni`, `avx2`; for q8_row also `amx` and `avx512`) = that kernel,
  * with f32 / f16 weights on ggml's and the types that kernel does not take on ggml's (or dequantized).
  */
 export function panelSetting(): { enabled: boolean; kernel: string | undefined } {

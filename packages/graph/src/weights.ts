@@ -27,8 +27,8 @@ const GGML_F32 = GgmlType.F32;
 const GGML_F16 = GgmlType.F16;
 const GGML_I8 = GgmlType.I8;
 /** The q8_row kernels JEPA_PANEL may name. */
-const ROWS_KERNELS = new Set(['amx', 'avx512-vnni', 'avx-vnni', 'avx2']);
-/** The q8_0 / q4_0 / q4_K kernels JEPA_PANEL may name; a q8_row-only name (amx) leaves those types on ggml's. */
+const ROWS_KERNELS = new Set(['amx', 'avx512-vnni', 'avx-vnni', 'avx512', 'avx2']);
+/** The q8_0 / q4_0 / q4_K kernels JEPA_PANEL may name; a q8_row-only name (amx, avx512) leaves those types on ggml's. */
 const BLOCK_KERNELS = new Set(['avx512-vnni', 'avx-vnni', 'avx2']);
 
 export interface Weights extends Disposable {

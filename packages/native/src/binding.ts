@@ -188,8 +188,8 @@ export interface Context extends Disposable {
    * 8 bits per 32-value block as ggml's q8_0 does, each block's products are summed exactly in int32
    * (VNNI, or vpmaddubsw on plain AVX2); `kernel` picks one of the CPU's kernels (default: the fastest, BuildInfo.panelKernel),
    * all giving the same bits. q8_row w (I8 with per-row scales, type I8): each token quantized once to
-   * u8 with its own scale and zero point, one exact int32 dot per output ('amx', 'avx512-vnni', 'avx-vnni' or
-   * 'avx2', BuildInfo.panelKernelRows, the same bits). f32 / f16 w: f32 fma chains over k per output (kernel 'avx512',
+   * u8 with its own scale and zero point, one exact int32 dot per output ('amx', 'avx512-vnni', 'avx-vnni',
+   * 'avx512' or 'avx2', BuildInfo.panelKernelRows, the same bits). f32 / f16 w: f32 fma chains over k per output (kernel 'avx512',
    * BuildInfo.panelKernelF32). x: contiguous F32 with ne0 = w's row length. `then` is applied to
    * each output in the node, with the bits of the nodes it replaces. A GPU refuses the node.
    */
@@ -271,7 +271,7 @@ export interface BuildInfo {
   flashAttnCpu: string | null;
   /** The kernel of Context.panelMulMat for f32 and f16 weights at this CPU level ('avx512', 'avx2'), or null. */
   panelKernelF32: string | null;
-  /** The fastest kernel of Context.panelMulMat for q8_row (I8 with row scales) weights: 'amx', 'avx512-vnni', 'avx-vnni', 'avx2', or null. */
+  /** The fastest kernel of Context.panelMulMat for q8_row (I8 with row scales) weights: 'amx', 'avx512-vnni', 'avx-vnni', 'avx512', 'avx2', or null. */
   panelKernelRows: string | null;
   /** Every q8_row kernel this CPU runs, fastest first (each gives the same bits). */
   panelKernelsRows: string[];

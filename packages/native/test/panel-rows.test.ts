@@ -1,6 +1,6 @@
 // The q8_row panel kernels (I8 weights, one f32 scale per row; each token quantized once to u8 with a
 // zero point) against a float64 model of their arithmetic, against the f32 product of the weights they
-// stand for, across kernels (AMX, AVX-512 VNNI, AVX-VNNI, plain AVX2), and for independence from tiling
+// stand for, across kernels (AMX, AVX-512 VNNI, AVX-VNNI, plain AVX-512, plain AVX2), and for independence from tiling
 // and thread splits.
 import { describe, expect, it } from 'vitest';
 import { buildInfo, createContext, panelBytes, panelPack, type Tensor } from '../src/index.js';
@@ -67,7 +67,7 @@ function model(q: Int8Array, scales: Float32Array, rows: number, k: number, x: F
   return out;
 }
 
-const KERNELS = ['amx', 'avx512-vnni', 'avx-vnni', 'avx2'].filter((name) => {
+const KERNELS = ['amx', 'avx512-vnni', 'avx-vnni', 'avx512', 'avx2'].filter((name) => {
   const ctx = createContext(4);
   try {
     ctx.panelMulMat(ctx.newTensor(I8, [panelBytes(I8, 16, 64)]), ctx.newTensor(F32, [64, 1]), 16, I8, name);
@@ -100,7 +100,7 @@ describe.skipIf(!buildInfo().panelKernelRows)(`q8_row panel kernels (${KERNELS.j
     });
   }
 
-  it('sums the extremes exactly: u8 activations at 0 and 255 against weights of ±127 (no 16-bit saturation on plain AVX2)', async () => {
+  it('sums the extremes exactly: u8 activations at 0 and 255 against weights of ±127 (no 16-bit saturation on plain AVX2 or AVX-512)', async () => {
     const k = 64;
     const rows16 = 32;
     const { q, scales, panel } = packed(
