@@ -97,7 +97,7 @@ void panelOp(ggml_tensor* dst, int ith, int nth, void* userdata) {
   if (share.empty()) return;
   const auto [tok0, tok1, pan0, pan1] = share;
 
-  const int64_t stride = panel::tokenBytes(k, choice->four);
+  const int64_t stride = panel::tokenBytes(k, choice->four, !choice->four && choice->kernel->split8);
   thread_local std::vector<uint8_t> scratch;
   scratch.resize(static_cast<size_t>((tok1 - tok0) * stride));
   const auto* xs = static_cast<const float*>(x->data);

@@ -32,8 +32,9 @@ constexpr int64_t kBlockBytes = kBiasAt + kRows * 4;
 }  // namespace q4
 
 // Activations of one token: k bytes (q + 128), k/32 f32 scales and, for 4-bit weights, k/32 f32
-// scale·Σq (what the weights' mins multiply).
-inline int64_t tokenBytes(int64_t k, bool sums) { return k + (k / kBlock) * (sums ? 8 : 4); }
+// scale·Σq (what the weights' mins multiply). Split (plain AVX2's 8-bit rows): k magnitudes |q|, k
+// sign masks (0xff where q < 0), the k/32 scales and k/32 int32 Σ|q| over q < 0.
+inline int64_t tokenBytes(int64_t k, bool sums, bool split = false) { return (split ? 2 * k : k) + (k / kBlock) * (sums || split ? 8 : 4); }
 
 // A kernel for one instruction set. quantize: one token's activations as ggml's q8_0 quantizes them
 // (scale = max|x| / 127 per block, values rounded to nearest even), stored +128, with the sums when
@@ -51,6 +52,8 @@ struct Kernel {
   // null: token t's 16·kWidePanels results go to out + t·ldo.
   void (*wide8)(const uint8_t* panels, int64_t nb, const uint8_t* scratch, int64_t k, int64_t n, float* out, int64_t ldo);
   void (*wide4)(const uint8_t* panels, int64_t nb, const uint8_t* scratch, int64_t k, int64_t n, float* out, int64_t ldo);
+  // quantize writes 8-bit tokens (sums false) in the split layout (tokenBytes), and tokens8 reads it.
+  bool split8 = false;
 };
 
 constexpr int64_t kWidePanels = 3;
