@@ -25,7 +25,7 @@ inline int64_t panelBytes(int64_t k) { return sumsAt(k) + kRows * 4; }
 struct TokenQuant {
   float scale;
   int32_t zp;
-  int32_t dotBias = 0;  // added to a kernel's raw dot where it computes an offset one (plain AVX2's), else 0
+  int32_t dotBias = 0;  // added to a kernel's raw dot where it computes an offset one (plain AVX2's and AVX-512's), else 0
 };
 
 // A kernel for one instruction set. tokens: n tokens (rows of xq, paddedK·valueBytes bytes apart, n rounded

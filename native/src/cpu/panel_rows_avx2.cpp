@@ -6,7 +6,7 @@
 // in −128..127, so a 16-bit pair sum stays within −32768..32512 and vpmaddubsw never saturates
 // (on u itself it would, at u = 255 against q = 127: onnxruntime's AVX2 int8 kernel takes that risk).
 // The int32 dot Σ (u − 128)·q, + 128·Σq, is the very dot the VNNI and AMX kernels sum: the same bits.
-// vpxor runs on any vector port; vpsignb (the plain sign trick, kept before) only on the two that
+// vpxor runs on any vector port; vpsignb (the plain sign trick, used before) only on the two that
 // multiply on Intel cores, next to vpmaddubsw and vpmaddwd. Widening both sides to 16 bits for
 // vpmaddwd alone, the other exact way, ran slower on Ice Lake at the AVX2 level (docs/quantization.md).
 #include <cstring>
