@@ -56,6 +56,18 @@ void op(ggml_tensor* dst, int ith, int nth, void* userdata) {
 
 }  // namespace
 
+void walkTiles(TileFn (*tileFor)(int t, int p), int kT, int kP, int64_t rowBytes, const uint8_t* panels, int64_t npanels, int64_t k,
+               const uint8_t* xq, const TokenQuant* meta, int64_t n, float* out, int64_t ldo) {
+  const int64_t bytes = panelBytes(k);
+  for (int64_t p = 0; p < npanels; p += kP) {
+    const int pp = static_cast<int>(std::min<int64_t>(npanels - p, kP));
+    for (int64_t t = 0; t < n; t += kT) {
+      const int tt = static_cast<int>(std::min<int64_t>(n - t, kT));
+      tileFor(tt, pp)(panels + p * bytes, k, xq + t * rowBytes, meta + t, out + t * ldo + p * kRows, ldo);
+    }
+  }
+}
+
 const char* bestKernel() {
   for (const Kernel* k : kKernels)
     if (k->supported()) return k->name;

@@ -46,6 +46,14 @@ struct Kernel {
                  int64_t ldo);
 };
 
+// A kernel's tile: up to T tokens against up to P consecutive panels, token t's results to out + t·ldo.
+using TileFn = void (*)(const uint8_t* panels, int64_t k, const uint8_t* xq, const TokenQuant* meta, float* out, int64_t ldo);
+
+// Kernel::tokens from tiles of kT tokens × kP panels (tileFor(t, p) for the t ≤ kT, p ≤ kP left at the
+// edges), with token rows rowBytes apart: panels outer, tokens inner.
+void walkTiles(TileFn (*tileFor)(int t, int p), int kT, int kP, int64_t rowBytes, const uint8_t* panels, int64_t npanels, int64_t k,
+               const uint8_t* xq, const TokenQuant* meta, int64_t n, float* out, int64_t ldo);
+
 extern const Kernel kAvx512Vnni;
 extern const Kernel kAmx;
 extern const Kernel kAvxVnni;

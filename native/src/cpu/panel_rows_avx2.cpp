@@ -131,15 +131,11 @@ JEPA_TARGET void tile(const uint8_t* panel, int64_t k, const uint8_t* xq, const 
 }
 #undef JEPA_STEP
 
-constexpr int kTile = 4;
-using TileFn = void (*)(const uint8_t*, int64_t, const uint8_t*, const TokenQuant*, float*, int64_t);
-constexpr TileFn kTiles[kTile + 1] = {nullptr, tile<1>, tile<2>, tile<3>, tile<4>};
+constexpr TileFn kTiles[5] = {nullptr, tile<1>, tile<2>, tile<3>, tile<4>};
+constexpr TileFn tileFor(int t, int) { return kTiles[t]; }
 
 void tokens(const uint8_t* panels, int64_t npanels, int64_t k, const uint8_t* xq, const TokenQuant* meta, int64_t n, float* out, int64_t ldo) {
-  const int64_t kp = paddedK(k), bytes = panelBytes(k);
-  for (int64_t p = 0; p < npanels; ++p)
-    for (int64_t t = 0; t < n; t += kTile)
-      kTiles[n - t < kTile ? n - t : kTile](panels + p * bytes, k, xq + t * 2 * kp, meta + t, out + t * ldo + p * kRows, ldo);
+  walkTiles(tileFor, 4, 1, 2 * paddedK(k), panels, npanels, k, xq, meta, n, out, ldo);
 }
 
 bool supported() { return cpuLevel() >= CpuLevel::Avx2; }

@@ -53,7 +53,6 @@ JEPA_TARGET void tile(const uint8_t* panels, int64_t k, const uint8_t* xq, const
   }
 }
 
-using TileFn = void (*)(const uint8_t*, int64_t, const uint8_t*, const TokenQuant*, float*, int64_t);
 constexpr int kT = 4, kP = 4;
 
 template <int P>
@@ -63,14 +62,7 @@ constexpr TileFn tileOf(int t) {
 constexpr TileFn tileFor(int t, int p) { return p == 1 ? tileOf<1>(t) : p == 2 ? tileOf<2>(t) : p == 3 ? tileOf<3>(t) : tileOf<4>(t); }
 
 void tokens(const uint8_t* panels, int64_t npanels, int64_t k, const uint8_t* xq, const TokenQuant* meta, int64_t n, float* out, int64_t ldo) {
-  const int64_t kp = paddedK(k), bytes = panelBytes(k);
-  for (int64_t p = 0; p < npanels; p += kP) {
-    const int pp = static_cast<int>(npanels - p < kP ? npanels - p : kP);
-    for (int64_t t = 0; t < n; t += kT) {
-      const int tt = static_cast<int>(n - t < kT ? n - t : kT);
-      tileFor(tt, pp)(panels + p * bytes, k, xq + t * 2 * kp, meta + t, out + t * ldo + p * kRows, ldo);
-    }
-  }
+  walkTiles(tileFor, kT, kP, 2 * paddedK(k), panels, npanels, k, xq, meta, n, out, ldo);
 }
 
 bool supported() { return cpuLevel() >= CpuLevel::Avx512; }
