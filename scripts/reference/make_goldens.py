@@ -16,6 +16,7 @@ import torch  # noqa: E402
 
 import common  # noqa: E402
 import fam_dinov2_hub  # noqa: E402
+import fam_dinov3  # noqa: E402
 import fam_hfvit  # noqa: E402
 import fam_hfvit_variants  # noqa: E402
 import fam_ijepa  # noqa: E402
@@ -52,6 +53,20 @@ GENERATORS = {
                                                      swiglu_ffn=False),
     "hfvit_hub_g": lambda: fam_dinov2_hub.generate("hfvit_hub_g", seed=1013, dim=64, n_head=2, n_layer=2, patch=14,
                                                    table_grid=4, interp_grid=(3, 3), n_register=0, swiglu_ffn=True),
+    # DINOv3: patch 16, 4 registers, 2-D RoPE; native 4x4 and wide 3x5 patch grids. D 32 (head width 16):
+    # small, since every fixture travels to the GPU machine within its 64 MiB
+    "dinov3_hf": lambda: fam_dinov3.generate_hf("dinov3_hf", seed=1021, dim=32, n_head=2, n_layer=2, hidden=128,
+                                                gated=False),
+    "dinov3_hf_gated": lambda: fam_dinov3.generate_hf("dinov3_hf_gated", seed=1022, dim=32, n_head=2, n_layer=2,
+                                                      hidden=80, gated=True),
+    "dinov3_meta": lambda: fam_dinov3.generate_meta("dinov3_meta", seed=1023, dim=32, n_head=2, n_layer=2, ffn="mlp",
+                                                    ffn_ratio=4, align_to=None, qkv_bias=True, local_cls_norm=True,
+                                                    pth="dinov3_vittiny16_pretrain_seeded.pth"),
+    # as the 7B: swiglu64 (int(int(48 * 3) * 2 / 3) = 96 -> 128), no qkv bias
+    "dinov3_meta_swiglu": lambda: fam_dinov3.generate_meta("dinov3_meta_swiglu", seed=1024, dim=48, n_head=2,
+                                                           n_layer=2, ffn="swiglu", ffn_ratio=3, align_to=64,
+                                                           qkv_bias=False, local_cls_norm=False,
+                                                           pth="dinov3_vittiny16_pretrain_swiglu.pth"),
     "ijepa": fam_ijepa.generate,
     "vjepa": fam_vjepa.generate,
     "ijepa_pred": lambda: fam_pretrain_pred.generate("ijepa_pred"),
@@ -82,6 +97,10 @@ CROSSCHECKS = {
     "levjepa": "a transcription of LibreYOLO's independent LeVJEPA port (not committed) on this folder: max|diff| "
                "1.2e-7 masked and unmasked",
     "lewm": "crosscheck_hf.py: transformers 5.18 ViTModel on the encoder.* keys, float64: max|diff| 1.1e-7",
+    **{f: "a one-off check (2026-12-06, not committed): fam_dinov3's Meta and HF float64 transcriptions, the weights "
+          "mapped across layouts (q/k/v split from the fused qkv, the key bias masked), agree to <= 3.6e-15 on both "
+          "cases and the RoPE controls of all four folders; no transformers here to run DINOv3ViTModel itself"
+       for f in ("dinov3_hf", "dinov3_hf_gated", "dinov3_meta", "dinov3_meta_swiglu")},
 }
 
 

@@ -25,6 +25,10 @@ const DETECTED: Record<string, [string, string]> = {
   lewm: ['hfvit', 'lewm'],
   videomae: ['videomae', 'hf-videomae'],
   vivit: ['vivit', 'hf-vivit'],
+  dinov3_hf: ['dinov3', 'hf-dinov3'],
+  dinov3_hf_gated: ['dinov3', 'hf-dinov3'],
+  dinov3_meta: ['dinov3', 'meta-dinov3'],
+  dinov3_meta_swiglu: ['dinov3', 'meta-dinov3'],
 };
 
 /** A copy of a reference folder in a temp dir, with config.json edited. */
@@ -74,7 +78,7 @@ describe('detection', () => {
   it('--family narrows a family name by container and accepts mapping ids', async () => {
     expect((await detectFamily(join(REFERENCE, 'vjepa2'), 'vjepa2')).mapping).toBe('hf-vjepa2');
     expect((await detectFamily(join(REFERENCE, 'vjepa', 'vjepa_fixture.pth.tar'), 'meta-vjepa2')).mapping).toBe('meta-vjepa2');
-    await expectConvertError(detectFamily(join(REFERENCE, 'hfvit'), 'dinov3'), 'CONVERT_BAD_OPTION', /dinov3/);
+    await expectConvertError(detectFamily(join(REFERENCE, 'hfvit'), 'dinov9'), 'CONVERT_BAD_OPTION', /dinov9/);
   });
 });
 

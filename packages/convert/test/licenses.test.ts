@@ -21,6 +21,8 @@ const EXPECTED: Record<string, string> = {
   vjepa2: 'MIT', // HF V-JEPA 2
   vjepa2_1: 'MIT', // Meta V-JEPA 2.1 .pt
   lewm: 'MIT',
+  dinov3_hf: 'LicenseRef-dinov3-license', // HF DINOv3ViTModel
+  dinov3_meta: 'LicenseRef-dinov3-license', // the dinov3 repository's torch.hub .pth
 };
 
 async function licenseOf(src: string, options: ConvertOptions = {}): Promise<string | null> {

@@ -13,6 +13,8 @@ export {
   headPooled,
   l2NormalizeRows,
   poolBatch,
+  pooledWidth,
+  type VectorPool,
   poolOutputs,
   projectStates,
   type Pool,

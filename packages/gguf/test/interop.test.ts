@@ -123,7 +123,7 @@ describe('interop with gguf-py (llama.cpp 80fb11a)', () => {
 
   it('gguf-py re-writing each forged model from what it read gives our file byte for byte', () => {
     const forged = Object.entries(seen).filter(([n]) => n.startsWith('forge-'));
-    expect(forged.length).toBe(11);
+    expect(forged.length).toBe(12);
     for (const [name, py] of forged) expect(py.rewrittenSha256, name).toBe(sha256(readFileSync(at(`ts/${name}`))));
     expect(sha256(readFileSync(at('py/rewritten-forge-vjepa2_1.gguf')))).toBe(seen['forge-vjepa2_1.gguf'].rewrittenSha256);
   });

@@ -47,7 +47,7 @@ const metadataDefects: Defect[] = [
   { what: 'architecture missing', bytes: meta('ijepa', 'general.architecture', null), code: 'JEPA_ARCH', names: /general\.architecture.*missing/ },
   { what: 'schema version 2', bytes: meta('ijepa', 'jepa.schema_version', gv.u32(2)), code: 'JEPA_SCHEMA_VERSION', names: /schema_version.*2/ },
   { what: 'schema version missing', bytes: meta('ijepa', 'jepa.schema_version', null), code: 'JEPA_KEY_MISSING', names: /jepa\.schema_version/ },
-  { what: 'unknown family', bytes: meta('ijepa', 'jepa.family', gv.str('dinov3')), code: 'JEPA_FAMILY', names: /'dinov3'/ },
+  { what: 'unknown family', bytes: meta('ijepa', 'jepa.family', gv.str('dinov4')), code: 'JEPA_FAMILY', names: /'dinov4'/ },
   { what: 'family missing', bytes: meta('ijepa', 'jepa.family', null), code: 'JEPA_KEY_MISSING', names: /jepa\.family/ },
   { what: 'general.name missing', bytes: meta('ijepa', 'general.name', null), code: 'JEPA_KEY_MISSING', names: /general\.name/ },
   { what: 'embed_dim 0', bytes: meta('ijepa', 'jepa.enc.embed_dim', gv.u32(0)), code: 'JEPA_RANGE', names: /embed_dim.*minimum 1/ },

@@ -8,9 +8,10 @@ import { blockCausalMaskBytes, blockCausalMaskF16 } from './block-causal-mask.js
 import { GraphError } from './errors.js';
 import type { ModelHandle } from './model-handle.js';
 import { patchGrid, patchify, type PatchGeometry } from './patchify.js';
-import { ropeTables, signedSin } from './rope3d.js';
+import { ropeTables, signedSin, type RopeTables, type TokenGrid } from './rope3d.js';
+import { rope2dTables } from './rope2d.js';
 import { interpolatePositions } from './position-interpolation.js';
-import { tensorNames } from '@jepa/gguf';
+import { tensorNames, type EncoderHparams, type Rope3dParams } from '@jepa/gguf';
 import { Deadline, kvTypeFor, runGraph, type NodeTiming } from './graph-runner.js';
 import { ModelContext } from './model-context.js';
 import { gpuPrecF32, maxBatch, maxGraphBytes } from './runtime-options.js';
@@ -59,7 +60,8 @@ export interface EncoderInput {
   shape: readonly number[];
 }
 
-export type PoolMode = 'mean' | 'cls';
+/** cls+mean: the CLS token and the patch mean side by side, 2 · dim wide (DINOv3's linear-probe vector). */
+export type PoolMode = 'mean' | 'cls' | 'cls+mean';
 
 export class EncodeOutput {
   constructor(
@@ -78,20 +80,20 @@ export class EncodeOutput {
     return this.tokens.subarray(i * size, (i + 1) * size);
   }
 
-  /** [batch, dim]: the mean of the patch tokens, or the CLS token. */
+  /** [batch, dim]: the mean of the patch tokens (never the registers), or the CLS token; [batch, 2 · dim]: both. */
   pool(mode: PoolMode): Float32Array {
     const { batch, dim, nTokens, prefix } = this;
-    const out = new Float32Array(batch * dim);
+    if (mode !== 'mean' && this.nCls === 0) throw new GraphError('NO_CLS', 'this model has no CLS token; pool with mean');
+    const width = mode === 'cls+mean' ? 2 * dim : dim;
+    const out = new Float32Array(batch * width);
     for (let b = 0; b < batch; b++) {
       const item = this.item(b);
-      if (mode === 'cls') {
-        if (this.nCls === 0) throw new GraphError('NO_CLS', 'this model has no CLS token; pool with mean');
-        out.set(item.subarray(0, dim), b * dim);
-        continue;
-      }
+      if (mode !== 'mean') out.set(item.subarray(0, dim), b * width);
+      if (mode === 'cls') continue;
+      const at = b * width + (mode === 'cls+mean' ? dim : 0);
       const acc = new Float64Array(dim);
       for (let t = prefix; t < nTokens; t++) for (let d = 0; d < dim; d++) acc[d] += item[t * dim + d]!;
-      for (let d = 0; d < dim; d++) out[b * dim + d] = acc[d]! / (nTokens - prefix);
+      for (let d = 0; d < dim; d++) out[at + d] = acc[d]! / (nTokens - prefix);
     }
     return out;
   }
@@ -213,15 +215,7 @@ export class EncoderContext extends ModelContext<EncoderGraph> {
       if (g.posTable) g.posTable.set(this.#resizedPositions(grid.h, grid.w));
       if (g.keepRows && keep) g.keepRows.set(keep);
       if (g.ropeCos && g.ropeSin && e.rope) {
-        const tables = ropeTables({
-          headDim: e.headDim,
-          layout: e.rope.layout,
-          grid,
-          prefix,
-          ...(keep ? { ids: Array.from(keep) } : {}),
-          theta: e.rope.theta,
-          ...(e.rope.interpolate && e.rope.refGrid !== null ? { interpolateRefGrid: e.rope.refGrid } : {}),
-        });
+        const tables = this.#ropeTables(e, e.rope, grid, prefix, keep);
         g.ropeCos.set(tables.cos);
         g.ropeSin.set(signedSin(tables));
       }
@@ -235,6 +229,20 @@ export class EncoderContext extends ModelContext<EncoderGraph> {
         }
     }
     return new EncodeOutput(out, batch, n, dim, prefix, e.nCls);
+  }
+
+  /** The rotation of every token this graph reads: 2-D (DINOv3) from the patch grid, 3-D from the token ids. */
+  #ropeTables(e: EncoderHparams, rope: Rope3dParams, grid: TokenGrid, prefix: number, keep: Int32Array | null): RopeTables {
+    if (e.pos === 'rope2d') return rope2dTables({ headDim: e.headDim, rows: grid.h, cols: grid.w, prefix, theta: rope.theta });
+    return ropeTables({
+      headDim: e.headDim,
+      layout: rope.layout,
+      grid,
+      prefix,
+      ...(keep ? { ids: Array.from(keep) } : {}),
+      theta: rope.theta,
+      ...(rope.interpolate && rope.refGrid !== null ? { interpolateRefGrid: rope.refGrid } : {}),
+    });
   }
 
   #keptIds(ids: ArrayLike<number>, batch: number, np: number, prefix: number): Int32Array {

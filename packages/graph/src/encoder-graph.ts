@@ -1,6 +1,6 @@
 // The one encoder graph every family runs, chosen by metadata alone:
 //   tokens = patch_embed(patches) [+ pos table] [+ modality vector], prefixed by CLS / registers;
-//   L pre-LN blocks: x += proj(attn(ln1(x)))·ls1 ; x += fc2(act(fc1(ln2(x))))·ls2 (RoPE on q, k);
+//   L pre-LN blocks: x += proj(attn(ln1(x)))·ls1 ; x += fc2(act(fc1(ln2(x))))·ls2 (3-D or 2-D RoPE on q, k);
 //   (the MLP may be SwiGLU, w3(silu(x1) ⊙ x2), and qkv may have no bias: jepa.enc.ffn_kind / qkv_bias);
 //   x = final norm (none where jepa.enc.final_norm is false; V-JEPA 2.1: the last hierarchy norm; in hierarchy
 //   mode every hierarchy norm of the block it follows, concatenated along channels: what the 2.1 g/G predictors read).
@@ -94,7 +94,8 @@ export function buildEncoderGraph(e: EncoderHparams, w: Weights, shape: EncoderG
   if (e.imgTubeletSize !== null) x = ctx.add(x, w.get(shape.image ? tensorNames.encImgModEmbed : tensorNames.encVideoModEmbed));
 
   const posRows = (e.pos === 'learned' ? e.nCls : 0) + np;
-  let pos = e.pos === 'rope3d' ? null : w.get(tensorNames.encPosEmbed);
+  const rotary = e.pos === 'rope3d' || e.pos === 'rope2d';
+  let pos = rotary ? null : w.get(tensorNames.encPosEmbed);
   let posTable: Tensor | null = null;
   if (pos && pos.ne[1] !== posRows) {
     // a table over clips (3-D, VideoMAE's 1-D, ViViT's learned one) is used at the trained clip only, as HF does
@@ -131,7 +132,7 @@ export function buildEncoderGraph(e: EncoderHparams, w: Weights, shape: EncoderG
     x = ctx.concat(head, x, 1); // [D, n, batch]
   }
 
-  const rope = e.pos === 'rope3d' ? ropeInputs(ctx, e.headDim, n, '') : null;
+  const rope = rotary ? ropeInputs(ctx, e.headDim, n, '') : null;
   const mask = o.blockCausal ? maskInput(ctx, n, n, 'block_causal_mask') : null;
 
   const hierLayers = o.hierarchy ? e.hierLayers : null;

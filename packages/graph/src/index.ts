@@ -14,6 +14,7 @@ export {
   type RopeTables,
   type TokenGrid,
 } from './rope3d.js';
+export { rope2dTables, type Rope2dOptions } from './rope2d.js';
 export { blockCausalMaskBytes, blockCausalMaskF16, blockCausalOpen, type BlockCausalLayout } from './block-causal-mask.js';
 export {
   POLICY,

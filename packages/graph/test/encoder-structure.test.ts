@@ -15,7 +15,18 @@ function clipInput(batch: number, frames: number, size: number, seed: number): E
 
 const bits = (a: Float32Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
 
-const FRAMES: Record<Family, number> = { ijepa: 1, hfvit: 1, lewm: 1, vjepa: 4, vjepa2: 4, vjepa2_1: 4, levjepa: 4, videomae: 4, vivit: 4 };
+const FRAMES: Record<Family, number> = {
+  ijepa: 1,
+  hfvit: 1,
+  lewm: 1,
+  vjepa: 4,
+  vjepa2: 4,
+  vjepa2_1: 4,
+  levjepa: 4,
+  videomae: 4,
+  vivit: 4,
+  dinov3: 1,
+};
 
 describe('encoder on forged models of every family', () => {
   for (const family of Object.keys(FRAMES) as Family[]) {

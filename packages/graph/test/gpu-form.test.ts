@@ -6,7 +6,18 @@ import { forgeModel, type Family } from '@jepa/gguf';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Model } from '../src/index.js';
 
-const FRAMES: Record<Family, number> = { ijepa: 1, hfvit: 1, lewm: 1, vjepa: 4, vjepa2: 4, vjepa2_1: 4, levjepa: 4, videomae: 4, vivit: 4 };
+const FRAMES: Record<Family, number> = {
+  ijepa: 1,
+  hfvit: 1,
+  lewm: 1,
+  vjepa: 4,
+  vjepa2: 4,
+  vjepa2_1: 4,
+  levjepa: 4,
+  videomae: 4,
+  vivit: 4,
+  dinov3: 1,
+};
 const CPU_ONLY = /^PANEL_MUL_MAT|_CPU$/;
 
 async function encoderOps(family: Family): Promise<Set<string>> {

@@ -1,5 +1,34 @@
 import { describe, expect, it } from 'vitest';
-import { blockCausalMaskBytes, blockCausalMaskF16, ropeAxisWidth, ropeTables, signedSin } from '../src/index.js';
+import { blockCausalMaskBytes, blockCausalMaskF16, rope2dTables, ropeAxisWidth, ropeTables, signedSin } from '../src/index.js';
+
+describe('2-D RoPE tables (DINOv3)', () => {
+  const t = rope2dTables({ headDim: 16, rows: 3, cols: 5, prefix: 5, theta: 100 });
+
+  it('give the CLS and registers identity rows', () => {
+    expect(t.rows).toBe(20);
+    for (let j = 0; j < 5 * 16; j++) expect([t.cos[j], t.sin[j]]).toEqual([1, 0]);
+  });
+
+  it('turn pair m by 2π·y / 100^(m/4) for the first quarter of pairs, by x after, each axis over its own length', () => {
+    // row 1, column 4 of a 3 x 5 grid: y = 2 · 1.5 / 3 − 1 = 0, x = 2 · 4.5 / 5 − 1 = 0.8
+    const base = (5 + 1 * 5 + 4) * 16;
+    for (let m = 0; m < 8; m++) {
+      const angle = m < 4 ? 0 : (2 * Math.PI * 0.8) / 100 ** ((m - 4) / 4);
+      expect(t.sin[base + 2 * m]).toBeCloseTo(Math.sin(angle), 6);
+      expect(t.sin[base + 2 * m + 1]).toBe(t.sin[base + 2 * m]);
+      expect(t.cos[base + 2 * m]).toBeCloseTo(Math.cos(angle), 6);
+    }
+    // negative control: the longer side for both axes ("max") puts that column at x = 2 · 4.5 / 5 − 1 too, but
+    // row 0 at y = 2 · 0.5 / 5 − 1 = −0.8 instead of 2 · 0.5 / 3 − 1 = −2/3
+    const row0 = (5 + 4) * 16;
+    expect(t.cos[row0]).toBeCloseTo(Math.cos(2 * Math.PI * (-2 / 3)), 6);
+    expect(Math.abs(t.cos[row0]! - Math.cos(2 * Math.PI * -0.8))).toBeGreaterThan(0.5);
+  });
+
+  it('refuses a head width that is not a multiple of 4', () => {
+    expect(() => rope2dTables({ headDim: 18, rows: 2, cols: 2, prefix: 0, theta: 100 })).toThrow(/multiple of 4/);
+  });
+});
 
 describe('3-D RoPE tables', () => {
   it('splits the head as the references do', () => {

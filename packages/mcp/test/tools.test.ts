@@ -62,6 +62,16 @@ describe('embed_image and embed_video', () => {
     expect(mean.embedding).not.toEqual(r.embedding);
   });
 
+  it('pool "cls+mean" is the CLS beside the patch mean, 2·D wide, as /v1/embeddings gives it', async () => {
+    const args = { model: 'vit', image: at('sample.jpg') };
+    const both = await mcp().ok<{ embedding: number[]; dims: number; pool: string }>('embed_image', { ...args, pool: 'cls+mean' });
+    const cls = await mcp().ok<{ embedding: number[] }>('embed_image', { ...args, pool: 'cls' });
+    const mean = await mcp().ok<{ embedding: number[] }>('embed_image', { ...args, pool: 'mean' });
+    expect([both.pool, both.dims]).toEqual(['cls+mean', 2 * cls.embedding.length]);
+    expect(both.embedding).toEqual([...cls.embedding, ...mean.embedding]);
+    expect(both.embedding).toEqual(await httpEmbedding('vit', { path: at('sample.jpg') }, { pool: 'cls+mean' }));
+  });
+
   it('pool "lewm" is the LeWorldModel state, as /v1/embeddings gives it', async () => {
     const r = await mcp().ok<{ embedding: number[]; dims: number }>('embed_image', { model: 'lewm', image: at('a.png'), pool: 'lewm' });
     expect(r.embedding).toEqual(await httpEmbedding('lewm', { path: at('a.png') }, { pool: 'lewm' }));

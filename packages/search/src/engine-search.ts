@@ -2,7 +2,7 @@
 // query is embedded by the engine's model with the index's pooling; path items and files to add go
 // through the engine's path policy. The CLI embeds with an encoder context of its own, as `jepa embed`.
 import { statSync } from 'node:fs';
-import type { CallOptions, Engine, ParsedItem, Sampling } from '@jepa/engine';
+import { type CallOptions, type Engine, type ParsedItem, pooledWidth, type Sampling, type VectorPool } from '@jepa/engine';
 import { SearchError } from './errors.js';
 import { type IndexModel, modelIdentity } from './model-identity.js';
 import type { FileIdentity, NewRow } from './row-store.js';
@@ -19,7 +19,7 @@ export async function engineIdentity(engine: Engine, model: unknown, pool: strin
   const key = `${path}\0${s.size}\0${s.mtimeMs}\0${pool}`;
   let identity = identities.get(key);
   if (!identity) {
-    identity = modelIdentity(path, slot.spec.name, slot.spec.enc.embedDim, pool);
+    identity = modelIdentity(path, slot.spec.name, pooledWidth(slot.spec, pool as VectorPool), pool);
     identities.set(key, identity);
   }
   return { id: slot.id, identity };
@@ -57,7 +57,7 @@ export async function engineSearch(
   const mode = req.mode ?? 'auto';
   if (req.row !== undefined) return { model: null, hits: index.search(index.row(req.row).vector, { k: req.k, mode, exclude: req.row }) };
   const model = await engineModel(engine, index, req.model);
-  const r = await engine.embed({ model, items: [req.item!], pool: index.model.pool as 'cls' | 'mean', normalize: true }, call);
+  const r = await engine.embed({ model, items: [req.item!], pool: index.model.pool as VectorPool, normalize: true }, call);
   const first = r.data[0];
   if (!first) throw new SearchError('query_kind', 'the query gave no vector (no frames in its range)');
   return { model, hits: index.search(first.vector.values, { k: req.k, mode }) };
@@ -96,7 +96,7 @@ export async function engineAdd(engine: Engine, index: VectorIndex, req: EngineA
   for (const f of todo) {
     const item: ParsedItem = { field: 'paths', kind: 'path', path: f.path, as: null, ...(req.sampling ? { sampling: req.sampling } : {}) };
     try {
-      const r = await engine.embed({ model, items: [item], pool: index.model.pool as 'cls' | 'mean' }, call);
+      const r = await engine.embed({ model, items: [item], pool: index.model.pool as VectorPool }, call);
       const batch: NewRow[] = r.data.map((e) => ({
         path: f.path,
         window: e.place?.window,

@@ -81,6 +81,10 @@ export const FIXTURE_TABLE: ReferenceFixture[] = [
   fixture('hfvit_hub_g', 'image', 'cls', 'hfvit_hub_g_pretrain.pth', metaOverrides('hfvit_hub_g')),
   fixture('videomae', 'video', 'mean'),
   fixture('vivit', 'video', 'cls'),
+  fixture('dinov3_hf', 'image', 'cls'),
+  fixture('dinov3_hf_gated', 'image', 'cls'),
+  fixture('dinov3_meta', 'image', 'cls', 'dinov3_vittiny16_pretrain_seeded.pth'),
+  fixture('dinov3_meta_swiglu', 'image', 'cls', 'dinov3_vittiny16_pretrain_swiglu.pth'),
 ];
 
 function fixtureCase(folder: string): GoldenCase {
@@ -111,4 +115,13 @@ export const NEGATIVE_CONTROLS: { folder: string; control: string; pooledControl
   { folder: 'videomae', control: 'last_hidden_state_sincos3d.npy', case: fixtureCase('videomae') },
   // ViViT's key bias alone is softmax-invariant (its control equals the golden): the biases go together
   { folder: 'vivit', control: 'last_hidden_state_no_qkv_bias.npy', case: fixtureCase('vivit') },
+  // DINOv3: RoPE on the CLS and registers too, both axes normalised by the longer side, the key bias unmasked,
+  // the local crops' CLS norm used at evaluation
+  ...['dinov3_hf', 'dinov3_hf_gated', 'dinov3_meta', 'dinov3_meta_swiglu'].flatMap((folder) =>
+    ['rope_prefix', 'max_coords', ...(folder === 'dinov3_meta' ? ['unmasked_k_bias', 'local_cls_norm'] : [])].map((wrong) => ({
+      folder,
+      control: `last_hidden_state_wide_${wrong}.npy`,
+      case: namedCase(folder, 'wide'),
+    })),
+  ),
 ];

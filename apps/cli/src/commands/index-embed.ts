@@ -7,7 +7,7 @@ import { loadModelSpec, type ModelSpec } from '@jepa/gguf';
 import { ModelInput, type VideoWindowSource } from '@jepa/input';
 import type { WindowOptions } from '@jepa/preprocess';
 import { type IndexModel, modelIdentity } from '@jepa/search';
-import type { Pool } from '@jepa/engine';
+import { type Pool, pooledWidth } from '@jepa/engine';
 import { say } from '../display-text.js';
 import { type InputFlags, inputOptions } from '../input-options.js';
 import { contextOptions, loadModel, type RuntimeFlags } from '../load-model.js';
@@ -31,8 +31,9 @@ export function indexedModel(path: string, pool: Pool | undefined): IndexedModel
   checkInputFile(path, '-m');
   const spec = aboutFile(`-m ${path}`, path, () => loadModelSpec(path));
   const p = resolvePool(spec, pool);
-  if (p !== 'mean' && p !== 'cls') throw new UserError(`--pool ${p}: an index holds one vector per item; use mean or cls`);
-  return { path, spec, pool: p, identity: modelIdentity(path, spec.name, spec.enc.embedDim, p) };
+  if (p !== 'mean' && p !== 'cls' && p !== 'cls+mean')
+    throw new UserError(`--pool ${p}: an index holds one vector per item; use mean, cls or cls+mean`);
+  return { path, spec, pool: p, identity: modelIdentity(path, spec.name, pooledWidth(spec, p), p) };
 }
 
 /** The items of one file: a still, a video's windows (with window options), or one clip. */

@@ -14,8 +14,11 @@ export interface BlockNames {
   /** Layer-scale vectors, when the block has them. */
   ls1?: string;
   ls2?: string;
-  /** The SwiGLU MLP's in ([2h, D], rows x1; x2) and out ([D, h]) projections, where the layout has that variant. */
-  swigluIn?: string;
+  /**
+   * The SwiGLU MLP's in ([2h, D], rows x1; x2: one fused name, or [x1, x2] stacked here) and out ([D, h])
+   * projections, where the layout has that variant.
+   */
+  swigluIn?: string | readonly [string, string];
   swigluOut?: string;
 }
 
@@ -81,8 +84,8 @@ export function mapBlock(map: TensorMap, out: string, src: string, n: BlockNames
   const qkvBias = v.qkvBias ?? true;
   mapNorm(map, `${out}.ln1`, `${src}.${n.ln1}`);
   if (typeof n.qkv === 'string') {
-    if (!qkvBias) throw new Error('mapping bug: a fused qkv without bias is not a layout any mapping reads');
-    mapLinear(map, `${out}.attn.qkv`, `${src}.${n.qkv}`);
+    if (qkvBias) mapLinear(map, `${out}.attn.qkv`, `${src}.${n.qkv}`);
+    else map.copy(`${out}.attn.qkv.weight`, `${src}.${n.qkv}.weight`, 'linear');
   } else {
     map.concat(
       `${out}.attn.qkv.weight`,
@@ -101,7 +104,19 @@ export function mapBlock(map: TensorMap, out: string, src: string, n: BlockNames
   mapNorm(map, `${out}.ln2`, `${src}.${n.ln2}`);
   if (v.swiglu) {
     if (!n.swigluIn || !n.swigluOut) throw new Error('mapping bug: this block layout has no SwiGLU names');
-    mapLinear(map, `${out}.ffn.w12`, `${src}.${n.swigluIn}`);
+    if (typeof n.swigluIn === 'string') mapLinear(map, `${out}.ffn.w12`, `${src}.${n.swigluIn}`);
+    else {
+      map.concat(
+        `${out}.ffn.w12.weight`,
+        n.swigluIn.map((p) => `${src}.${p}.weight`),
+        'linear',
+      );
+      map.concat(
+        `${out}.ffn.w12.bias`,
+        n.swigluIn.map((p) => `${src}.${p}.bias`),
+        'vec',
+      );
+    }
     mapLinear(map, `${out}.ffn.w3`, `${src}.${n.swigluOut}`);
   } else {
     mapLinear(map, `${out}.ffn.fc1`, `${src}.${n.fc1}`);

@@ -1,10 +1,11 @@
-// Which mapping reads a source: from config.json's model_type, from the keys of a Meta pickle or a dinov2 hub file, or
+// Which mapping reads a source: from config.json's model_type, from the keys of a Meta pickle or a dinov2 / dinov3 hub file, or
 // from the user's --family (a mapping id, or a GGUF family name resolved by container).
 import type { Family } from '@jepa/gguf';
 import { ConvertError } from '../errors.js';
 import { valueAt } from '../readers/state-dict.js';
 import type { Source } from '../source.js';
 import { dinov2Hub, isDinov2Hub } from './dinov2-hub.js';
+import { hfDinov3 } from './hf-dinov3.js';
 import { hfIjepa } from './hf-ijepa.js';
 import { hfVideomae } from './hf-videomae.js';
 import { HF_VIT_MODEL_TYPES, hfVit } from './hf-vit.js';
@@ -13,6 +14,7 @@ import { hfVjepa2 } from './hf-vjepa2.js';
 import { lejepa } from './lejepa.js';
 import { levjepa } from './levjepa.js';
 import { lewm } from './lewm.js';
+import { isMetaDinov3, metaDinov3 } from './meta-dinov3.js';
 import { metaIjepa } from './meta-ijepa.js';
 import { metaVjepa } from './meta-vjepa.js';
 import { metaVjepa2 } from './meta-vjepa2.js';
@@ -35,6 +37,8 @@ export const MAPPINGS: readonly Mapping[] = [
   levjepa,
   hfVideomae,
   hfVivit,
+  hfDinov3,
+  metaDinov3,
 ];
 
 const BY_MODEL_TYPE: Record<string, Mapping> = {
@@ -44,6 +48,7 @@ const BY_MODEL_TYPE: Record<string, Mapping> = {
   vitv2: lejepa,
   videomae: hfVideomae,
   vivit: hfVivit,
+  dinov3_vit: hfDinov3,
   ...Object.fromEntries(HF_VIT_MODEL_TYPES.map((t) => [t, hfVit])),
 };
 
@@ -90,6 +95,7 @@ export function mappingFromCheckpoint(source: Source): Mapping {
     throw new ConvertError('CONVERT_UNKNOWN_FAMILY', `${source.path}: a safetensors file without a config.json model_type; give --family`);
   }
   if (isDinov2Hub(source)) return dinov2Hub;
+  if (isMetaDinov3(source)) return metaDinov3;
   // V-JEPA 2-AC before the masked-predictor tells: its predictor has no mask tokens but an action embed.
   if (isMetaAcPredictor(source)) return metaVjepa2Ac;
   const names = metaNames(source);

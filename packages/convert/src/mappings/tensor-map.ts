@@ -129,6 +129,13 @@ export class TensorMap {
     });
   }
 
+  /** Replaces a defined output's data by `fn` of it, same shape (a permutation of rows, say). */
+  rewrite(out: string, fn: (data: Float32Array) => Float32Array): void {
+    const o = this.outputs.get(out);
+    if (!o) throw new Error(`mapping bug: output '${out}' rewritten before it is defined`);
+    this.outputs.set(out, { name: o.name, shape: o.shape, sources: o.sources, produce: async () => fn(await o.produce()) });
+  }
+
   /** Marks source tensors as read without writing them (e.g. a folded BatchNorm's counter). */
   consume(...srcs: string[]): void {
     for (const s of srcs) if (this.has(s)) this.#used.add(s);

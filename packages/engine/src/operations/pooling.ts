@@ -1,5 +1,5 @@
 // How an encoder output becomes an embedding, for every front end: the mean of the patch tokens,
-// the CLS token, every token, LeWM's state (the projector on the CLS token), or the vector a
+// the CLS token, both side by side, every token, LeWM's state (the projector on the CLS token), or the vector a
 // classifier head reads (its pooler's output).
 import type { ModelSpec } from '@jepa/gguf';
 import type { EncodeOutput, HeadContext, PoolMode } from '@jepa/graph';
@@ -8,7 +8,7 @@ import { badField } from '../errors.js';
 
 export type Pool = PoolMode | 'none' | 'lewm' | 'pooler';
 
-export const POOLS: readonly Pool[] = ['mean', 'cls', 'none', 'lewm', 'pooler'];
+export const POOLS: readonly Pool[] = ['mean', 'cls', 'cls+mean', 'none', 'lewm', 'pooler'];
 
 /** The pools that read the encoder output alone, with no model part after it. */
 export type TokenPool = Exclude<Pool, 'lewm' | 'pooler'>;
@@ -16,10 +16,18 @@ export type TokenPool = Exclude<Pool, 'lewm' | 'pooler'>;
 /** The pooling a request uses: its own, else CLS where the model has one, else the patch mean; `field` names it in a refusal. */
 export function choosePool(spec: ModelSpec, pool: Pool | undefined, field = 'pool'): Pool {
   const p = pool ?? (spec.enc.nCls > 0 ? 'cls' : 'mean');
-  if (p === 'cls' && spec.enc.nCls === 0) throw badField(field, `${spec.family} models have no CLS token; use "mean"`);
+  if ((p === 'cls' || p === 'cls+mean') && spec.enc.nCls === 0) throw badField(field, `${spec.family} models have no CLS token; use "mean"`);
   if (p === 'lewm' && spec.pred?.kind !== 'action') throw badField(field, `"lewm" needs a LeWorldModel; this is ${spec.family}`);
   if (p === 'pooler' && !spec.head) throw badField(field, `"pooler" needs a classifier head; ${spec.name} (${spec.family}) has none`);
   return p;
+}
+
+/** The pools that give one vector per item from the encoder output alone (what an index holds). */
+export type VectorPool = PoolMode;
+
+/** The width of one pooled vector: the encoder's, twice it for cls+mean. */
+export function pooledWidth(spec: ModelSpec, pool: VectorPool): number {
+  return pool === 'cls+mean' ? 2 * spec.enc.embedDim : spec.enc.embedDim;
 }
 
 export interface Vector {
@@ -27,13 +35,14 @@ export interface Vector {
   shape: number[];
 }
 
-/** One vector per item of an encoder output (a batch): its mean or CLS row, or all its tokens. */
+/** One vector per item of an encoder output (a batch): its mean or CLS row, both, or all its tokens. */
 export function poolBatch(out: EncodeOutput, pool: TokenPool): Vector[] {
   const items = Array.from({ length: out.batch }, (_, i) => i);
   if (pool === 'none') return items.map((i) => ({ values: out.item(i).slice(), shape: [out.nTokens, out.dim] }));
   const rows = out.pool(pool);
-  if (out.batch === 1) return [{ values: rows, shape: [out.dim] }];
-  return items.map((i) => ({ values: rows.slice(i * out.dim, (i + 1) * out.dim), shape: [out.dim] }));
+  const width = rows.length / out.batch;
+  if (out.batch === 1) return [{ values: rows, shape: [width] }];
+  return items.map((i) => ({ values: rows.slice(i * width, (i + 1) * width), shape: [width] }));
 }
 
 /** poolBatch over several outputs, their items in order. `lewm` is projectStates', `pooler` headPooled's. */

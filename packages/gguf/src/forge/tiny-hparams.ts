@@ -62,9 +62,11 @@ function tinyEncoder(family: Family): EncoderHparams {
       ? { layout: 'tiled' as const, theta: 10000, interpolate: false, refGrid: null }
       : family === 'vjepa2_1'
         ? { layout: 'interleaved' as const, theta: 10000, interpolate: true, refGrid: 4 }
-        : null;
+        : family === 'dinov3'
+          ? { layout: 'interleaved' as const, theta: 100, interpolate: false, refGrid: null }
+          : null;
   const pos = rope
-    ? ('rope3d' as const)
+    ? FAMILY_TRAITS[family].pos
     : family === 'ijepa'
       ? ('sincos2d' as const)
       : family === 'vjepa'
@@ -86,13 +88,13 @@ function tinyEncoder(family: Family): EncoderHparams {
     imgSize: 8,
     nFrames,
     inChans: 3,
-    lnEps: f32(family === 'lewm' ? 1e-12 : 1e-6),
+    lnEps: f32(family === 'lewm' ? 1e-12 : family === 'dinov3' ? 1e-5 : 1e-6),
     act: 'gelu',
     pos,
     rope,
     nCls,
-    nReg: family === 'hfvit' ? 2 : 0,
-    layerScale: family === 'hfvit',
+    nReg: FAMILY_TRAITS[family].registers ? 2 : 0,
+    layerScale: FAMILY_TRAITS[family].layerScale,
     attnMode: family === 'levjepa' ? 'block_causal' : 'full',
     ffnKind: 'mlp',
     qkvBias: true,

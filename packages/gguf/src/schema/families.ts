@@ -1,10 +1,14 @@
-export const FAMILIES = ['ijepa', 'vjepa', 'vjepa2', 'vjepa2_1', 'hfvit', 'lewm', 'levjepa', 'videomae', 'vivit'] as const;
+export const FAMILIES = ['ijepa', 'vjepa', 'vjepa2', 'vjepa2_1', 'hfvit', 'lewm', 'levjepa', 'videomae', 'vivit', 'dinov3'] as const;
 export type Family = (typeof FAMILIES)[number];
 
 export const ACTIVATIONS = ['gelu', 'gelu_tanh', 'quick_gelu', 'silu', 'relu'] as const;
 export type Activation = (typeof ACTIVATIONS)[number];
-/** sincos1d: VideoMAE's 1-D sinusoid table over all patches in token order (sin on even channels, cos on odd). */
-export const POSITIONS = ['sincos2d', 'sincos3d', 'sincos1d', 'learned', 'rope3d'] as const;
+/**
+ * sincos1d: VideoMAE's 1-D sinusoid table over all patches in token order (sin on even channels, cos on odd).
+ * rope2d: DINOv3's 2-D RoPE on the patch tokens alone, from each patch centre's (y, x) normalised per axis to
+ * [-1, 1]; no table, so any grid works as trained.
+ */
+export const POSITIONS = ['sincos2d', 'sincos3d', 'sincos1d', 'learned', 'rope3d', 'rope2d'] as const;
 export type PositionScheme = (typeof POSITIONS)[number];
 export const ROPE_LAYOUTS = ['tiled', 'interleaved'] as const;
 export type RopeLayout = (typeof ROPE_LAYOUTS)[number];
@@ -102,6 +106,17 @@ export const FAMILY_TRAITS: Readonly<Record<Family, FamilyTraits>> = Object.free
   levjepa: { ...base, pos: 'rope3d', ropeLayout: 'tiled', video: true, nCls: 1, blockCausal: true },
   videomae: { ...base, pos: 'sincos1d', video: true, head: 'linear', finalNormOptional: true },
   vivit: { ...base, pos: 'learned', video: true, nCls: 1, head: 'linear' },
+  // q and k rows of each head are stored in pair order (the converter's permutation of the rotate-half layout)
+  dinov3: {
+    ...base,
+    pos: 'rope2d',
+    ropeLayout: 'interleaved',
+    nCls: 1,
+    registers: true,
+    layerScale: true,
+    swiglu: true,
+    qkvBiasOptional: true,
+  },
 });
 
 /** Whether the family's encoder takes only clips: a still is repeated to its trained frames first. */

@@ -96,10 +96,14 @@ function parseEncoder(m: MetadataValues, family: Family, traits: FamilyTraits): 
   const finalNorm = m.opt<boolean>('jepa.enc.final_norm') ?? true;
 
   invariant(pos === traits.pos, `jepa.enc.pos = '${pos}' but the ${family} family uses '${traits.pos}'`);
-  const rope = pos === 'rope3d' ? parseEncoderRope(m, family, traits) : null;
+  const rope = pos === 'rope3d' || pos === 'rope2d' ? parseEncoderRope(m, family, traits) : null;
   invariant(embedDim % nHead === 0, `jepa.enc.embed_dim ${embedDim} is not divisible by jepa.enc.n_head ${nHead}`);
   const headDim = embedDim / nHead;
-  if (rope) checkRopeHeadDim('jepa.enc', headDim);
+  if (pos === 'rope3d') checkRopeHeadDim('jepa.enc', headDim);
+  if (pos === 'rope2d') {
+    invariant(headDim % 4 === 0, `jepa.enc head width ${headDim} must be a multiple of 4: 2-D RoPE rotates pairs on two axes`);
+    invariant(!rope!.interpolate, 'jepa.enc.rope_interpolate is true, but 2-D RoPE normalises each axis to [-1, 1] on any grid');
+  }
   invariant(imgSize % patchSize === 0, `jepa.enc.img_size ${imgSize} is not a multiple of jepa.enc.patch_size ${patchSize}`);
   if (traits.video) {
     invariant(nFrames % tubeletSize === 0, `jepa.enc.n_frames ${nFrames} is not a multiple of jepa.enc.tubelet_size ${tubeletSize}`);
