@@ -9,6 +9,7 @@ import {
   preprocessImage,
   readFramesNpy,
   readVideoFrames,
+  recipeAtSize,
   recipeFromPreKeys,
   resizedSize,
   type FrameSet,
@@ -47,6 +48,11 @@ export interface ModelInputOptions {
    * 24 MP photo) until its recipe has run, so this bounds the memory of the heavy step.
    */
   decodeConcurrency?: number;
+  /**
+   * Another input size than the recipe's: every image and frame resized straight to height × width, no crop
+   * (`recipeAtSize`); for encoders that run any patch grid (DINOv3, and ViTs whose tables resize).
+   */
+  size?: { height: number; width: number };
   /** Told once when a still image is repeated into a clip for a video-only family. */
   notice?: (message: string) => void;
   /**
@@ -73,7 +79,8 @@ export class ModelInput {
     readonly spec: ModelSpec,
     options: ModelInputOptions = {},
   ) {
-    this.recipe = recipeFromPreKeys(spec.pre);
+    const recipe = recipeFromPreKeys(spec.pre);
+    this.recipe = options.size ? recipeAtSize(recipe, options.size.height, options.size.width) : recipe;
     this.#tensors = new RecipeTensors(this.recipe);
     this.decoder = options.decoder ?? 'native';
     this.fastDecode = options.fastDecode ?? false;

@@ -8,6 +8,7 @@ export { resizeU8, type ResampleFilter } from './image/resize.js';
 export { centerCropU8 } from './image/crop.js';
 export {
   validateRecipe,
+  recipeAtSize,
   resizedSize,
   cropOffset,
   MAX_RESIZE_PIXELS,

@@ -28,7 +28,10 @@ export interface ShortestEdgeRecipe extends RecipeCommon {
 /** Resize to `squashSize` × `squashSize` ignoring the aspect ratio (HF ViTImageProcessor, I-JEPA). */
 export interface SquashRecipe extends RecipeCommon {
   mode: 'squash';
+  /** The height, and the width unless `squashWidth` is given. */
   squashSize: number;
+  /** Another width: a height × width resize (an input size chosen at run time, `recipeAtSize`). */
+  squashWidth?: number;
 }
 
 /** A model's preprocessing, as stored in its GGUF `jepa.pre.*` keys. */
@@ -78,8 +81,31 @@ export function validateRecipe(recipe: PreprocessRecipe): void {
   }
   if (recipe.cropSize !== undefined) requireSide('cropSize', recipe.cropSize);
   if (recipe.mode === 'shortest_edge') requireSide('resizeShort', recipe.resizeShort);
-  else if (recipe.mode === 'squash') requireSide('squashSize', recipe.squashSize);
-  else throw new PreprocessError('invalid_recipe', `recipe: mode must be shortest_edge or squash, got ${String((recipe as { mode: unknown }).mode)}`);
+  else if (recipe.mode === 'squash') {
+    requireSide('squashSize', recipe.squashSize);
+    if (recipe.squashWidth !== undefined) requireSide('squashWidth', recipe.squashWidth);
+  } else
+    throw new PreprocessError('invalid_recipe', `recipe: mode must be shortest_edge or squash, got ${String((recipe as { mode: unknown }).mode)}`);
+}
+
+/**
+ * The recipe at another input size: a resize straight to height × width with no crop, the recipe's filter and
+ * statistics kept, as HF's processors read `size: {height, width}`. For models that run any patch grid.
+ */
+export function recipeAtSize(recipe: PreprocessRecipe, height: number, width: number): SquashRecipe {
+  const sized: SquashRecipe = {
+    mean: recipe.mean,
+    std: recipe.std,
+    resample: recipe.resample,
+    rescaleFactor: recipe.rescaleFactor,
+    ...(recipe.rescaleOffset !== undefined ? { rescaleOffset: recipe.rescaleOffset } : {}),
+    cropRounding: recipe.cropRounding,
+    mode: 'squash',
+    squashSize: height,
+    ...(width !== height ? { squashWidth: width } : {}),
+  };
+  validateRecipe(sized);
+  return sized;
 }
 
 /** The size the resize step produces for a width × height input, refusing intermediates over MAX_RESIZE_PIXELS. */
@@ -87,7 +113,8 @@ export function resizedSize(width: number, height: number, recipe: PreprocessRec
   let outW: number;
   let outH: number;
   if (recipe.mode === 'squash') {
-    outW = outH = recipe.squashSize;
+    outH = recipe.squashSize;
+    outW = recipe.squashWidth ?? recipe.squashSize;
   } else {
     const short = Math.min(width, height);
     const long = Math.max(width, height);

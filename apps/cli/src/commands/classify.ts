@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { encodeNpy } from '@jepa/preprocess';
 import { contextOptions, loadModel, type RuntimeFlags } from '../load-model.js';
-import { addInputOptions } from '../input-options.js';
+import { addInputOptions, addSizeOption } from '../input-options.js';
 import { addRuntimeOptions, positiveInt } from '../runtime-options.js';
 import { aboutFileAsync, checkInputFile, UserError } from '../user-error.js';
 import { checkNpyOutput } from '../output.js';
@@ -38,6 +38,7 @@ export function classifyCommand(program: Command): void {
     .option('--timeline', 'with window options: one compact line per window, its top-1 class and score');
   addRuntimeOptions(cmd);
   addInputOptions(cmd);
+  addSizeOption(cmd);
   addWindowOptions(cmd);
   cmd.action(async (image: string | undefined, flags: ClassifyFlags) => {
     checkInputFile(flags.model, '-m');

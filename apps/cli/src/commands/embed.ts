@@ -14,7 +14,7 @@ import { Progress } from '../progress.js';
 import { aboutFile, aboutFileAsync, checkInputFile, UserError } from '../user-error.js';
 import { say } from '../display-text.js';
 import { addRuntimeOptions } from '../runtime-options.js';
-import { addInputOptions } from '../input-options.js';
+import { addInputOptions, addSizeOption } from '../input-options.js';
 import { addWindowOptions, windowOptions, type WindowFlags } from '../window-options.js';
 import { windowItems } from './window-items.js';
 import { checkDumpInputs, writeStageDump } from './stage-dump.js';
@@ -52,6 +52,7 @@ export function embedCommand(program: Command): void {
     .option('--layers <n>', "run only the encoder's first n blocks, then its final norm", positiveInt);
   addRuntimeOptions(cmd);
   addInputOptions(cmd);
+  addSizeOption(cmd);
   addWindowOptions(cmd);
   cmd.action(async (images: string[], flags: EmbedFlags) => {
     checkOutputWritable(flags.output);

@@ -6,7 +6,7 @@ import { extname } from 'node:path';
 import type { Command } from 'commander';
 import { featureMap } from '@jepa/engine';
 import { contextOptions, loadModel, type RuntimeFlags } from '../load-model.js';
-import { addInputOptions } from '../input-options.js';
+import { addInputOptions, addSizeOption } from '../input-options.js';
 import { addRuntimeOptions } from '../runtime-options.js';
 import { aboutFileAsync, checkInputFile, UserError } from '../user-error.js';
 import { checkWritable } from '../output.js';
@@ -44,6 +44,7 @@ export function featuresCommand(program: Command): void {
     .option('--json', 'print the size, grid and explained variance as JSON');
   addRuntimeOptions(cmd);
   addInputOptions(cmd);
+  addSizeOption(cmd);
   cmd.action(async (image: string | undefined, flags: FeaturesFlags) => {
     if (!flags.pca) throw new UserError('say --pca: the PCA map is the one feature view so far');
     checkInputFile(flags.model, '-m');

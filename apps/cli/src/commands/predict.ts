@@ -5,7 +5,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { checkPredictorInputSize, contextOnlyTokens, predictorEncoderOutput, predictorTokens } from '@jepa/graph';
 import { encodeNpy } from '@jepa/preprocess';
 import { contextOptions, loadModel, type RuntimeFlags } from '../load-model.js';
-import { addInputOptions } from '../input-options.js';
+import { addInputOptions, addSizeOption } from '../input-options.js';
 import { addRuntimeOptions } from '../runtime-options.js';
 import { aboutFileAsync, checkInputFile, UserError } from '../user-error.js';
 import { checkNpyOutput } from '../output.js';
@@ -69,6 +69,7 @@ export function predictCommand(program: Command): void {
     .option('-o, --output <file.npy>', 'write the predictions [targets, out_dim]');
   addRuntimeOptions(cmd);
   addInputOptions(cmd);
+  addSizeOption(cmd);
   cmd.action(async (image: string | undefined, flags: PredictFlags) => {
     checkInputFile(flags.model, '-m');
     checkClipInput(image, flags);

@@ -3,7 +3,7 @@ import { extname } from 'node:path';
 import { loadModelSpec } from '@jepa/gguf';
 import { writeNpy } from '@jepa/preprocess';
 import { ModelInput } from '@jepa/input';
-import { addInputOptions, inputOptions, type InputFlags } from '../input-options.js';
+import { addInputOptions, addSizeOption, inputOptions, type InputFlags } from '../input-options.js';
 import { aboutFile, checkInputFile } from '../user-error.js';
 import { checkNpyOutput } from '../output.js';
 import { say } from '../display-text.js';
@@ -18,6 +18,7 @@ export function preprocessCommand(program: Command): void {
     .argument('<input>', 'an image, a video clip, or THWC uint8 frames (.npy)')
     .requiredOption('-o, --output <file.npy>', 'where to write the float32 tensor [1,3,H,W] or [1,3,T,H,W]');
   addInputOptions(cmd);
+  addSizeOption(cmd);
   cmd.action(async (path: string, flags: InputFlags & { model: string; output: string }) => {
     checkInputFile(flags.model, '-m');
     checkInputFile(path);
