@@ -251,7 +251,7 @@ export class EncoderContext extends ModelContext<EncoderGraph> {
     if (ids.length < 1) throw new GraphError('BAD_INPUT', 'a context-only encoding needs at least one patch id');
     for (const id of Array.from(ids))
       if (!Number.isInteger(id) || id < 0 || id >= np)
-        throw new GraphError('OFF_GRID', `context token id ${id} is off this input's ${np} patch tokens`);
+        throw new GraphError('OFF_GRID', `context token id ${id} is off this input's ${np} patch tokens`, { part: 'context' });
     return Int32Array.from(ids);
   }
 

@@ -1,7 +1,7 @@
 export { Model, type ModelLoadOptions } from './model.js';
 export type { ModelHandle, ModelOwned } from './model-handle.js';
 export { EncodeOutput, EncoderContext, type EncodeOptions, type EncoderContextOptions, type EncoderInput, type PoolMode } from './encoder-context.js';
-export { GraphError } from './errors.js';
+export { GraphError, type GraphErrorOptions, type InputPart } from './errors.js';
 export { blockStageName, type EncoderStage } from './encoder-stages.js';
 export { patchify, patchGrid, type PatchGeometry } from './patchify.js';
 export {

@@ -146,6 +146,7 @@ export class MaskedPredictorContext extends ModelContext<MaskedPredictorGraph> {
           throw new GraphError(
             'OFF_GRID',
             `${what} token id ${id} is off the predictor grid (${slots}x${p.gridSize}x${p.gridSize}, ids 0..${nTokens - 1})`,
+            { part: what },
           );
     const maskIndex = input.maskIndex ?? 1;
     if (!Number.isInteger(maskIndex)) throw new GraphError('BAD_INPUT', `mask index ${maskIndex} is not an integer`);
