@@ -1,4 +1,5 @@
-// The same ViT-B/16 weights through onnxruntime-node and through this engine, in one process. Each
+// The same weights (torchvision's ViT-B/16, or a DINOv3 ViT-S/16 or B/16: peer-nets.ts) through onnxruntime-node
+// and through this engine, in one process. Each
 // round gives every runtime its turn, in an order that rotates from round to round, so a slow spell
 // of a shared machine hits all of them alike; the ratio to onnxruntime is the median of the
 // per-round ratios. A turn starts with a pause, so the threads the previous runtime leaves spinning
@@ -14,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { Model, compareTokens } from '@jepa/graph';
 import { quantizeMain } from '../bins.js';
 import { median, timeMs } from '../stats.js';
-import { writeVitB16Gguf } from './torchvision-vit-gguf.js';
+import { type PeerNet, VIT_B16 } from './peer-nets.js';
 
 const root = resolve(fileURLToPath(import.meta.url), '../../../../..');
 
@@ -33,6 +34,8 @@ export interface PeersOptions {
   types: string[];
   /** Images per call, every runtime alike. */
   batch: number;
+  /** The network (default torchvision's ViT-B/16). */
+  net?: PeerNet;
 }
 
 export interface PeerRow {
@@ -65,47 +68,36 @@ export async function loadOrt(): Promise<typeof import('onnxruntime-node')> {
   }
 }
 
-/** Whether the ONNX export takes any batch (exports before batch sizes were benched took 1 only). */
-function batchDynamic(onnxPath: string): boolean {
-  const r = spawnSync('/usr/bin/python3', ['-c', BATCH_PROBE, onnxPath], { encoding: 'utf8' });
-  return r.status === 0 && r.stdout.trim() === 'dynamic';
-}
-const BATCH_PROBE =
-  'import onnx,sys\nd=onnx.load(sys.argv[1],load_external_data=False).graph.input[0].type.tensor_type.shape.dim[0]\nprint("fixed" if d.dim_value else "dynamic")';
-
-export function ensureExport(dir: string, log: (s: string) => void): void {
-  const onnxPath = join(dir, 'vit_b16_tokens.onnx');
-  if (existsSync(onnxPath) && existsSync(join(dir, 'vit_b16.safetensors')) && batchDynamic(onnxPath)) return;
-  rmSync(join(dir, 'vit_b16_tokens_int8.onnx'), { force: true }); // made from the export, so made again
-  log('exporting torchvision ViT-B/16 with Debian python3-torch (about a minute)');
-  const r = spawnSync('/usr/bin/python3', [join(root, 'scripts/bench/export_vit_b16.py'), dir], { stdio: ['ignore', process.stderr, 'inherit'] });
-  if (r.status !== 0) throw new Error('the ONNX export failed (needs /usr/bin/python3 with python3-torch and python3-torchvision)');
+export function ensureExport(dir: string, log: (s: string) => void, net: PeerNet = VIT_B16): void {
+  if (net.exported(dir)) return;
+  rmSync(join(dir, `${net.stem}_tokens_int8.onnx`), { force: true }); // made from the export, so made again
+  net.exportTo(dir, log);
 }
 
 /** onnxruntime's int8 file of the export, as transformers.js's quantize script makes it (scripts/bench/quantize_onnx_int8.py). */
-export function ensureInt8Export(dir: string, log: (s: string) => void): string {
-  const out = join(dir, 'vit_b16_tokens_int8.onnx');
+export function ensureInt8Export(dir: string, log: (s: string) => void, net: PeerNet = VIT_B16): string {
+  const out = join(dir, `${net.stem}_tokens_int8.onnx`);
   if (existsSync(out)) return out;
   log('writing the int8 ONNX file with Debian python3-onnx');
   const script = join(root, 'scripts/bench/quantize_onnx_int8.py');
-  const r = spawnSync('/usr/bin/python3', [script, join(dir, 'vit_b16_tokens.onnx'), out], { stdio: ['ignore', process.stderr, 'inherit'] });
+  const r = spawnSync('/usr/bin/python3', [script, join(dir, `${net.stem}_tokens.onnx`), out], { stdio: ['ignore', process.stderr, 'inherit'] });
   if (r.status !== 0) throw new Error('the int8 ONNX file was not written (needs /usr/bin/python3 with python3-onnx)');
   return out;
 }
 
-/** The peers' ViT-B/16 as a GGUF of the given type (f32 converted, others through jepa-quantize), made once in dir. */
-export async function peerModel(dir: string, type: string, log: (s: string) => void): Promise<string> {
+/** A peer network as a GGUF of the given type (f32 converted, others through jepa-quantize), made once in dir. */
+export async function peerModel(dir: string, type: string, log: (s: string) => void, net: PeerNet = VIT_B16): Promise<string> {
   mkdirSync(dir, { recursive: true });
-  ensureExport(dir, log);
-  const f32 = join(dir, 'vit_b16-f32.gguf');
+  ensureExport(dir, log, net);
+  const f32 = join(dir, `${net.stem}-f32.gguf`);
   const stale = existsSync(f32) && loadModelSpec(f32).pre.crop !== 224;
-  if (stale) for (const f of readdirSync(dir)) if (/^vit_b16-.*\.gguf$/.test(f)) rmSync(join(dir, f));
-  if (!existsSync(f32)) await writeVitB16Gguf(join(dir, 'vit_b16.safetensors'), f32);
-  return type === 'f32' ? f32 : quantized(f32, type, dir);
+  if (stale) for (const f of readdirSync(dir)) if (f.startsWith(`${net.stem}-`) && f.endsWith('.gguf')) rmSync(join(dir, f));
+  if (!existsSync(f32)) await net.writeF32(dir, f32);
+  return type === 'f32' ? f32 : quantized(f32, type, dir, net);
 }
 
-function quantized(f32: string, type: string, dir: string): string {
-  const out = join(dir, `vit_b16-${type}.gguf`);
+function quantized(f32: string, type: string, dir: string, net: PeerNet): string {
+  const out = join(dir, `${net.stem}-${type}.gguf`);
   if (existsSync(out)) return out;
   const r = spawnSync(process.execPath, [quantizeMain(), f32, out, type], { stdio: ['ignore', process.stderr, 'inherit'] });
   if (r.status !== 0) throw new Error(`jepa-quantize ${type} failed`);
@@ -126,13 +118,11 @@ export function peerPixels(batch = 1): Float32Array {
 export async function runPeersBench(o: PeersOptions, log: (s: string) => void): Promise<PeerRow[]> {
   const ort = await loadOrt();
   const dir = resolve(o.dir);
-  mkdirSync(dir, { recursive: true });
-  ensureExport(dir, log);
-  const f32 = join(dir, 'vit_b16-f32.gguf');
-  if (!existsSync(f32)) await writeVitB16Gguf(join(dir, 'vit_b16.safetensors'), f32);
+  const net = o.net ?? VIT_B16;
+  const f32 = await peerModel(dir, 'f32', log, net);
   const sessionOptions = { intraOpNumThreads: o.threads, interOpNumThreads: 1, graphOptimizationLevel: 'all', executionMode: 'sequential' } as const;
-  const session = await ort.InferenceSession.create(join(dir, 'vit_b16_tokens.onnx'), sessionOptions);
-  const int8Session = await ort.InferenceSession.create(ensureInt8Export(dir, log), sessionOptions);
+  const session = await ort.InferenceSession.create(join(dir, `${net.stem}_tokens.onnx`), sessionOptions);
+  const int8Session = await ort.InferenceSession.create(ensureInt8Export(dir, log, net), sessionOptions);
   const n = o.batch;
   const data = peerPixels(n);
   const feeds = { pixels: new ort.Tensor('float32', data, [n, 3, 224, 224]) };
@@ -142,7 +132,7 @@ export async function runPeersBench(o: PeersOptions, log: (s: string) => void): 
 
   const engines = await Promise.all(
     o.types.map(async (type) => {
-      const path = type === 'f32' ? f32 : quantized(f32, type, dir);
+      const path = type === 'f32' ? f32 : quantized(f32, type, dir, net);
       const model = await Model.load(path, { threads: o.threads });
       const ctx = model.createContext({ maxBatch: n });
       const run = async () => (await ctx.encode({ data, shape: [n, 3, 224, 224] })).tokens;
@@ -185,14 +175,14 @@ export async function runPeersBench(o: PeersOptions, log: (s: string) => void): 
       ms: median(int8Times),
       ratioToOrt: perRound(int8Times, ortTimes),
       ratioToOrtInt8: 1,
-      minTokenCos: compareTokens(await ortInt8Run(), reference, 768).minCos,
+      minTokenCos: compareTokens(await ortInt8Run(), reference, net.dim).minCos,
     },
   ];
   for (const e of engines) {
     const mine = times.get(e.type)!;
     const ms = median(mine);
     const ratio = perRound(mine, ortTimes);
-    const metrics = compareTokens(await e.run(), reference, 768);
+    const metrics = compareTokens(await e.run(), reference, net.dim);
     rows.push({
       runtime: 'jepa (ggml)',
       weights: e.type,
