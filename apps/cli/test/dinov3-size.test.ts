@@ -54,6 +54,15 @@ describe('DINOv3 from the CLI', () => {
     expect([j.grid.h, j.grid.w]).toEqual([6, 10]);
   });
 
+  it('refuses a --size whose graph is over JEPA_MAX_GRAPH_MIB, in one line, as for any model', () => {
+    const r = runCli(['embed', '-m', model, SAMPLE_JPG, '--size', '512', '-o', join(tmp, 'big.npy')], {
+      env: { JEPA_DEVICE: 'cpu', JEPA_MAX_GRAPH_MIB: '1' },
+    });
+    expect(r.status).toBe(2);
+    // the run's notices first, then the refusal as its one last line
+    expect(r.stderr).toMatch(/\njepa: one item of 1029 tokens needs about \d+ MiB of graph memory, over JEPA_MAX_GRAPH_MIB=1\n$/);
+  });
+
   it.each(['0', 'big', '64x', '70000'])('refuses --size %s in one line', (size) => {
     const r = jepa('embed', '-m', model, SAMPLE_JPG, '--size', size, '-o', join(tmp, 'x.npy'));
     expect(r.code).toBe(2);
