@@ -11,6 +11,8 @@ RoPE tables of the 14 x 14 grid computed once in float32.
 
     /usr/bin/python3 scripts/bench/export_dinov3.py dinov3-s16 tmp/peers
     /usr/bin/python3 scripts/bench/export_dinov3.py dinov3-l16 tmp/bench-models --no-onnx   (the HF folder only)
+    /usr/bin/python3 scripts/bench/export_dinov3.py dinov3-b16 tmp/peers --transformers-js
+        (also NAME-hf/onnx/model.onnx as transformers.js loads it: pixel_values -> last_hidden_state, pooler_output)
 """
 import json
 import math
@@ -109,6 +111,18 @@ def seeded(name):
     return net
 
 
+class HfOutputs(torch.nn.Module):
+    """The module under the input and output names transformers.js's DINOv3ViTModel session expects."""
+
+    def __init__(self, net):
+        super().__init__()
+        self.net = net
+
+    def forward(self, pixel_values):
+        tokens = self.net(pixel_values)
+        return tokens, tokens[:, 0]
+
+
 def hf_tensors(net):
     """The module's weights under DINOv3ViTModel's names."""
     t = {
@@ -162,6 +176,13 @@ def main():
                           input_names=["pixels"], output_names=["tokens"],
                           dynamic_axes={"pixels": {0: "batch"}, "tokens": {0: "batch"}})
     folder = os.path.join(out, f"{name}-hf")
+    if "--transformers-js" in sys.argv[3:]:
+        os.makedirs(os.path.join(folder, "onnx"), exist_ok=True)
+        torch.onnx.export(HfOutputs(net), torch.randn(1, 3, SIDE, SIDE), os.path.join(folder, "onnx", "model.onnx"),
+                          opset_version=17, input_names=["pixel_values"],
+                          output_names=["last_hidden_state", "pooler_output"],
+                          dynamic_axes={"pixel_values": {0: "batch"}, "last_hidden_state": {0: "batch"},
+                                        "pooler_output": {0: "batch"}})
     save_safetensors(os.path.join(folder, "model.safetensors"), hf_tensors(net))
     config = {"architectures": ["DINOv3ViTModel"], "model_type": "dinov3_vit", "hidden_size": dim,
               "intermediate_size": 4 * dim, "num_hidden_layers": depth, "num_attention_heads": heads,

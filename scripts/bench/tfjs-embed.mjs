@@ -123,6 +123,8 @@ async function embed(args) {
     session_options: { intraOpNumThreads: args.threads, interOpNumThreads: 1 },
   });
   const loadS = (performance.now() - t0) / 1000;
+  // the ViT-B/16 peer's tokens; another model folder names its own ("outputDims": [1, 201, 768] for DINOv3 ViT-B/16)
+  const expectedDims = args.outputDims ?? [1, 197, 768];
   let dims = null;
   let start = 0;
   const perImageMs = [];
@@ -132,8 +134,8 @@ async function embed(args) {
     const out = await extractor(files[i]);
     if (i >= warmup) perImageMs.push(performance.now() - t1);
     dims = out.dims;
-    if (dims.length !== 3 || dims[0] !== 1 || dims[1] !== 197 || dims[2] !== 768) {
-      throw new Error(`${files[i]}: output dims ${JSON.stringify(dims)}, expected [1,197,768]`);
+    if (JSON.stringify(dims) !== JSON.stringify(expectedDims)) {
+      throw new Error(`${files[i]}: output dims ${JSON.stringify(dims)}, expected ${JSON.stringify(expectedDims)}`);
     }
     if (typeof out.dispose === 'function') out.dispose();
   }
