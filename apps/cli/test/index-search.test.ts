@@ -73,6 +73,34 @@ beforeAll(() => {
 
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
+describe('an index pooled cls+mean (a forged DINOv3)', () => {
+  it('holds 2·D-wide rows and ranks as the brute-force cosine of jepa embed --pool cls+mean', () => {
+    const d3 = forgeModel('dinov3', { seed: 9, path: join(work, 'dinov3.gguf') }).path;
+    const db = join(work, 'db-cls-mean');
+    const few = images.slice(0, 8);
+    const r = jepa('index', 'add', '--db', db, '-m', d3, ...few, '--pool', 'cls+mean', '--threads', '1');
+    expect(r.status, r.stderr).toBe(0);
+    const info = jepa('index', 'info', '--db', db, '--json');
+    expect(JSON.parse(info.stdout)).toMatchObject({ rows: 8, dim: 64, model: { name: 'forged-dinov3', pool: 'cls+mean' } });
+    const e = jepa('embed', '-m', d3, ...few, '--pool', 'cls+mean', '--threads', '1');
+    expect(e.status, e.stderr).toBe(0);
+    const vectors = e.stdout
+      .trim()
+      .split('\n')
+      .map((l) => unitOf((JSON.parse(l) as { embedding: number[] }).embedding));
+    const q = vectors[2]!;
+    const want = few.map((p, i) => ({ path: p, score: vectors[i]!.reduce((s, v, k) => s + v * q[k]!, 0) })).sort((a, b) => b.score - a.score);
+    const got = jepa('search', '--db', db, few[2]!, '-k', '8', '--json', '--threads', '1');
+    expect(got.status, got.stderr).toBe(0);
+    const hits = got.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { path: string; score: number });
+    expect(hits.map((h) => h.path)).toEqual(want.map((w) => w.path));
+    for (const [i, h] of hits.entries()) expect(h.score).toBeCloseTo(want[i]!.score, 5);
+  });
+});
+
 describe('jepa search', () => {
   const db = join(work, 'db');
   let vectors = new Map<string, number[]>();
