@@ -17,11 +17,11 @@ RoPE tables of the 14 x 14 grid computed once in float32.
 import json
 import math
 import os
-import struct
 import sys
 
-import numpy as np
 import torch
+
+from export_vit_b16 import save_safetensors  # this folder is on the path of a script run from it
 
 SIZES = {
     # name: (D, depth, heads) of hub/backbones.py dinov3_vits16 / dinov3_vitb16
@@ -148,22 +148,6 @@ def hf_tensors(net):
         t[s + "mlp.down_proj.weight"], t[s + "mlp.down_proj.bias"] = layer.down_proj.weight, layer.down_proj.bias
         t[s + "layer_scale2.lambda1"] = layer.lambda2
     return t
-
-
-def save_safetensors(path, tensors):
-    header, blobs, offset = {}, [], 0
-    for name, t in tensors.items():
-        data = np.ascontiguousarray(t.detach().numpy().astype(np.float32)).tobytes()
-        header[name] = {"dtype": "F32", "shape": list(t.shape), "data_offsets": [offset, offset + len(data)]}
-        blobs.append(data)
-        offset += len(data)
-    head = json.dumps(header).encode()
-    head += b" " * (-len(head) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(head)))
-        f.write(head)
-        for b in blobs:
-            f.write(b)
 
 
 def main():

@@ -1,6 +1,6 @@
 // Structural properties of the encoder that need no reference: batching, concurrency, attention
 // paths, the block-causal mask's causality, input refusals. Parity lives in the golden tests.
-import { forgeModel, type Family } from '@jepa/gguf';
+import { FAMILIES, forgeHparams, forgeModel, type Family } from '@jepa/gguf';
 import { buildInfo } from '@jepa/native';
 import { describe, expect, it } from 'vitest';
 import { Model, timingsByOp, type EncoderInput } from '../src/index.js';
@@ -15,31 +15,21 @@ function clipInput(batch: number, frames: number, size: number, seed: number): E
 
 const bits = (a: Float32Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
 
-const FRAMES: Record<Family, number> = {
-  ijepa: 1,
-  hfvit: 1,
-  lewm: 1,
-  vjepa: 4,
-  vjepa2: 4,
-  vjepa2_1: 4,
-  levjepa: 4,
-  videomae: 4,
-  vivit: 4,
-  dinov3: 1,
-};
+/** The forged model's trained frames: 1 for an image family, its clip length for a video one. */
+const framesOf = (family: Family) => forgeHparams(family).enc.nFrames;
 
 describe('encoder on forged models of every family', () => {
-  for (const family of Object.keys(FRAMES) as Family[]) {
+  for (const family of FAMILIES) {
     it(`${family}: runs, gives finite tokens of the right count, flash and naive agree`, async () => {
       const forged = forgeModel(family);
       const model = await Model.load(forged.path, { threads: 2 });
       const ctx = model.createContext();
       const naive = model.createContext({ noFlash: true });
-      const input = clipInput(1, FRAMES[family], 8, 1);
+      const input = clipInput(1, framesOf(family), 8, 1);
       const out = await ctx.encode(input);
       const e = model.spec.enc;
-      const tubelet = family === 'vjepa2_1' || FRAMES[family] === 1 ? (FRAMES[family] === 1 ? 1 : e.tubeletSize) : e.tubeletSize;
-      expect(out.nTokens).toBe(e.nCls + e.nReg + (FRAMES[family] / tubelet) * 4);
+      const tubelet = family === 'vjepa2_1' || framesOf(family) === 1 ? (framesOf(family) === 1 ? 1 : e.tubeletSize) : e.tubeletSize;
+      expect(out.nTokens).toBe(e.nCls + e.nReg + (framesOf(family) / tubelet) * 4);
       expect(out.dim).toBe(32);
       expect(out.tokens.every(Number.isFinite)).toBe(true);
       const ref = await naive.encode(input);

@@ -1,8 +1,9 @@
 // What DINOv3's two layouts (HF dinov3_vit folders, Meta's torch.hub .pth) share: the encoder's fixed
 // fields, the q/k rows stored in pair order, the fused qkv bias, and the eval recipe.
-import { ropePairOrder, tensorNames, type PreprocessSpec } from '@jepa/gguf';
+import { ropePairOrder, tensorNames, type EncoderHparams, type PreprocessSpec } from '@jepa/gguf';
 import { ConvertError } from '../errors.js';
-import type { EncoderFields } from './hparams.js';
+import { mapNorm } from './blocks.js';
+import { encoderHparams, type EncoderFields } from './hparams.js';
 import { IMAGENET_MEAN, IMAGENET_STD } from './preprocess-recipe.js';
 import type { TensorMap } from './tensor-map.js';
 
@@ -19,7 +20,7 @@ export type Dinov3Fields = Pick<
   'embedDim' | 'nLayer' | 'nHead' | 'ffnDim' | 'patchSize' | 'imgSize' | 'inChans' | 'lnEps' | 'act' | 'nReg' | 'ffnKind' | 'qkvBias'
 > & { ropeBase: number };
 
-export function dinov3Encoder(f: Dinov3Fields): EncoderFields {
+function dinov3Encoder(f: Dinov3Fields): EncoderFields {
   const { ropeBase, ...rest } = f;
   if (f.embedDim % f.nHead !== 0 || (f.embedDim / f.nHead) % 4 !== 0)
     throw new ConvertError(
@@ -52,8 +53,16 @@ function pairOrderRows(data: Float32Array, dim: number, headDim: number, inner: 
   return out;
 }
 
+/** What both layouts end with: the final norm (`norm` in both), the encoder's hparams, and q and k in pair order. */
+export function finishDinov3(map: TensorMap, f: Dinov3Fields): EncoderHparams {
+  mapNorm(map, tensorNames.encNorm, 'norm');
+  const enc = encoderHparams(dinov3Encoder(f));
+  pairOrderQk(map, enc.nLayer, enc.embedDim, enc.headDim, enc.qkvBias);
+  return enc;
+}
+
 /** Stores every block's q and k rows (and bias entries) in the pair order dinov3 files use (ropePairOrder). */
-export function pairOrderQk(map: TensorMap, nLayer: number, dim: number, headDim: number, qkvBias: boolean): void {
+function pairOrderQk(map: TensorMap, nLayer: number, dim: number, headDim: number, qkvBias: boolean): void {
   for (let i = 0; i < nLayer; i++) {
     const qkv = `${tensorNames.encBlock(i)}.attn.qkv`;
     map.rewrite(`${qkv}.weight`, (w) => pairOrderRows(w, dim, headDim, dim));

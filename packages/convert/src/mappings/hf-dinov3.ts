@@ -4,10 +4,10 @@
 import { tensorNames } from '@jepa/gguf';
 import { ConvertError } from '../errors.js';
 import type { BlockNames } from './blocks.js';
-import { mapEncoderBlocks, mapNorm, mapPatchEmbed } from './blocks.js';
+import { mapEncoderBlocks, mapPatchEmbed } from './blocks.js';
 import { activationOf, ConfigReader } from './config.js';
-import { DINOV3_LICENSE, DINOV3_ROPE_BASE, dinov3Encoder, dinov3Recipe, pairOrderQk } from './dinov3-common.js';
-import { countBlocks, encoderHparams } from './hparams.js';
+import { DINOV3_LICENSE, DINOV3_ROPE_BASE, dinov3Recipe, finishDinov3 } from './dinov3-common.js';
+import { countBlocks } from './hparams.js';
 import { modelName } from './naming.js';
 import { recipeFromHfProcessor } from './preprocess-recipe.js';
 import { TensorMap } from './tensor-map.js';
@@ -98,9 +98,7 @@ export const hfDinov3: Mapping = {
     if (nReg > 0) map.copy(tensorNames.encRegTokens, 'embeddings.register_tokens', 'rows');
     mapEncoderBlocks(map, nLayer, (i) => `layer.${i}`, BLOCK, { swiglu: gated, qkvBias: false });
     const qkvBias = mapQkvBias(map, nLayer, embedDim);
-    mapNorm(map, tensorNames.encNorm, 'norm');
-
-    const enc = dinov3Encoder({
+    const enc = finishDinov3(map, {
       embedDim,
       nLayer,
       nHead,
@@ -115,10 +113,9 @@ export const hfDinov3: Mapping = {
       qkvBias,
       ropeBase: c.num('rope_theta', DINOV3_ROPE_BASE),
     });
-    pairOrderQk(map, nLayer, embedDim, embedDim / nHead, qkvBias);
     const pre = source.preprocessorConfig
       ? recipeFromHfProcessor(source.preprocessorConfig, 'preprocessor_config.json', 'image')
       : dinov3Recipe(224, false);
-    return { parts: { family: 'dinov3', name: modelName(source), enc: encoderHparams(enc), pre }, map, sourceEntry: null, notes: [] };
+    return { parts: { family: 'dinov3', name: modelName(source), enc, pre }, map, sourceEntry: null, notes: [] };
   },
 };

@@ -5,9 +5,9 @@ import { basename } from 'node:path';
 import { tensorNames } from '@jepa/gguf';
 import { ConvertError } from '../errors.js';
 import type { Source } from '../source.js';
-import { mapEncoderBlocks, mapNorm, mapPatchEmbed, TIMM_BLOCK, type BlockNames } from './blocks.js';
-import { DINOV3_LICENSE, DINOV3_ROPE_BASE, dinov3Encoder, dinov3Recipe, pairOrderQk } from './dinov3-common.js';
-import { countBlocks, encoderHparams } from './hparams.js';
+import { mapEncoderBlocks, mapPatchEmbed, TIMM_BLOCK, type BlockNames } from './blocks.js';
+import { DINOV3_LICENSE, DINOV3_ROPE_BASE, dinov3Recipe, finishDinov3 } from './dinov3-common.js';
+import { countBlocks } from './hparams.js';
 import { modelName } from './naming.js';
 import { TensorMap } from './tensor-map.js';
 import type { Mapping } from './types.js';
@@ -117,9 +117,7 @@ export const metaDinov3: Mapping = {
           mask ? b!.map((v, j) => (mask[j] === 0 ? 0 : v * mask[j]!)) : b!,
         );
       }
-    mapNorm(map, tensorNames.encNorm, 'norm');
-
-    const enc = dinov3Encoder({
+    const enc = finishDinov3(map, {
       embedDim,
       nLayer,
       nHead,
@@ -135,13 +133,12 @@ export const metaDinov3: Mapping = {
       qkvBias,
       ropeBase: ropeBaseOf(periods),
     });
-    pairOrderQk(map, nLayer, embedDim, headDim, qkvBias);
     const satellite = /sat493m/i.test(basename(source.checkpoint.path));
     const notes = [`heads of width ${headDim} (4 × ${periods.length} rope periods): ${nHead} heads`];
     if (qkvBias && !masked) notes.push('no attn.qkv.bias_mask: the key bias is used as stored');
     if (satellite) notes.push('SAT-493M weights: the satellite mean and std');
     return {
-      parts: { family: 'dinov3', name: modelName(source), enc: encoderHparams(enc), pre: dinov3Recipe(enc.imgSize, satellite) },
+      parts: { family: 'dinov3', name: modelName(source), enc, pre: dinov3Recipe(enc.imgSize, satellite) },
       map,
       sourceEntry: null,
       notes,
