@@ -1,4 +1,4 @@
-export { McpTools, DEFAULT_MAX_MEDIA_BYTES, type ToolsOptions, type ModelInfo, type Pool } from './tools.js';
+export { McpTools, DEFAULT_MAX_MEDIA_BYTES, type ToolsOptions, type ModelInfo, type Pool } from './mcp-tools.js';
 export { createMcpServer, failureLine, type McpServerOptions } from './mcp-server.js';
 export { MEDIA_KINDS, base64DecodedBytes, checkMediaSize, mediaItem, type MediaArg } from './media.js';
 export { Roots, asRootError, rootPath, usableRoots } from './roots.js';

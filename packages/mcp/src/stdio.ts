@@ -3,7 +3,7 @@
 // through a stream of its own.
 import { Transform, type TransformCallback, Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { McpTools, type ToolsOptions } from './tools.js';
+import { McpTools, type ToolsOptions } from './mcp-tools.js';
 import { createMcpServer } from './mcp-server.js';
 
 type Write = typeof process.stdout.write;

@@ -1,0 +1,46 @@
+// `search`: the rows of the index nearest a query or a stored row.
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import { mediaItem, type MediaArg } from '../media.js';
+import { media, model, sampling, sampledItem } from './tool-args.js';
+import { READ_ONLY, type ToolContext } from './tool-context.js';
+
+export function registerSearch(server: McpServer, t: ToolContext): void {
+  server.registerTool(
+    'search',
+    {
+      title: 'Search the index',
+      description:
+        'The rows of the index (jepa mcp --index DIR, filled by jepa index add) nearest a query image or clip, or a stored row, by cosine: {model, rows, results: [{id, path, score, window?, start_s?, end_s?}]}, best first; the rows jepa search --json gives.',
+      inputSchema: {
+        model,
+        query: media.optional().describe('an image or a clip (with sampling: its first window)'),
+        row: z.number().int().min(1).optional().describe("a stored row's id instead of a query (left out of the results)"),
+        k: z.number().int().min(1).max(1000).optional().describe('how many results (default 10)'),
+        exact: z.boolean().optional().describe('search every row (default: the approximate index from 50,000 rows)'),
+        sampling,
+      },
+      outputSchema: {
+        model: z.string().nullable(),
+        rows: z.number().int(),
+        results: z.array(
+          z.object({
+            id: z.number().int(),
+            path: z.string(),
+            score: z.number(),
+            window: z.number().int().optional(),
+            start_s: z.number().optional(),
+            end_s: z.number().optional(),
+          }),
+        ),
+      },
+      annotations: READ_ONLY,
+    },
+    async (a, extra) =>
+      t.run(() => {
+        const query = a.query === undefined ? undefined : mediaItem('query', a.query as MediaArg, t.maxMediaBytes, 'image', null);
+        const item = query !== undefined && a.sampling !== undefined ? sampledItem(query, a.sampling) : query;
+        return t.engine.search({ model: a.model, item, row: a.row, k: a.k, exact: a.exact }, extra.signal);
+      }),
+  );
+}
