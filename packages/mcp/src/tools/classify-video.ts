@@ -3,7 +3,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { classifyFields } from '@jepa/engine';
 import { z } from 'zod';
 import { mediaItem, type MediaArg } from '../media.js';
-import { media, model, sampling, windowOut, warningsOut, scoreOut, sampledItem } from './tool-args.js';
+import { media, model, sampledItem, sampling, scoreOut, windowedOut } from './tool-args.js';
 import { READ_ONLY, type ToolContext } from './tool-context.js';
 
 export function registerClassifyVideo(server: McpServer, t: ToolContext): void {
@@ -24,11 +24,7 @@ export function registerClassifyVideo(server: McpServer, t: ToolContext): void {
         model: z.string(),
         top: z.array(scoreOut).optional().describe('without sampling'),
         logits: z.array(z.number()).optional(),
-        windows: z
-          .array(z.object({ ...windowOut, top: z.array(scoreOut), logits: z.array(z.number()).optional() }))
-          .optional()
-          .describe('with sampling: one per window, in order'),
-        warnings: warningsOut,
+        ...windowedOut({ top: z.array(scoreOut), logits: z.array(z.number()).optional() }),
       },
       annotations: READ_ONLY,
     },

@@ -2,7 +2,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { mediaItem, type MediaArg } from '../media.js';
-import { media, model, pool, normalize, sampling, windowOut, warningsOut, embeddingOut, sampledItem } from './tool-args.js';
+import { embeddingOut, media, model, normalize, pool, sampledItem, sampling, windowedOut } from './tool-args.js';
 import { READ_ONLY, type ToolContext } from './tool-context.js';
 
 export function registerEmbedVideo(server: McpServer, t: ToolContext): void {
@@ -16,11 +16,7 @@ export function registerEmbedVideo(server: McpServer, t: ToolContext): void {
       outputSchema: {
         ...embeddingOut,
         embedding: embeddingOut.embedding.optional().describe('without sampling'),
-        windows: z
-          .array(z.object({ ...windowOut, embedding: z.array(z.number()) }))
-          .optional()
-          .describe('with sampling: one per window, in order'),
-        warnings: warningsOut,
+        ...windowedOut({ embedding: z.array(z.number()) }),
       },
       annotations: READ_ONLY,
     },

@@ -20,13 +20,23 @@ export const pool = poolField.exclude(['none']).optional();
 export const normalize = normalizeField.optional();
 export const sampling = samplingField.optional();
 
-export const windowOut = {
+const windowOut = {
   window: z.number().int(),
   start_s: z.number().describe('presentation time of the first frame'),
   end_s: z.number().describe('presentation time of the last frame'),
   frames: z.array(z.number().int()).describe('the decoded frames it took, in order'),
 };
-export const warningsOut = z.array(z.string()).optional().describe('one line when the decode ended before every window was complete');
+
+/** A tool's answer with sampling: one entry per window (its place, and `fields`), and the warnings of a cut-short decode. */
+export function windowedOut(fields: z.ZodRawShape) {
+  return {
+    windows: z
+      .array(z.object({ ...windowOut, ...fields }))
+      .optional()
+      .describe('with sampling: one per window, in order'),
+    warnings: z.array(z.string()).optional().describe('one line when the decode ended before every window was complete'),
+  };
+}
 
 /** A video argument with `sampling`: the server's item, a video whatever its name, with the sampling checked. */
 export function sampledItem(item: ParsedItem, value: unknown): ParsedItem {
