@@ -1,5 +1,5 @@
 // What DINOv3's two layouts (HF dinov3_vit folders, Meta's torch.hub .pth) share: the encoder's fixed
-// fields, the q/k rows stored in pair order, the fused qkv bias, and the eval recipe.
+// fields, the final norm, the q/k rows stored in pair order, the licence and the eval recipe.
 import { ropePairOrder, tensorNames, type EncoderHparams, type PreprocessSpec } from '@jepa/gguf';
 import { ConvertError } from '../errors.js';
 import { mapNorm } from './blocks.js';
@@ -25,7 +25,7 @@ function dinov3Encoder(f: Dinov3Fields): EncoderFields {
   if (f.embedDim % f.nHead !== 0 || (f.embedDim / f.nHead) % 4 !== 0)
     throw new ConvertError(
       'CONVERT_BAD_CONFIG',
-      `width ${f.embedDim} over ${f.nHead} heads is not a head width that is a multiple of 4, as 2-D RoPE needs`,
+      `width ${f.embedDim} over ${f.nHead} heads does not give heads whose width is a multiple of 4, as 2-D RoPE needs`,
     );
   return {
     ...rest,

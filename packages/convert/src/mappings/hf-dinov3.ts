@@ -115,7 +115,7 @@ export const hfDinov3: Mapping = {
     });
     const pre = source.preprocessorConfig
       ? recipeFromHfProcessor(source.preprocessorConfig, 'preprocessor_config.json', 'image')
-      : dinov3Recipe(224, false);
+      : dinov3Recipe(enc.imgSize, false);
     return { parts: { family: 'dinov3', name: modelName(source), enc, pre }, map, sourceEntry: null, notes: [] };
   },
 };
