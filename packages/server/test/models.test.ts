@@ -46,6 +46,25 @@ const embedding = async (server: { url: string }, model: string, i = 0, extra: R
 };
 
 describe('models on demand', () => {
+  it('reads a request body whole before it loads the model: a bad one answers 400 and loads nothing', async () => {
+    const server = await startServer({ modelsDir: small });
+    try {
+      const bad = [
+        { model: 'tiny', input: [image(0)], pool: 'max' },
+        { model: 'tiny', input: [image(0)], encoding_format: 'hex' },
+        { model: 'tiny', input: 'not an item' },
+      ];
+      for (const body of bad) expect((await post(server, '/v1/embeddings', body)).status).toBe(400);
+      expect((await post(server, '/v1/features', { model: 'tiny', input: [image(0)], top_k: 3 })).status).toBe(400);
+      expect((await cards(server)).tiny).toMatchObject({ state: 'unloaded', loads: 0 });
+      // control: a good body loads it
+      expect((await embedding(server, 'tiny')).status).toBe(200);
+      expect((await cards(server)).tiny).toMatchObject({ state: 'loaded', loads: 1 });
+    } finally {
+      await server.close();
+    }
+  });
+
   it('lists every model unloaded, loads one on its first request, and concurrent first requests share that one load', async () => {
     const server = await startServer({ modelsDir: small });
     try {

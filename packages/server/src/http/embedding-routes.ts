@@ -14,11 +14,11 @@ export function embeddingRoutes(app: FastifyInstance, state: ServerState): void 
 
   app.post('/v1/embeddings', async (req, reply) => {
     const body = objectBody(req.body, ['model', 'input', 'pool', 'normalize', 'encoding_format']);
-    const slot = await engine.model(body.model);
     const { pool, normalize } = readFields(body, embedFields);
     const format = optionalChoice(body, 'encoding_format', FORMATS, 'float')!;
     const items = parseItems(body.input, 'input', engine.maxQueue);
-    const r = await engine.embed({ model: slot.id, items, pool, normalize }, callOf(reply));
+    // the body is read whole before the engine is asked for the model: a bad one never loads it
+    const r = await engine.embed({ model: body.model, items, pool, normalize }, callOf(reply));
     return {
       object: 'list',
       data: r.data.map((e) => ({
@@ -38,7 +38,6 @@ export function embeddingRoutes(app: FastifyInstance, state: ServerState): void 
   // include, each item's embedding and top classes from the same encode
   app.post('/v1/features', async (req, reply) => {
     const body = objectBody(req.body, ['model', 'input', 'include', 'pool', 'normalize', 'encoding_format', 'top_k']);
-    const slot = await engine.model(body.model);
     const f = readFields(body, featuresFields);
     const include = new Set(f.include ?? []);
     for (const [key, needs] of [
@@ -54,7 +53,7 @@ export function embeddingRoutes(app: FastifyInstance, state: ServerState): void 
     refuseSampling(items);
     const r = await engine.features(
       {
-        model: slot.id,
+        model: body.model,
         items,
         embedding: include.has('embedding') ? { pool: f.pool, normalize: f.normalize } : undefined,
         classes: include.has('classes') ? { topK: f.top_k } : undefined,
