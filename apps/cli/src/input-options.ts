@@ -45,6 +45,12 @@ export function parseSize(text: string): { height: number; width: number } {
   return { height, width };
 }
 
+/** --size resizes what is decoded; an --input-npy tensor is already the network's input, so the two are refused together. */
+export function refuseSizeOfTensor(flags: { size?: string; inputNpy?: unknown }): void {
+  if (flags.size !== undefined && flags.inputNpy !== undefined)
+    throw new UserError('--size resizes decoded images and frames; --input-npy is already preprocessed: give one of them');
+}
+
 export function inputOptions(flags: InputFlags, notice: (message: string) => void): ModelInputOptions {
   if (flags.fastDecode && flags.decoder === 'js') throw new UserError('--fast-decode needs --decoder native: the js decoder has no DCT scaling');
   return {

@@ -63,6 +63,19 @@ describe('DINOv3 from the CLI', () => {
     expect(r.stderr).toMatch(/\njepa: one item of 1029 tokens needs about \d+ MiB of graph memory, over JEPA_MAX_GRAPH_MIB=1\n$/);
   });
 
+  it('refuses --size with an --input-npy tensor, which is already preprocessed, in one line', () => {
+    const tensor = join(tmp, 'tensor.npy');
+    expect(jepa('preprocess', '-m', model, SAMPLE_JPG, '-o', tensor).code).toBe(0);
+    for (const cmd of [
+      ['embed', '-o', join(tmp, 'y.npy')],
+      ['features', '--pca', '-o', join(tmp, 'y.png')],
+    ]) {
+      const r = jepa(cmd[0]!, '-m', model, '--input-npy', tensor, '--size', '48x80', ...cmd.slice(1));
+      expect(r.code).toBe(2);
+      expect(r.err).toBe('jepa: --size resizes decoded images and frames; --input-npy is already preprocessed: give one of them\n');
+    }
+  });
+
   it.each(['0', 'big', '64x', '70000'])('refuses --size %s in one line', (size) => {
     const r = jepa('embed', '-m', model, SAMPLE_JPG, '--size', size, '-o', join(tmp, 'x.npy'));
     expect(r.code).toBe(2);

@@ -4,7 +4,7 @@ import type { EncoderInput, Model } from '@jepa/graph';
 import { readNpy } from '@jepa/preprocess';
 import { ModelInput } from '@jepa/input';
 import { frameFiles, frameFolderClip } from '../frame-folder.js';
-import { inputOptions, type InputFlags } from '../input-options.js';
+import { inputOptions, refuseSizeOfTensor, type InputFlags } from '../input-options.js';
 import { say } from '../display-text.js';
 import { checkInputFile, UserError } from '../user-error.js';
 
@@ -25,6 +25,7 @@ export const FRAMES_DIR_OPTION = ['--frames-dir <dir>', 'a clip as a folder of f
 export function checkClipInput(image: string | undefined, flags: ClipFlags): void {
   const given = [image, flags.video, flags.framesNpy, flags.framesDir, flags.inputNpy].filter((x) => x !== undefined);
   if (given.length !== 1) throw new UserError('give exactly one of an image, --video, --frames-npy, --frames-dir or --input-npy');
+  refuseSizeOfTensor(flags);
   if (image !== undefined) checkInputFile(image);
   else if (flags.video !== undefined) checkInputFile(flags.video, '--video');
   else if (flags.framesNpy !== undefined) checkInputFile(flags.framesNpy, '--frames-npy');

@@ -6,7 +6,7 @@ import { EmbeddingWriter, embedCorpus, resumableEntries, type CorpusItem, type P
 import { frameFiles, frameFolderClip } from '../frame-folder.js';
 import { expandInputs } from '../inputs.js';
 import { contextOptions, loadModel, type RuntimeFlags } from '../load-model.js';
-import { inputOptions, type InputFlags } from '../input-options.js';
+import { inputOptions, refuseSizeOfTensor, type InputFlags } from '../input-options.js';
 import { checkOutputWritable } from '../output.js';
 import { normalizedBatches, normalizeOption } from '../normalize-option.js';
 import { poolOption, poolParts, resolvePool } from '../pool-option.js';
@@ -62,6 +62,7 @@ export function embedCommand(program: Command): void {
     if (stills.length + clips.length === 0 && !flags.inputNpy)
       throw new UserError('nothing to embed: give images, --video, --frames-npy, --frames-dir or --input-npy');
     for (const dir of flags.framesDir ?? []) frameFiles(dir);
+    refuseSizeOfTensor(flags);
     // The items exist before the model, so that --resume can refuse another run's output at once.
     let input: ModelInput | undefined;
     const items: CorpusItem[] = [];
