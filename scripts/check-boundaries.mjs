@@ -21,8 +21,10 @@ export const LAYERS = [
   ['@jepa/native'],
   ['@jepa/graph', '@jepa/input'],
   ['@jepa/worldmodel', '@jepa/convert'],
-  ['@jepa/engine'],
-  ['@jepa/corpus'],
+  // a loaded model with its input, contexts and pooling: what the engine, the corpus jobs and the CLI run
+  ['@jepa/session'],
+  // the engine under the server and MCP, and the corpus jobs: both run models through sessions
+  ['@jepa/engine', '@jepa/corpus'],
   // the index of embeddings on disk, under the front ends that search it
   ['@jepa/search'],
   // the front ends, and the test kit beside them (which no front end's code may import)

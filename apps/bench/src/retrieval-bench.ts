@@ -7,8 +7,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
 import { embedCorpus, type CorpusItem, type Pool } from '@jepa/corpus';
 import { FILE_TYPE_Q8_ROW, GgmlType, ggmlTypeInfo, readGguf } from '@jepa/gguf';
-import { Model } from '@jepa/graph';
-import { ModelInput } from '@jepa/input';
+import { ModelSession } from '@jepa/session';
 
 export interface RetrievalOptions {
   reference: string;
@@ -158,39 +157,32 @@ interface Embedded {
 }
 
 async function embedAll(path: string, files: string[], o: RetrievalOptions, expectDim: number | null, log: (s: string) => void): Promise<Embedded> {
-  const model = await Model.load(path, o.threads ? { threads: o.threads } : {});
+  const session = await ModelSession.load(path, { ...(o.threads ? { threads: o.threads } : {}), encoder: o.batch ? { maxBatch: o.batch } : {} });
   try {
-    const spec = model.spec;
-    const pool: Pool = o.pool ?? (spec.enc.nCls > 0 ? 'cls' : 'mean');
-    if (pool === 'cls' && spec.enc.nCls === 0) throw new Error(`${basename(path)}: ${spec.family} models have no CLS token; use --pool mean`);
-    const ctx = model.createContext(o.batch ? { maxBatch: o.batch } : {});
-    try {
-      if (expectDim !== null && ctx.dim !== expectDim)
-        throw new Error(`${basename(path)}: embedding width ${ctx.dim} differs from the reference's ${expectDim}; retrieval needs the same space`);
-      const input = new ModelInput(spec);
-      const items: CorpusItem[] = files.map((f) => ({ label: f, load: () => input.image(f), still: true }));
-      const rows: Float32Array[] = [];
-      const t0 = process.hrtime.bigint();
-      let last = 0;
-      for await (const records of embedCorpus(items, { ctx, pool, ...(o.batch ? { batch: o.batch } : {}) })) {
-        for (const r of records) {
-          if ('error' in r) throw new Error(`${r.item.label}: ${r.error}`);
-          rows.push(r.values);
-        }
-        const now = Date.now();
-        if (rows.length === files.length || now - last > 2000) {
-          last = now;
-          const s = Number(process.hrtime.bigint() - t0) / 1e9;
-          log(`${basename(path)}: ${rows.length} / ${files.length} images embedded (${(rows.length / s).toFixed(1)}/s)`);
-        }
+    const pool = session.choosePool(o.pool, '--pool');
+    const dim = session.encoder.dim;
+    if (expectDim !== null && dim !== expectDim)
+      throw new Error(`${basename(path)}: embedding width ${dim} differs from the reference's ${expectDim}; retrieval needs the same space`);
+    const items: CorpusItem[] = files.map((f) => ({ label: f, load: () => session.input.image(f), still: true }));
+    const rows: Float32Array[] = [];
+    const t0 = process.hrtime.bigint();
+    let last = 0;
+    for await (const records of embedCorpus(items, { session, pool, ...(o.batch ? { batch: o.batch } : {}) })) {
+      for (const r of records) {
+        if ('error' in r) throw new Error(`${r.item.label}: ${r.error}`);
+        rows.push(r.values);
       }
-      const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
-      return { rows: normalizeRows(rows), dim: ctx.dim, pool, seconds };
-    } finally {
-      ctx.dispose();
+      const now = Date.now();
+      if (rows.length === files.length || now - last > 2000) {
+        last = now;
+        const s = Number(process.hrtime.bigint() - t0) / 1e9;
+        log(`${basename(path)}: ${rows.length} / ${files.length} images embedded (${(rows.length / s).toFixed(1)}/s)`);
+      }
     }
+    const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+    return { rows: normalizeRows(rows), dim, pool, seconds };
   } finally {
-    model.dispose();
+    await session.dispose();
   }
 }
 

@@ -1,8 +1,6 @@
 import { Option } from 'commander';
 import type { ModelSpec } from '@jepa/gguf';
-import type { HeadContext, Model } from '@jepa/graph';
-import { WorldModel } from '@jepa/worldmodel';
-import { type Pool, POOLS, choosePool } from '@jepa/engine';
+import { type Pool, POOLS, choosePool } from '@jepa/session';
 
 export const poolOption = () =>
   new Option(
@@ -13,18 +11,4 @@ export const poolOption = () =>
 /** The pooling a run uses: the flag, else CLS where the model has one, else the patch mean (the engine's one rule). */
 export function resolvePool(spec: ModelSpec, flag: Pool | undefined): Pool {
   return choosePool(spec, flag, '--pool');
-}
-
-/** The model parts a pooling runs after the encoder: LeWM's projector, or the classifier head's pooler. */
-export function poolParts(model: Model, pool: Pool): { world: WorldModel | null; head: HeadContext | null; dispose(): void } {
-  const world = pool === 'lewm' ? new WorldModel(model) : null;
-  const head = pool === 'pooler' ? model.createHeadContext() : null;
-  return {
-    world,
-    head,
-    dispose() {
-      world?.dispose();
-      void head?.dispose();
-    },
-  };
 }

@@ -3,19 +3,15 @@
 import { JepaError, isUserFacing, type JepaErrorOptions } from '@jepa/errors';
 
 export interface EngineErrorOptions extends JepaErrorOptions {
-  /** The request field the refusal is about (`input[2].image`, `top_k`), or null. */
-  param?: string | null;
   /** Seconds after which the same request may succeed (a full queue, a model still loading). */
   retryAfter?: number | null;
 }
 
 export class EngineError extends JepaError {
-  readonly param: string | null;
   readonly retryAfter: number | null;
 
   constructor(code: string, message: string, options: EngineErrorOptions = {}) {
     super(code, message, options);
-    this.param = options.param ?? null;
     this.retryAfter = options.retryAfter ?? null;
   }
 }
@@ -39,10 +35,10 @@ const TOO_LARGE = new Set(['OVER_BUDGET', 'image_too_large', 'resize_too_large']
 /**
  * An error raised while working on `field` (an item, an id list): the caller's, naming the field,
  * when the engine's packages say it is about the input; anything else is passed on as it is (an
- * internal fault, a dropped item).
+ * internal fault, a dropped item, a refusal that already names its field).
  */
 export function itemFailure(field: string, err: unknown): unknown {
-  if (err instanceof EngineError || !isUserFacing(err)) return err;
+  if (err instanceof EngineError || !isUserFacing(err) || err.param !== null) return err;
   const tooLarge = err.kind === 'budget' || TOO_LARGE.has(err.code);
   return badField(field, err.message, tooLarge ? 'input_too_large' : 'invalid_input');
 }

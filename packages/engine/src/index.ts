@@ -20,7 +20,7 @@ export {
   type Pool,
   type TokenPool,
   type Vector,
-} from './operations/pooling.js';
+} from '@jepa/session';
 export { featureMap, featureMapJob, featureMapOffThread, encodePng, renderOffThread, tensorGrid, type FeatureMap } from './operations/feature-map.js';
 export { renderFeatureMap, type FeatureMapJob } from './operations/feature-map-render.js';
 export { ModelRegistry, modelFiles, type ModelLease, type RegistryOptions } from './registry/model-registry.js';

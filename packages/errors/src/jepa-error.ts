@@ -31,13 +31,16 @@ export interface JepaErrorOptions {
   cause?: unknown;
   /** Default: 'input' (most refusals are about what the caller gave). */
   kind?: ErrorKind;
+  /** The request field or flag the refusal is about (`input[2].image`, `top_k`, `--pool`), or null. */
+  param?: string | null;
 }
 
-/** The base of every error a jepa package raises on purpose: `(code, message, { cause, kind })`. */
+/** The base of every error a jepa package raises on purpose: `(code, message, { cause, kind, param })`. */
 export class JepaError extends Error {
   /** Stable and machine-readable (`GGUF_TRUNCATED`, `OVER_BUDGET`, `corrupt_image`, ...). */
   readonly code: string;
   readonly kind: ErrorKind;
+  readonly param: string | null;
 
   /**
    * `kinds`: a subclass's table of what its codes mean. The kind is the one given, else the table's,
@@ -48,6 +51,7 @@ export class JepaError extends Error {
     this.name = new.target.name;
     this.code = code;
     this.kind = options.kind ?? kinds[code] ?? 'input';
+    this.param = options.param ?? null;
   }
 }
 

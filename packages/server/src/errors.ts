@@ -1,6 +1,6 @@
 // Every refusal the server sends, in OpenAI's error shape: {error: {message, type, param, code}}.
 import { EngineError } from '@jepa/engine';
-import { type ErrorKind, HTTP_STATUS } from '@jepa/errors';
+import { type ErrorKind, HTTP_STATUS, JepaError } from '@jepa/errors';
 
 export type ErrorType =
   | 'invalid_request_error'
@@ -60,8 +60,9 @@ const TYPE_OF_KIND: Readonly<Record<ErrorKind, ErrorType>> = {
  */
 export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
-  if (err instanceof EngineError && err.kind !== 'internal') {
-    const headers: Record<string, string> = err.retryAfter === null ? {} : { 'retry-after': String(err.retryAfter) };
+  if ((err instanceof EngineError || (err instanceof JepaError && err.param !== null)) && err.kind !== 'internal') {
+    const retryAfter = err instanceof EngineError ? err.retryAfter : null;
+    const headers: Record<string, string> = retryAfter === null ? {} : { 'retry-after': String(retryAfter) };
     return new ApiError(HTTP_STATUS[err.kind], TYPE_OF_KIND[err.kind], err.code, err.message, err.param, headers);
   }
   return fromFastify(err as object) ?? internal(err);

@@ -2,17 +2,15 @@
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { encodeNpy } from '@jepa/preprocess';
-import { contextOptions, loadModel, type RuntimeFlags } from '../load-model.js';
+import { openSession, type RuntimeFlags } from '../open-session.js';
 import { addInputOptions, addSizeOption } from '../input-options.js';
 import { addRuntimeOptions, positiveInt } from '../runtime-options.js';
-import { aboutFileAsync, checkInputFile, UserError } from '../user-error.js';
+import { checkInputFile, UserError } from '../user-error.js';
 import { checkNpyOutput } from '../output.js';
 import { printLines, say } from '../display-text.js';
 import { checkClipInput, clipInput, FRAMES_DIR_OPTION, type ClipFlags } from './clip-input.js';
 import { classifyWindows } from './classify-windows.js';
 import { addWindowOptions, windowOptions, type WindowFlags } from '../window-options.js';
-import { inputOptions } from '../input-options.js';
-import { ModelInput } from '@jepa/input';
 
 interface ClassifyFlags extends RuntimeFlags, ClipFlags, WindowFlags {
   model: string;
@@ -49,37 +47,24 @@ export function classifyCommand(program: Command): void {
     if (flags.timeline && !windows)
       throw new UserError('--timeline needs window options (--fps, --frames, --window-seconds, --stride, --start or --end)');
     if (windows && flags.logits) throw new UserError('--logits writes one clip; with window options use --json for every window');
-    const model = await aboutFileAsync(`-m ${flags.model}`, flags.model, () => loadModel(flags.model, flags));
+    const session = await openSession(flags.model, flags);
     try {
-      if (!model.spec.head) throw new UserError(`${flags.model} has no classifier head`);
-      const encoder = model.createContext(contextOptions(flags));
-      const head = model.createHeadContext({
-        ...(flags.threads ? { threads: flags.threads } : {}),
-        ...(flags.flash === false ? { noFlash: true } : {}),
-        ...(flags.kvF16 ? { kv: 'f16' as const } : flags.kvF32 ? { kv: 'f32' as const } : {}),
-        ...(flags.timeout !== undefined ? { timeoutMs: flags.timeout * 1000 } : {}),
-      });
+      const headSpec = session.spec.head;
+      if (!headSpec) throw new UserError(`${flags.model} has no classifier head`);
+      const head = session.head();
       if (windows) {
-        try {
-          const maker = new ModelInput(model.spec, inputOptions(flags, say));
-          await classifyWindows(maker, flags.video!, windows, encoder, head, {
-            topk: flags.topk,
-            json: flags.json === true,
-            timeline: flags.timeline === true,
-            batch: Math.min(4, flags.batch ?? 4),
-          });
-        } finally {
-          encoder.dispose();
-          head.dispose();
-        }
+        await classifyWindows(session.input, flags.video!, windows, session.encoder, head, {
+          topk: flags.topk,
+          json: flags.json === true,
+          timeline: flags.timeline === true,
+          batch: Math.min(4, flags.batch ?? 4),
+        });
         return;
       }
-      const { label, input } = await clipInput(model, image, flags);
-      const results = await head.classify(await encoder.encode(input), flags.topk);
-      encoder.dispose();
-      head.dispose();
+      const { label, input } = await clipInput(session, image, flags);
+      const results = await head.classify(await session.encoder.encode(input), flags.topk);
       if (flags.logits) {
-        const n = model.spec.head.nClasses;
+        const n = headSpec.nClasses;
         const all = new Float32Array(results.length * n);
         for (const [i, r] of results.entries()) all.set(r.logits, i * n);
         writeFileSync(flags.logits, encodeNpy(all, [results.length, n]));
@@ -100,7 +85,7 @@ export function classifyCommand(program: Command): void {
           ...row.top.map((c, rank) => `  ${rank + 1}. ${c.label}  ${(100 * c.prob).toFixed(2)}%  (logit ${c.logit.toFixed(4)}, class ${c.index})`),
         );
     } finally {
-      model.dispose();
+      await session.dispose();
     }
   });
 }

@@ -1,10 +1,10 @@
 // The one encoder input the classify, features and predict commands take: an image, a clip, a clip's
 // frames (.npy or a folder of images) or an already preprocessed tensor, as a batch of one (or B from --input-npy).
-import type { EncoderInput, Model } from '@jepa/graph';
+import type { EncoderInput } from '@jepa/graph';
 import { readNpy } from '@jepa/preprocess';
-import { ModelInput } from '@jepa/input';
+import type { ModelSession } from '@jepa/session';
 import { frameFiles, frameFolderClip } from '../frame-folder.js';
-import { inputOptions, refuseSizeOfTensor, type InputFlags } from '../input-options.js';
+import { refuseSizeOfTensor, type InputFlags } from '../input-options.js';
 import { say } from '../display-text.js';
 import { checkInputFile, UserError } from '../user-error.js';
 
@@ -33,7 +33,7 @@ export function checkClipInput(image: string | undefined, flags: ClipFlags): voi
   else checkInputFile(flags.inputNpy!, '--input-npy');
 }
 
-export async function clipInput(model: Model, image: string | undefined, flags: ClipFlags): Promise<{ label: string; input: EncoderInput }> {
+export async function clipInput(session: ModelSession, image: string | undefined, flags: ClipFlags): Promise<{ label: string; input: EncoderInput }> {
   checkClipInput(image, flags);
   if (flags.inputNpy) {
     const npy = readNpy(flags.inputNpy);
@@ -41,7 +41,7 @@ export async function clipInput(model: Model, image: string | undefined, flags: 
       throw new UserError(`--input-npy ${flags.inputNpy}: expected float32 [B,3,H,W] or [B,3,T,H,W], got ${npy.dtype} [${npy.shape.join(', ')}]`);
     return { label: flags.inputNpy, input: { data: npy.data as Float32Array, shape: [...npy.shape] } };
   }
-  const m = new ModelInput(model.spec, inputOptions(flags, say));
+  const m = session.input;
   const item = flags.video
     ? await m.video(flags.video)
     : flags.framesNpy

@@ -3,15 +3,16 @@ import { ModelInput, type VideoWindowSource } from '@jepa/input';
 import { loadModelSpec } from '@jepa/gguf';
 import { readNpy } from '@jepa/preprocess';
 import { EmbeddingWriter, embedCorpus, resumableEntries, type CorpusItem, type Pool } from '@jepa/corpus';
+import type { ModelSession } from '@jepa/session';
 import { frameFiles, frameFolderClip } from '../frame-folder.js';
 import { expandInputs } from '../inputs.js';
-import { contextOptions, loadModel, type RuntimeFlags } from '../load-model.js';
+import { openSession, type RuntimeFlags } from '../open-session.js';
 import { inputOptions, refuseSizeOfTensor, type InputFlags } from '../input-options.js';
 import { checkOutputWritable } from '../output.js';
-import { normalizedBatches, normalizeOption } from '../normalize-option.js';
-import { poolOption, poolParts, resolvePool } from '../pool-option.js';
+import { normalizeOption } from '../normalize-option.js';
+import { poolOption, resolvePool } from '../pool-option.js';
 import { Progress } from '../progress.js';
-import { aboutFile, aboutFileAsync, checkInputFile, UserError } from '../user-error.js';
+import { aboutFile, checkInputFile, UserError } from '../user-error.js';
 import { say } from '../display-text.js';
 import { addRuntimeOptions } from '../runtime-options.js';
 import { addInputOptions, addSizeOption } from '../input-options.js';
@@ -64,11 +65,11 @@ export function embedCommand(program: Command): void {
     for (const dir of flags.framesDir ?? []) frameFiles(dir);
     refuseSizeOfTensor(flags);
     // The items exist before the model, so that --resume can refuse another run's output at once.
-    let input: ModelInput | undefined;
+    let session: ModelSession | undefined;
     const items: CorpusItem[] = [];
     const windows = windowOptions(flags);
     const sources: VideoWindowSource[] = [];
-    for (const p of stills) items.push({ label: p, load: () => input!.image(p), still: true });
+    for (const p of stills) items.push({ label: p, load: () => session!.input.image(p), still: true });
     if (windows) {
       if (flags.framesNpy || flags.framesDir || flags.inputNpy)
         throw new UserError(
@@ -82,36 +83,31 @@ export function embedCommand(program: Command): void {
         items.push(...its);
         sources.push(source);
       }
-    } else for (const p of flags.video ?? []) items.push({ label: p, load: () => input!.video(p), still: false });
-    for (const p of flags.framesNpy ?? []) items.push({ label: p, load: () => input!.framesNpy(p), still: false });
-    for (const p of flags.framesDir ?? []) items.push({ label: p, load: () => frameFolderClip(input!, p, say), still: false });
+    } else for (const p of flags.video ?? []) items.push({ label: p, load: () => session!.input.video(p), still: false });
+    for (const p of flags.framesNpy ?? []) items.push({ label: p, load: () => session!.input.framesNpy(p), still: false });
+    for (const p of flags.framesDir ?? []) items.push({ label: p, load: () => frameFolderClip(session!.input, p, say), still: false });
     if (flags.inputNpy) items.push(...tensorItems(flags.inputNpy));
     if (flags.resume) resumableEntries(flags.output!, items);
     if (flags.dumpDir !== undefined) checkDumpInputs(items, flags.dumpDir);
-    checkInputFile(flags.model, '-m');
-    const model = await aboutFileAsync(`-m ${flags.model}`, flags.model, () => loadModel(flags.model, flags));
-    const spec = model.spec;
-    if (flags.layers !== undefined && flags.layers > spec.enc.nLayer) {
-      await model.dispose();
-      throw new UserError(`--layers ${flags.layers}: ${spec.name} has ${spec.enc.nLayer} encoder blocks`);
+    if (flags.layers !== undefined) {
+      checkInputFile(flags.model, '-m');
+      const header = aboutFile(`-m ${flags.model}`, flags.model, () => loadModelSpec(flags.model));
+      if (flags.layers > header.enc.nLayer) throw new UserError(`--layers ${flags.layers}: ${header.name} has ${header.enc.nLayer} encoder blocks`);
     }
-    input = new ModelInput(spec, inputOptions(flags, say));
-
+    const opened = await openSession(flags.model, flags, { encoder: flags.layers === undefined ? {} : { layers: flags.layers } });
+    session = opened;
+    const spec = opened.spec;
     const pool = resolvePool(spec, flags.pool);
     const writer = EmbeddingWriter.open(flags.output, items, { resume: flags.resume });
     if (writer.done > 0) say(`resuming: ${writer.done} of ${items.length} inputs are already in ${flags.output}`);
-    const parts = poolParts(model, pool);
-    say(`model: ${spec.name} (${spec.family}) on ${model.device}`);
-    const ctx = model.createContext({ ...contextOptions(flags), ...(flags.layers === undefined ? {} : { layers: flags.layers }) });
+    say(`model: ${spec.name} (${spec.family}) on ${opened.device}`);
     const todo = items.slice(writer.done);
     const progress = new Progress(todo.length, 'embed');
     let embedded = 0;
     try {
-      if (flags.dumpDir !== undefined) say(`${await writeStageDump(ctx, items[0]!, flags.dumpDir, flags.model)} stages -> ${flags.dumpDir}`);
-      for await (const records of normalizedBatches(
-        embedCorpus(todo, { ctx, pool, world: parts.world, head: parts.head, batch: flags.batch }),
-        flags.normalize,
-      )) {
+      if (flags.dumpDir !== undefined)
+        say(`${await writeStageDump(opened.encoder, items[0]!, flags.dumpDir, flags.model)} stages -> ${flags.dumpDir}`);
+      for await (const records of embedCorpus(todo, { session: opened, pool, normalize: flags.normalize, batch: flags.batch })) {
         writer.write(records);
         for (const r of records) {
           if ('error' in r) say(`${r.item.label}: ${r.error} (skipped)`);
@@ -124,9 +120,7 @@ export function embedCommand(program: Command): void {
     } finally {
       for (const s of sources) await s.close();
       writer.close();
-      ctx.dispose();
-      parts.dispose();
-      model.dispose();
+      await opened.dispose();
     }
     const { seconds, perSecond } = progress.finish();
     if (writer.rows === 0) throw new UserError(`nothing embedded: all ${items.length} inputs failed`, 3);

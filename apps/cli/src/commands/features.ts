@@ -5,10 +5,10 @@ import { writeFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import type { Command } from 'commander';
 import { featureMap } from '@jepa/engine';
-import { contextOptions, loadModel, type RuntimeFlags } from '../load-model.js';
+import { openSession, type RuntimeFlags } from '../open-session.js';
 import { addInputOptions, addSizeOption } from '../input-options.js';
 import { addRuntimeOptions } from '../runtime-options.js';
-import { aboutFileAsync, checkInputFile, UserError } from '../user-error.js';
+import { checkInputFile, UserError } from '../user-error.js';
 import { checkWritable } from '../output.js';
 import { say } from '../display-text.js';
 import { checkClipInput, clipInput, FRAMES_DIR_OPTION, type ClipFlags } from './clip-input.js';
@@ -51,17 +51,15 @@ export function featuresCommand(program: Command): void {
     checkClipInput(image, flags);
     checkPngOutput(flags.output, '-o');
     checkPngOutput(flags.view, '--view');
-    const model = await aboutFileAsync(`-m ${flags.model}`, flags.model, () => loadModel(flags.model, flags));
+    const session = await openSession(flags.model, flags);
     try {
-      const { label, input } = await clipInput(model, image, flags);
+      const { label, input } = await clipInput(session, image, flags);
       if (input.shape[0] !== 1)
         throw new UserError(`--input-npy ${flags.inputNpy}: holds ${input.shape[0]} items; the map is of one (give [1,3,H,W] or [1,3,T,H,W])`);
-      const encoder = model.createContext(contextOptions(flags));
       const t0 = performance.now();
-      const out = await encoder.encode(input);
+      const out = await session.encoder.encode(input);
       const encodeMs = performance.now() - t0;
-      encoder.dispose();
-      const map = featureMap(model.spec, out, input.shape.slice(1), input.data);
+      const map = featureMap(session.spec, out, input.shape.slice(1), input.data);
       writeFileSync(flags.output, map.png);
       if (flags.view) writeFileSync(flags.view, map.view);
       const slices = map.grid.t > 1 ? `, ${map.grid.t} time slices averaged` : '';
@@ -74,7 +72,7 @@ export function featuresCommand(program: Command): void {
           `${JSON.stringify({ input: label, output: flags.output, width: map.width, height: map.height, grid: map.grid, explained_variance: map.explained })}\n`,
         );
     } finally {
-      model.dispose();
+      await session.dispose();
     }
   });
 }

@@ -10,7 +10,7 @@ import { APPROX_MIN_ROWS, type FileIdentity, type NewRow, VectorIndex } from '@j
 import { say } from '../display-text.js';
 import { addInputOptions, type InputFlags } from '../input-options.js';
 import { expandInputs } from '../inputs.js';
-import type { RuntimeFlags } from '../load-model.js';
+import type { RuntimeFlags } from '../open-session.js';
 import { poolOption } from '../pool-option.js';
 import { Progress } from '../progress.js';
 import { addRuntimeOptions } from '../runtime-options.js';

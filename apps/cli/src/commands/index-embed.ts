@@ -7,12 +7,12 @@ import { loadModelSpec, type ModelSpec } from '@jepa/gguf';
 import { ModelInput, type VideoWindowSource } from '@jepa/input';
 import type { WindowOptions } from '@jepa/preprocess';
 import { type IndexModel, modelIdentity } from '@jepa/search';
-import { type Pool, pooledWidth } from '@jepa/engine';
+import { type Pool, pooledWidth } from '@jepa/session';
 import { say } from '../display-text.js';
 import { type InputFlags, inputOptions } from '../input-options.js';
-import { contextOptions, loadModel, type RuntimeFlags } from '../load-model.js';
+import { openSession, type RuntimeFlags } from '../open-session.js';
 import { resolvePool } from '../pool-option.js';
-import { aboutFile, aboutFileAsync, checkInputFile, UserError } from '../user-error.js';
+import { aboutFile, checkInputFile, UserError } from '../user-error.js';
 import { windowItems } from './window-items.js';
 
 export const VIDEO_EXTENSIONS = new Set(['.mp4', '.m4v', '.mov', '.mkv', '.webm', '.avi', '.mpg', '.mpeg', '.flv', '.wmv', '.3gp', '.ogv']);
@@ -61,13 +61,11 @@ export async function embedItems(
   items: readonly CorpusItem[],
   onBatch: (records: CorpusRecord[]) => void,
 ): Promise<void> {
-  const loaded = await aboutFileAsync(`-m ${model.path}`, model.path, () => loadModel(model.path, flags));
-  const ctx = loaded.createContext(contextOptions(flags));
+  const session = await openSession(model.path, flags);
   try {
-    for await (const records of embedCorpus(items, { ctx, pool: model.pool, batch: flags.batch })) onBatch(records);
+    for await (const records of embedCorpus(items, { session, pool: model.pool, batch: flags.batch })) onBatch(records);
   } finally {
-    ctx.dispose();
-    loaded.dispose();
+    await session.dispose();
   }
 }
 

@@ -2,12 +2,12 @@
 // image's or a clip's encoder tokens, context ids in, predicted target tokens out.
 import { writeFileSync } from 'node:fs';
 import { InvalidArgumentError, type Command } from 'commander';
-import { checkPredictorInputSize, contextOnlyTokens, predictorEncoderOutput, predictorTokens } from '@jepa/graph';
+import { checkPredictorInputSize, contextOnlyTokens, predictorTokens } from '@jepa/graph';
 import { encodeNpy } from '@jepa/preprocess';
-import { contextOptions, loadModel, type RuntimeFlags } from '../load-model.js';
+import { openSession, type RuntimeFlags } from '../open-session.js';
 import { addInputOptions, addSizeOption } from '../input-options.js';
 import { addRuntimeOptions } from '../runtime-options.js';
-import { aboutFileAsync, checkInputFile, UserError } from '../user-error.js';
+import { checkInputFile, UserError } from '../user-error.js';
 import { checkNpyOutput } from '../output.js';
 import { say } from '../display-text.js';
 import { checkClipInput, clipInput, FRAMES_DIR_OPTION, type ClipFlags } from './clip-input.js';
@@ -76,32 +76,24 @@ export function predictCommand(program: Command): void {
     checkNpyOutput(flags.output, '-o');
     const contextIds = parseIdRanges(flags.context, '--context');
     const targetIds = parseIdRanges(flags.target, '--target');
-    const model = await aboutFileAsync(`-m ${flags.model}`, flags.model, () => loadModel(flags.model, flags));
+    const session = await openSession(flags.model, flags);
     try {
-      const p = model.spec.pred;
-      if (p?.kind !== 'masked') throw new UserError(`${flags.model} has no masked predictor`);
-      // V-JEPA 2.1 g/G predictors read the encoder's hierarchy levels concatenated, not its output
-      const output = predictorEncoderOutput(model.spec);
-      const { input } = await clipInput(model, image, flags);
+      const spec = session.spec;
+      if (spec.pred?.kind !== 'masked') throw new UserError(`${flags.model} has no masked predictor`);
+      const { input } = await clipInput(session, image, flags);
       if (input.shape[0] !== 1) throw new UserError('predict takes one clip');
-      checkPredictorInputSize(model.spec, input.shape);
-      const encoder = model.createContext({ ...contextOptions(flags), output });
-      const tokens = await encoder.encode(input, flags.contextOnly ? { keep: contextIds } : {});
-      encoder.dispose();
-      const predictor = model.createPredictorContext({
-        ...(flags.threads ? { threads: flags.threads } : {}),
-        ...(flags.flash === false ? { noFlash: true } : {}),
-        ...(flags.timeout !== undefined ? { timeoutMs: flags.timeout * 1000 } : {}),
-      });
+      checkPredictorInputSize(spec, input.shape);
+      // V-JEPA 2.1 g/G predictors read the encoder's hierarchy levels concatenated, not its output
+      const tokens = await session.predictorEncoder().encode(input, flags.contextOnly ? { keep: contextIds } : {});
+      const predictor = session.predictor();
       const oneFrame = input.shape.length === 4 || input.shape[2] === 1;
       const out = await predictor.predict({
-        ...(flags.contextOnly ? contextOnlyTokens(model.spec, input.shape, tokens, contextIds) : predictorTokens(tokens)),
+        ...(flags.contextOnly ? contextOnlyTokens(spec, input.shape, tokens, contextIds) : predictorTokens(tokens)),
         contextIds,
         targetIds,
         ...(flags.maskIndex !== undefined ? { maskIndex: flags.maskIndex } : {}),
         modality: oneFrame ? 'image' : 'video',
       });
-      predictor.dispose();
       say(`${contextIds.length} context -> ${targetIds.length} target tokens of width ${out.outDim}`);
       if (flags.output) {
         writeFileSync(flags.output, encodeNpy(out.targets, [targetIds.length, out.outDim]));
@@ -110,7 +102,7 @@ export function predictCommand(program: Command): void {
         process.stdout.write(`${JSON.stringify({ targetIds, shape: [targetIds.length, out.outDim], predictions: Array.from(out.targets) })}\n`);
       }
     } finally {
-      model.dispose();
+      await session.dispose();
     }
   });
 }

@@ -8,7 +8,7 @@ import type { VideoWindowSource } from '@jepa/input';
 import { displayText } from '../display-text.js';
 import { addInputOptions, type InputFlags } from '../input-options.js';
 import { IMAGE_EXTENSIONS } from '../inputs.js';
-import type { RuntimeFlags } from '../load-model.js';
+import type { RuntimeFlags } from '../open-session.js';
 import { addRuntimeOptions, positiveInt } from '../runtime-options.js';
 import { checkInputFile, UserError } from '../user-error.js';
 import { parseSeconds } from '../window-options.js';

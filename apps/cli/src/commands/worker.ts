@@ -1,15 +1,14 @@
 // `jepa worker`: one model, jobs from a queue, a shard per job (docs/corpus.md).
 import { extname } from 'node:path';
 import type { Command } from 'commander';
-import { ModelInput } from '@jepa/input';
 import { connectForWorker, embedCorpus, redisUrl, startCorpusWorker, type CorpusItem, type Pool } from '@jepa/corpus';
-import { contextOptions, loadModel, type RuntimeFlags } from '../load-model.js';
-import { addInputOptions, inputOptions, type InputFlags } from '../input-options.js';
+import { openSession, type RuntimeFlags } from '../open-session.js';
+import { addInputOptions, type InputFlags } from '../input-options.js';
 import { addRuntimeOptions, positiveInt } from '../runtime-options.js';
-import { normalizedBatches, normalizeOption } from '../normalize-option.js';
-import { poolOption, poolParts, resolvePool } from '../pool-option.js';
+import { normalizeOption } from '../normalize-option.js';
+import { poolOption, resolvePool } from '../pool-option.js';
 import { say } from '../display-text.js';
-import { aboutFileAsync, checkInputFile } from '../user-error.js';
+import { checkInputFile } from '../user-error.js';
 import { checkOutputFolder } from '../output.js';
 
 interface WorkerFlags extends RuntimeFlags, InputFlags {
@@ -45,11 +44,11 @@ export function workerCommand(program: Command): void {
   cmd.action(async (name: string, flags: WorkerFlags) => {
     checkInputFile(flags.model, '-m');
     checkOutputFolder(flags.out, '--out');
-    const model = await aboutFileAsync(`-m ${flags.model}`, flags.model, () => loadModel(flags.model, flags));
-    const pool = resolvePool(model.spec, flags.pool);
-    const input = new ModelInput(model.spec, inputOptions(flags, say));
-    const parts = poolParts(model, pool);
-    const contexts = Array.from({ length: flags.concurrency }, () => model.createContext(contextOptions(flags)));
+    const session = await openSession(flags.model, flags);
+    const pool = resolvePool(session.spec, flags.pool);
+    const input = session.input;
+    // one encoder per job at once: the session's own, and more of the same over its weights
+    const encoders = [session.encoder, ...Array.from({ length: flags.concurrency - 1 }, () => session.createEncoder())];
     const toItem = (path: string): CorpusItem => {
       const ext = extname(path).toLowerCase();
       if (CLIP_EXTENSIONS.has(ext)) return { label: path, still: false, load: () => input.video(path) };
@@ -67,11 +66,7 @@ export function workerCommand(program: Command): void {
       outDir: flags.out,
       concurrency: flags.concurrency,
       toItem,
-      embed: (items, slot) =>
-        normalizedBatches(
-          embedCorpus(items, { ctx: contexts[slot]!, pool, world: parts.world, head: parts.head, batch: flags.batch }),
-          flags.normalize,
-        ),
+      embed: (items, slot) => embedCorpus(items, { session, encoder: encoders[slot]!, pool, normalize: flags.normalize, batch: flags.batch }),
       lockDurationMs: flags.lockDuration,
       stalledIntervalMs: flags.stalledInterval,
       maxStalledCount: flags.maxStalled,
@@ -82,7 +77,9 @@ export function workerCommand(program: Command): void {
       if (err.message !== lastError) say(`worker: ${err.message}`);
       lastError = err.message;
     });
-    say(`worker on ${name}: ${model.spec.name} (${model.spec.family}) on ${model.device}, ${flags.concurrency} at a time; shards in ${flags.out}`);
+    say(
+      `worker on ${name}: ${session.spec.name} (${session.spec.family}) on ${session.device}, ${flags.concurrency} at a time; shards in ${flags.out}`,
+    );
     await new Promise<void>((done) => {
       const stop = (signal: string) => {
         say(`${signal}: finishing the current job, then stopping`);
@@ -92,9 +89,7 @@ export function workerCommand(program: Command): void {
       process.once('SIGINT', () => stop('SIGINT'));
     });
     connection.disconnect();
-    for (const ctx of contexts) ctx.dispose();
-    parts.dispose();
-    model.dispose();
+    await session.dispose();
     say('worker stopped');
   });
 }

@@ -4,13 +4,14 @@
 import { writeFileSync } from 'node:fs';
 import { InvalidArgumentError, type Command } from 'commander';
 import type { ModelSpec } from '@jepa/gguf';
-import { ModelInput, type ItemTensor } from '@jepa/input';
+import type { ItemTensor } from '@jepa/input';
+import type { ModelSession } from '@jepa/session';
 import { encodeNpy, readNpy } from '@jepa/preprocess';
-import { AC_ACTION_DIM, AcWorldModel, WorldModelError, acCemSettings, type AcCemOptions, type AcCemSettings } from '@jepa/worldmodel';
-import { deviceFlag, type RuntimeFlags } from '../load-model.js';
-import { inputOptions, type InputFlags } from '../input-options.js';
+import { AC_ACTION_DIM, WorldModelError, acCemSettings, type AcCemOptions, type AcCemSettings } from '@jepa/worldmodel';
+import { openSession, type RuntimeFlags } from '../open-session.js';
+import type { InputFlags } from '../input-options.js';
 import { positiveInt } from '../runtime-options.js';
-import { aboutFileAsync, checkInputFile, UserError } from '../user-error.js';
+import { checkInputFile, UserError } from '../user-error.js';
 import { printLines, say } from '../display-text.js';
 import { checkAgainstReference } from './rollout-ref-check.js';
 
@@ -179,17 +180,17 @@ function readRows(file: string, flag: string, width: number, expected: string, r
   return { data: npy.data as Float32Array, candidates: s.length === 3 ? s[0]! : 1, rows: s.at(-2)! };
 }
 
-async function loadAc(flags: AcFlags): Promise<AcWorldModel> {
-  const device = deviceFlag(flags.gpu);
-  return aboutFileAsync(`-m ${flags.model}`, flags.model, () =>
-    AcWorldModel.load(flags.model, {
-      ...(device ? { device } : {}),
+/** The model as a session; its AC world model runs the predictor and the planner. */
+function openAc(flags: AcFlags): Promise<ModelSession> {
+  return openSession(flags.model, flags, {
+    actionConditioned: {
       ...(flags.threads ? { threads: flags.threads } : {}),
       ...(flags.flash === false ? { noFlash: true } : {}),
       ...(flags.kvF16 ? { kv: 'f16' as const } : flags.kvF32 ? { kv: 'f32' as const } : {}),
-      ...(flags.allowNonfinite ? { allowNonFinite: true } : {}),
-    }),
-  );
+    },
+    // ModelInput repeats a still to a video family's frames; the AC encoder takes one frame (as a 2-frame clip), so the notice does not apply.
+    notice: () => {},
+  });
 }
 
 /** The teacher-forced predictor: tokens, actions and states (and extrinsics) from .npy files -> [K, T·H·W, D]. */
@@ -235,8 +236,9 @@ async function predictOnce(spec: ModelSpec, flags: AcFlags): Promise<void> {
   if (extrinsics) others.push([extrinsics, '--extrinsics-npy']);
   for (const [r, flag] of others) if (r.candidates !== K) throw new UserError(`${flag}: ${r.candidates} candidate(s), --actions-npy has ${K}`);
 
-  const wm = await loadAc(flags);
+  const session = await openAc(flags);
   try {
+    const wm = session.actionConditioned();
     const t0 = performance.now();
     const out = await wm.predict({
       candidates: K,
@@ -253,7 +255,7 @@ async function predictOnce(spec: ModelSpec, flags: AcFlags): Promise<void> {
     if (flags.refCheck !== undefined)
       checkAgainstReference(wm.model, { what: 'predictor output', modality: 'video' }, out, [K, T * hw, D], flags.refCheck);
   } finally {
-    wm.dispose();
+    await session.dispose();
   }
 }
 
@@ -286,13 +288,10 @@ async function plan(cmd: Command, spec: ModelSpec, flags: AcFlags): Promise<void
   checkInputFile(images[0]!, '--image');
   checkInputFile(flags.goal!, '--goal');
 
-  const wm = await loadAc(flags);
+  const session = await openAc(flags);
   try {
-    // ModelInput repeats a still to a video family's frames; the AC encoder takes one frame (as a 2-frame clip), so the notice does not apply.
-    const input = new ModelInput(
-      spec,
-      inputOptions(flags, () => {}),
-    );
+    const wm = session.actionConditioned();
+    const input = session.input;
     const [now, goal] = await Promise.all([input.image(images[0]!), input.image(flags.goal!)]);
     const a = firstFrame(now!);
     const pixels = new Float32Array(2 * a.length);
@@ -350,7 +349,7 @@ async function plan(cmd: Command, spec: ModelSpec, flags: AcFlags): Promise<void
       `energy ${result.energy.toFixed(6)} (CEM ${s.samples} samples x ${s.cemSteps} steps, top ${s.topk}, rollout ${s.rollout}: ${seconds.toFixed(2)} s)`,
     );
   } finally {
-    wm.dispose();
+    await session.dispose();
   }
 }
 

@@ -3,12 +3,11 @@
 import { writeFileSync } from 'node:fs';
 import { InvalidArgumentError, type Command } from 'commander';
 import { encodeNpy, readNpy } from '@jepa/preprocess';
-import { WorldModel, WorldModelError, normalSampler, type ActionStats } from '@jepa/worldmodel';
-import { deviceFlag, type RuntimeFlags } from '../load-model.js';
-import { ModelInput } from '@jepa/input';
-import { addInputOptions, inputOptions, type InputFlags } from '../input-options.js';
+import { type WorldModel, WorldModelError, normalSampler, type ActionStats } from '@jepa/worldmodel';
+import { openSession, type RuntimeFlags } from '../open-session.js';
+import { addInputOptions, type InputFlags } from '../input-options.js';
 import { addRuntimeOptions, positiveInt } from '../runtime-options.js';
-import { aboutFile, aboutFileAsync, checkInputFile, UserError } from '../user-error.js';
+import { aboutFile, checkInputFile, UserError } from '../user-error.js';
 import { checkNpyOutput } from '../output.js';
 import { say } from '../display-text.js';
 import { loadModelSpec } from '@jepa/gguf';
@@ -133,24 +132,18 @@ export function worldmodelCommand(program: Command): void {
     for (const f of flags.image) checkInputFile(f, '--image');
     if (flags.goal !== undefined) checkInputFile(flags.goal, '--goal');
     if (flags.actionsNpy !== undefined) checkInputFile(flags.actionsNpy, '--actions-npy');
-    const device = deviceFlag(flags.gpu);
-    let wm: WorldModel;
+    if (spec.pred?.kind !== 'action') throw new UserError(`-m ${flags.model}: ${spec.name} has no action-conditioned (LeWM) predictor`);
+    const stats = actionStats(flags);
+    const session = await openSession(flags.model, flags, {
+      world: {
+        ...(flags.threads ? { threads: flags.threads } : {}),
+        ...(flags.flash === false ? { noFlash: true } : {}),
+        ...(stats ? { actionStats: stats } : {}),
+      },
+    });
     try {
-      const stats = actionStats(flags);
-      wm = await aboutFileAsync(`-m ${flags.model}`, flags.model, () =>
-        WorldModel.load(flags.model, {
-          ...(device ? { device } : {}),
-          ...(flags.threads ? { threads: flags.threads } : {}),
-          ...(flags.flash === false ? { noFlash: true } : {}),
-          ...(stats ? { actionStats: stats } : {}),
-          ...(flags.allowNonfinite ? { allowNonFinite: true } : {}),
-        }),
-      );
-    } catch (err) {
-      throw err instanceof WorldModelError ? new UserError(err.message) : err;
-    }
-    try {
-      const input = new ModelInput(wm.model.spec, inputOptions(flags, say));
+      const wm = session.world();
+      const input = session.input;
       const frames = flags.image.slice(-wm.history);
       if (frames.length < flags.image.length) say(`only the last ${wm.history} frames are history; ${flags.image.length - frames.length} dropped`);
       const pixels = await Promise.all(frames.map((f) => input.image(f)));
@@ -204,7 +197,7 @@ export function worldmodelCommand(program: Command): void {
     } catch (err) {
       throw err instanceof WorldModelError ? new UserError(err.message) : err;
     } finally {
-      wm.dispose();
+      await session.dispose();
     }
   });
 }

@@ -5,7 +5,7 @@ import type { ModelSlot } from '../registry/model-slot.js';
 import { type CallOptions, type EngineCore, type Usage, usage } from './engine-core.js';
 import { withPlannedItems } from './planned.js';
 import { pooledVectors } from './outputs.js';
-import { type Pool, type Vector, choosePool } from './pooling.js';
+import type { Pool, Vector } from '@jepa/session';
 
 export interface EmbedRequest {
   /** A model id; undefined where the engine serves one model. */
@@ -39,7 +39,7 @@ export function embed(core: EngineCore, req: EmbedRequest, call: CallOptions = {
 }
 
 async function embedOn(core: EngineCore, slot: ModelSlot, req: EmbedRequest, call: CallOptions): Promise<EmbedResult> {
-  const pool = choosePool(slot.spec, req.pool);
+  const pool = slot.session.choosePool(req.pool);
   return withPlannedItems(core, slot, req.items, (plan) =>
     core.scoped(plan.count, call, async (scope) => {
       const { encoded, warnings } = await encodePlanned(core, slot, plan, scope);

@@ -10,7 +10,7 @@ import { headScores, pooledVectors } from './outputs.js';
 import type { ModelSlot } from '../registry/model-slot.js';
 import { type CallOptions, type EngineCore, type Usage, usage } from './engine-core.js';
 import { type FeatureMap, featureMapOffThread } from './feature-map.js';
-import { type Pool, type Vector, choosePool } from './pooling.js';
+import type { Pool, Vector } from '@jepa/session';
 
 export interface FeaturesRequest {
   model?: unknown;
@@ -40,7 +40,7 @@ export function features(core: EngineCore, req: FeaturesRequest, call: CallOptio
 async function featuresOn(core: EngineCore, slot: ModelSlot, req: FeaturesRequest, call: CallOptions): Promise<FeaturesResult> {
   const started = performance.now();
   refuseSampling(req.items);
-  const pool = req.embedding ? choosePool(slot.spec, req.embedding.pool) : null;
+  const pool = req.embedding ? slot.session.choosePool(req.embedding.pool) : null;
   const scorer = req.classes ? classifier(slot, req.classes.topK) : null;
   return core.scoped(req.items.length, call, async (scope) => {
     const encoded = await encodeItems(core, slot, req.items, scope);

@@ -3,7 +3,7 @@ import type { EncodeOutput } from '@jepa/graph';
 import type { ModelSlot } from '../registry/model-slot.js';
 import { computeOnItems } from './compute-on-items.js';
 import type { EngineCore } from './engine-core.js';
-import { type Pool, type Vector, headPooled, l2NormalizeRows, poolOutputs, projectStates } from './pooling.js';
+import type { Pool, Vector } from '@jepa/session';
 
 /** One vector per output by `pool` (LeWM's projector and the head's pooler on the compute lane), L2-normalised when asked. */
 export async function pooledVectors(
@@ -13,14 +13,7 @@ export async function pooledVectors(
   pool: Pool,
   normalize: boolean | undefined,
 ): Promise<Vector[]> {
-  const vectors =
-    pool === 'lewm'
-      ? await computeOnItems('input', () => core.lane.run(() => projectStates(slot.world(), outs)))
-      : pool === 'pooler'
-        ? await computeOnItems('input', () => core.lane.run(() => headPooled(slot.head(), outs)))
-        : poolOutputs(outs, pool);
-  if (normalize) for (const v of vectors) l2NormalizeRows(v.values, v.shape[v.shape.length - 1]!);
-  return vectors;
+  return slot.session.pool(outs, pool, { normalize, compute: (work) => computeOnItems('input', () => core.lane.run(work)) });
 }
 
 /** The classifier head over each output, on the compute lane: the top k and the logits of each. */

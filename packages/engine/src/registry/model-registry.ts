@@ -3,7 +3,8 @@
 // past their keep-alive, and evicted least recently used first when a load would pass the memory cap.
 import { readdirSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
-import { Model, returnFreedMemory } from '@jepa/graph';
+import { returnFreedMemory } from '@jepa/graph';
+import { ModelSession } from '@jepa/session';
 import { EngineError, badField, notFound, unavailable } from '../errors.js';
 import type { UnloadReason } from '../queue/engine-metrics.js';
 import { ModelEntry } from './model-entry.js';
@@ -187,16 +188,22 @@ export class ModelRegistry {
     await this.#makeRoom(entry);
     const t0 = performance.now();
     const o = this.#options;
-    const model = await Model.load(entry.path, { ...(o.threads ? { threads: o.threads } : {}), ...(o.device ? { device: o.device } : {}) });
+    const session = await ModelSession.load(entry.path, {
+      id: entry.id,
+      ...(o.threads ? { threads: o.threads } : {}),
+      ...(o.device ? { device: o.device } : {}),
+      encoder: { maxBatch: o.maxBatch },
+      input: { exifOrient: true, decoder: 'native' },
+    });
     if (this.#disposed) {
-      await model.dispose();
+      await session.dispose();
       throw unavailable('the server is shutting down', 'shutting_down');
     }
     let slot: ModelSlot;
     try {
-      slot = new ModelSlot(entry.id, model, entry.created, o);
+      slot = new ModelSlot(entry.id, session, entry.created, o);
     } catch (err) {
-      await model.dispose();
+      await session.dispose();
       throw err;
     }
     entry.slot = slot;

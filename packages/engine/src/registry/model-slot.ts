@@ -1,10 +1,10 @@
-// One loaded model and the contexts that run it: an encoder context shared by every request, and the
-// head, predictor and world-model contexts made on first use.
+// One loaded model in the engine: its card, and its session (the encoder context shared by every
+// request, the head, predictor and world-model parts made on first use) behind the engine's batchers.
 import type { ModelSpec } from '@jepa/gguf';
-import { type EncoderContext, type HeadContext, type MaskedPredictorContext, type Model, predictorEncoderOutput } from '@jepa/graph';
-import { ModelInput } from '@jepa/input';
-import { WorldModel } from '@jepa/worldmodel';
-import { badField } from '../errors.js';
+import type { EncoderContext, HeadContext, MaskedPredictorContext, Model } from '@jepa/graph';
+import type { ModelInput } from '@jepa/input';
+import type { ModelSession } from '@jepa/session';
+import type { WorldModel } from '@jepa/worldmodel';
 import type { Batcher } from '../queue/batcher.js';
 import type { Operation } from '../queue/engine-metrics.js';
 
@@ -73,67 +73,59 @@ export interface SlotOptions {
   batcher: (encoder: EncoderContext) => Batcher;
 }
 
+/** A loaded model in the engine: its session, and the batchers that feed the session's encoders. */
 export class ModelSlot {
-  readonly encoder: EncoderContext;
   readonly batcher: Batcher;
-  readonly input: ModelInput;
-  #head: HeadContext | undefined;
-  #predictor: MaskedPredictorContext | undefined;
-  #hierarchy: { encoder: EncoderContext; batcher: Batcher } | undefined;
-  #world: WorldModel | undefined;
+  #hierarchy: Batcher | undefined;
 
   constructor(
     readonly id: string,
-    readonly model: Model,
+    readonly session: ModelSession,
     readonly created: number,
     readonly options: SlotOptions,
   ) {
-    this.encoder = model.createContext({ maxBatch: options.maxBatch });
-    this.batcher = options.batcher(this.encoder);
-    this.input = new ModelInput(model.spec, { exifOrient: true, decoder: 'native' });
+    this.batcher = options.batcher(session.encoder);
+  }
+
+  get model(): Model {
+    return this.session.model;
   }
 
   get spec(): ModelSpec {
-    return this.model.spec;
+    return this.session.spec;
+  }
+
+  get input(): ModelInput {
+    return this.session.input;
   }
 
   head(): HeadContext {
-    if (!this.spec.head) throw badField('model', `${this.id} has no classifier head`, 'unsupported_model');
-    this.#head ??= this.model.createHeadContext();
-    return this.#head;
+    return this.session.head();
   }
 
   predictor(): MaskedPredictorContext {
-    const p = this.spec.pred;
-    if (p?.kind !== 'masked') throw badField('model', `${this.id} has no masked predictor`, 'unsupported_model');
-    this.#predictor ??= this.model.createPredictorContext();
-    return this.#predictor;
+    return this.session.predictor();
   }
 
   /** The batcher whose encoder gives what the predictor reads: the shared one, or a hierarchy-mode one (V-JEPA 2.1 g/G). */
   predictorBatcher(): Batcher {
-    if (predictorEncoderOutput(this.spec) === 'final') return this.batcher;
-    if (!this.#hierarchy) {
-      const encoder = this.model.createContext({ maxBatch: this.options.maxBatch, output: 'hierarchy' });
-      this.#hierarchy = { encoder, batcher: this.options.batcher(encoder) };
-    }
-    return this.#hierarchy.batcher;
+    const encoder = this.session.predictorEncoder();
+    if (encoder === this.session.encoder) return this.batcher;
+    this.#hierarchy ??= this.options.batcher(encoder);
+    return this.#hierarchy;
   }
 
   world(): WorldModel {
-    if (this.spec.pred?.kind !== 'action')
-      throw badField('model', `${this.id} is not a LeWorldModel (no action-conditioned predictor)`, 'unsupported_model');
-    this.#world ??= new WorldModel(this.model);
-    return this.#world;
+    return this.session.world();
   }
 
   /** The bytes the model's weights hold (Weights.bytes). */
   get bytes(): number {
-    return this.model.weights.bytes;
+    return this.session.model.weights.bytes;
   }
 
-  /** The model disposes what it created (every context, the world model) once their running calls end. */
+  /** The session disposes what it created (every context, the world model) once their running calls end. */
   dispose(): Promise<void> {
-    return this.model.dispose();
+    return this.session.dispose();
   }
 }

@@ -2,7 +2,7 @@
 // every front end. MCP's tools take these shapes as their input schemas; the HTTP routes read their
 // bodies' fields with readFields. Defaults that depend on the model (top_k, horizon) are the engine's.
 import { z } from 'zod';
-import { POOLS } from '../operations/pooling.js';
+import { POOLS } from '@jepa/session';
 
 const INT32 = { min: -(2 ** 31), max: 2 ** 31 - 1 };
 

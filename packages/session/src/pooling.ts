@@ -4,7 +4,7 @@
 import type { ModelSpec } from '@jepa/gguf';
 import type { EncodeOutput, HeadContext, PoolMode } from '@jepa/graph';
 import type { WorldModel } from '@jepa/worldmodel';
-import { badField } from '../errors.js';
+import { badOption } from './refusal.js';
 
 export type Pool = PoolMode | 'none' | 'lewm' | 'pooler';
 
@@ -16,9 +16,9 @@ export type TokenPool = Exclude<Pool, 'lewm' | 'pooler'>;
 /** The pooling a request uses: its own, else CLS where the model has one, else the patch mean; `field` names it in a refusal. */
 export function choosePool(spec: ModelSpec, pool: Pool | undefined, field = 'pool'): Pool {
   const p = pool ?? (spec.enc.nCls > 0 ? 'cls' : 'mean');
-  if ((p === 'cls' || p === 'cls+mean') && spec.enc.nCls === 0) throw badField(field, `${spec.family} models have no CLS token; use "mean"`);
-  if (p === 'lewm' && spec.pred?.kind !== 'action') throw badField(field, `"lewm" needs a LeWorldModel; this is ${spec.family}`);
-  if (p === 'pooler' && !spec.head) throw badField(field, `"pooler" needs a classifier head; ${spec.name} (${spec.family}) has none`);
+  if ((p === 'cls' || p === 'cls+mean') && spec.enc.nCls === 0) throw badOption(field, `${spec.family} models have no CLS token; use "mean"`);
+  if (p === 'lewm' && spec.pred?.kind !== 'action') throw badOption(field, `"lewm" needs a LeWorldModel; this is ${spec.family}`);
+  if (p === 'pooler' && !spec.head) throw badOption(field, `"pooler" needs a classifier head; ${spec.name} (${spec.family}) has none`);
   return p;
 }
 

@@ -1,0 +1,16 @@
+export { ModelSession, type PoolOptions, type SessionInput, type SessionOptions } from './model-session.js';
+export {
+  POOLS,
+  choosePool,
+  headPooled,
+  l2NormalizeRows,
+  poolBatch,
+  pooledWidth,
+  poolOutputs,
+  projectStates,
+  type Pool,
+  type TokenPool,
+  type Vector,
+  type VectorPool,
+} from './pooling.js';
+export { SessionError, badOption } from './refusal.js';

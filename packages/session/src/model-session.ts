@@ -1,0 +1,222 @@
+// A loaded model and everything that runs it, owned together: its input recipe, a shared encoder
+// context, the head, masked-predictor and world-model parts made on first use, and the pooling that
+// turns encoder outputs into vectors. The engine's models, the corpus jobs and every CLI command run a
+// model through one of these. Disposing it waits for the calls in flight, then frees the weights.
+import type { ModelSpec } from '@jepa/gguf';
+import {
+  type EncodeOutput,
+  type EncoderContext,
+  type EncoderContextOptions,
+  type HeadContext,
+  type HeadContextOptions,
+  type MaskedPredictorContext,
+  Model,
+  type ModelLoadOptions,
+  type PredictorContextOptions,
+  predictorEncoderOutput,
+} from '@jepa/graph';
+import { type ItemTensor, ModelInput, type ModelInputOptions } from '@jepa/input';
+import { AcWorldModel, type AcWorldModelOptions, WorldModel, type WorldModelOptions } from '@jepa/worldmodel';
+import { type Pool, type Vector, choosePool, headPooled, l2NormalizeRows, poolOutputs, projectStates } from './pooling.js';
+import { badOption, disposedError } from './refusal.js';
+import { StackBuffer } from './stack-buffer.js';
+
+export interface SessionOptions extends ModelLoadOptions {
+  /** What refusals call the model (the engine's id); default its name. */
+  id?: string;
+  /** The shared encoder context's options: batch, flash, kv cache, deadline, layers. */
+  encoder?: EncoderContextOptions;
+  /** How files and bytes become tensors: decoder, EXIF, size. */
+  input?: ModelInputOptions;
+  head?: HeadContextOptions;
+  predictor?: PredictorContextOptions;
+  world?: WorldModelOptions;
+  actionConditioned?: AcWorldModelOptions;
+}
+
+/** How a call pools: the pool (default the model's, choosePool), L2 normalisation, and what runs the head or projector graph. */
+export interface PoolOptions {
+  pool?: Pool;
+  normalize?: boolean;
+  /** Runs the graphs after the encoder (the classifier's pooler, LeWM's projector): the engine's compute lane. */
+  compute?: <T>(work: () => Promise<T>) => Promise<T>;
+}
+
+/** An input of `embed`: an image file, an image's bytes, or a tensor the model takes as it is. */
+export type SessionInput = string | Uint8Array | ItemTensor;
+
+/** Inputs per encoder call of `embed` (the encoder splits a batch past its own maximum). */
+const EMBED_BATCH = 32;
+
+export class ModelSession implements AsyncDisposable {
+  readonly id: string;
+  readonly input: ModelInput;
+  readonly encoder: EncoderContext;
+  readonly #options: SessionOptions;
+  readonly #stack = new StackBuffer();
+  readonly #running = new Set<Promise<unknown>>();
+  #disposal: Promise<void> | undefined;
+  #head: HeadContext | undefined;
+  #predictor: MaskedPredictorContext | undefined;
+  #predictorEncoder: EncoderContext | undefined;
+  #world: WorldModel | undefined;
+  #actionConditioned: AcWorldModel | undefined;
+
+  /** Takes the model over: disposing the session disposes it. */
+  constructor(
+    readonly model: Model,
+    options: SessionOptions = {},
+  ) {
+    this.#options = options;
+    this.id = options.id ?? model.spec.name;
+    this.input = new ModelInput(model.spec, options.input);
+    this.encoder = model.createContext(options.encoder);
+  }
+
+  /** Loads the file (Model.load: validated, weights scanned and mapped) into a session that owns it. */
+  static async load(path: string, options: SessionOptions = {}): Promise<ModelSession> {
+    const model = await Model.load(path, options);
+    try {
+      return new ModelSession(model, options);
+    } catch (err) {
+      await model.dispose();
+      throw err;
+    }
+  }
+
+  get spec(): ModelSpec {
+    return this.model.spec;
+  }
+
+  get device(): string {
+    return this.model.device;
+  }
+
+  /** Another stream of work over the same weights (a worker's second job at once); disposed with the session. */
+  createEncoder(options: EncoderContextOptions = this.#options.encoder ?? {}): EncoderContext {
+    return this.model.createContext(options);
+  }
+
+  head(): HeadContext {
+    if (!this.spec.head) throw badOption('model', `${this.id} has no classifier head`, 'unsupported_model');
+    this.#head ??= this.model.createHeadContext(this.#options.head);
+    return this.#head;
+  }
+
+  predictor(): MaskedPredictorContext {
+    if (this.spec.pred?.kind !== 'masked') throw badOption('model', `${this.id} has no masked predictor`, 'unsupported_model');
+    this.#predictor ??= this.model.createPredictorContext(this.#options.predictor);
+    return this.#predictor;
+  }
+
+  /** The encoder whose output the predictor reads: the shared one, or one in hierarchy mode (V-JEPA 2.1 g/G). */
+  predictorEncoder(): EncoderContext {
+    if (predictorEncoderOutput(this.spec) === 'final') return this.encoder;
+    this.#predictorEncoder ??= this.model.createContext({ ...this.#options.encoder, output: 'hierarchy' });
+    return this.#predictorEncoder;
+  }
+
+  world(): WorldModel {
+    if (this.spec.pred?.kind !== 'action')
+      throw badOption('model', `${this.id} is not a LeWorldModel (no action-conditioned predictor)`, 'unsupported_model');
+    this.#world ??= new WorldModel(this.model, this.#options.world);
+    return this.#world;
+  }
+
+  /** V-JEPA 2-AC's predictor and planner over this model. */
+  actionConditioned(): AcWorldModel {
+    if (this.spec.pred?.kind !== 'ac') throw badOption('model', `${this.id} has no V-JEPA 2-AC predictor`, 'unsupported_model');
+    this.#actionConditioned ??= new AcWorldModel(this.model, this.#options.actionConditioned);
+    return this.#actionConditioned;
+  }
+
+  /** The pooling a call uses: its own, else CLS where the model has one, else the patch mean; `field` names it in a refusal. */
+  choosePool(pool?: Pool, field = 'pool'): Pool {
+    return choosePool(this.spec, pool, field);
+  }
+
+  /** One vector per item of the outputs, in order: pooled, projected (lewm) or the head's pooler, then L2-normalised when asked. */
+  async pool(outs: readonly EncodeOutput[], pool: Pool, options: Omit<PoolOptions, 'pool'> = {}): Promise<Vector[]> {
+    const compute = options.compute ?? ((work) => work());
+    const vectors =
+      pool === 'lewm'
+        ? await compute(() => projectStates(this.world(), outs))
+        : pool === 'pooler'
+          ? await compute(() => headPooled(this.head(), outs))
+          : poolOutputs(outs, pool);
+    if (options.normalize) for (const v of vectors) l2NormalizeRows(v.values, v.shape[v.shape.length - 1]!);
+    return vectors;
+  }
+
+  /** Encodes tensors of one shape as one batch. */
+  encodeBatch(tensors: readonly ItemTensor[], encoder: EncoderContext = this.encoder): Promise<EncodeOutput> {
+    return this.#inFlight(async () => {
+      if (tensors.length === 0) throw new RangeError('encodeBatch: no tensors');
+      return this.#encodeBatch(tensors, encoder);
+    });
+  }
+
+  /** Tensors of one shape to one vector each: encoded as one batch, then pooled. */
+  embedBatch(tensors: readonly ItemTensor[], options: PoolOptions & { encoder?: EncoderContext } = {}): Promise<Vector[]> {
+    return this.#inFlight(async () => this.#embedBatch(tensors, this.choosePool(options.pool), options));
+  }
+
+  /**
+   * Image files, image bytes or tensors to one vector each, in order: the one call from an input to an
+   * embedding. Consecutive inputs of one shape share a batch (at most 32).
+   */
+  embed(inputs: readonly SessionInput[], options: PoolOptions = {}): Promise<Vector[]> {
+    return this.#inFlight(async () => this.#embed(inputs, this.choosePool(options.pool), options));
+  }
+
+  async #embed(inputs: readonly SessionInput[], pool: Pool, options: PoolOptions): Promise<Vector[]> {
+    const tensors = await Promise.all(inputs.map((i) => this.#tensor(i)));
+    const vectors: Vector[] = [];
+    for (let start = 0; start < tensors.length; ) {
+      const shape = tensors[start]!.shape.join();
+      let end = start + 1;
+      while (end < tensors.length && end - start < EMBED_BATCH && tensors[end]!.shape.join() === shape) end++;
+      vectors.push(...(await this.#embedBatch(tensors.slice(start, end), pool, options)));
+      start = end;
+    }
+    return vectors;
+  }
+
+  #encodeBatch(tensors: readonly ItemTensor[], encoder: EncoderContext): Promise<EncodeOutput> {
+    if (tensors.length === 1) return encoder.encode({ data: tensors[0]!.data, shape: [1, ...tensors[0]!.shape] });
+    return this.#stack.use(tensors, (input) => encoder.encode(input));
+  }
+
+  async #embedBatch(tensors: readonly ItemTensor[], pool: Pool, options: PoolOptions & { encoder?: EncoderContext }): Promise<Vector[]> {
+    return this.pool([await this.#encodeBatch(tensors, options.encoder ?? this.encoder)], pool, options);
+  }
+
+  /** Runs one of the session's calls, counted until it settles; refused once dispose() is called. */
+  #inFlight<T>(call: () => Promise<T>): Promise<T> {
+    if (this.#disposal) return Promise.reject(disposedError());
+    const running = call();
+    this.#running.add(running);
+    const done = () => this.#running.delete(running);
+    running.then(done, done);
+    return running;
+  }
+
+  #tensor(input: SessionInput): Promise<ItemTensor> {
+    if (typeof input === 'string') return this.input.image(input);
+    if (input instanceof Uint8Array) return this.input.imageBytes(input);
+    return Promise.resolve(input);
+  }
+
+  /**
+   * Refuses new calls, waits for the session's calls in flight (decoding included), then disposes every
+   * context and world model once its running work ends, then the weights. A second call returns the same promise.
+   */
+  dispose(): Promise<void> {
+    this.#disposal ??= Promise.allSettled([...this.#running]).then(() => this.model.dispose());
+    return this.#disposal;
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.dispose();
+  }
+}
