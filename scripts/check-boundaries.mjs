@@ -7,7 +7,11 @@
 //              tools' answers against the HTTP routes');
 //   testing    @jepa/testing only from test files, scripts and apps/bench;
 //   cycles     no circular imports among a package's src/ files, type-only and dynamic ones included
-//              (a cycle through types alone still ties the files' designs together).
+//              (a cycle through types alone still ties the files' designs together);
+//   one path   the engine, the corpus jobs, the front ends and the CLI load and run models through
+//              @jepa/session, never Model.load or a context of their own (ONE_PATH);
+//   environment the run-time switches are read once, in graph's runtime-options.ts: no other source of
+//              the packages that run graphs reads process.env (RUNTIME_PACKAGES).
 // Usage: node scripts/check-boundaries.mjs [root]; exits 1 and lists the violations when there are any.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
@@ -45,6 +49,12 @@ export const ALLOWED = [
 const WORKSPACE_DIRS = ['packages', 'apps'];
 const SOURCE = /\.(ts|mts|cts|js|mjs|cjs)$/;
 const SKIPPED_DIRS = new Set(['node_modules', 'dist', 'ggml', 'tmp', 'coverage']);
+/** The code that runs models through a session: no Model.load, createContext, createHeadContext or createPredictorContext. */
+const ONE_PATH = [/^packages\/(engine|corpus|server|mcp|search)\/src\//, /^apps\/cli\/src\//];
+const OWN_PIPELINE = /\bModel\.load\(|\.create(Head|Predictor)?Context\(/;
+/** The packages that run graphs, and the one file among them that reads the environment. */
+const RUNTIME_PACKAGES = /^packages\/(graph|worldmodel|session|engine)\/src\//;
+const RUNTIME_READER = 'packages/graph/src/runtime-options.ts';
 const SERVER_IMPORTERS = [/^apps\/cli\/src\/commands\/serve(\.ts|\/)/, /^apps\/bench\//, /^packages\/mcp\/test\//];
 
 /** Every workspace package: name, folder (relative to root, '/' separated) and exported subpaths. */
@@ -171,7 +181,20 @@ export function checkBoundaries(root) {
       const inPackage = file.slice(pkg.dir.length + 1);
       const test = isTestFile(inPackage);
       const inSrc = inPackage.startsWith('src/');
-      for (const { specifier, line } of importsOf(readFileSync(join(root, file), 'utf8'), file)) {
+      const text = readFileSync(join(root, file), 'utf8');
+      for (const [i, lineText] of text.split('\n').entries()) {
+        const own = ONE_PATH.some((r) => r.test(file)) ? OWN_PIPELINE.exec(lineText) : null;
+        if (own)
+          report(file, i + 1, 'one path', `'${own[0]}': run the model through its @jepa/session ModelSession, not a Model or context of its own`);
+        if (RUNTIME_PACKAGES.test(file) && file !== RUNTIME_READER && /\bprocess\.env\b/.test(lineText))
+          report(
+            file,
+            i + 1,
+            'environment',
+            `'process.env': read the switches from the model's RuntimeOptions (${RUNTIME_READER} reads the environment)`,
+          );
+      }
+      for (const { specifier, line } of importsOf(text, file)) {
         if (ALLOWED.some((a) => a.file === file && a.specifier === specifier)) continue;
         if (specifier.startsWith('.')) {
           const target = join(dirname(file), specifier).split(sep).join('/');

@@ -58,6 +58,10 @@ describe('import boundaries', () => {
     write('packages/gguf/scripts/forge.ts', "import '@jepa/testing';\n");
     write('apps/cli/src/commands/serve.ts', "import '@jepa/server';\nimport '@jepa/corpus';\n");
     write('apps/cli/src/commands/features.ts', "import '@jepa/server';\n");
+    write('apps/cli/src/commands/embed.ts', 'export const run = (m) => m.createContext();\n');
+    write('packages/corpus/src/load.ts', 'export const load = (M, p) => M.load(p);\nexport const own = (Model, p) => Model.load(p);\n');
+    write('packages/graph/src/switch.ts', 'export const on = process.env.JEPA_X;\n');
+    write('packages/graph/src/runtime-options.ts', 'export const env = () => process.env;\n');
 
     const r = check(fixture);
     expect(r.status).toBe(1);
@@ -66,11 +70,14 @@ describe('import boundaries', () => {
       .filter((l) => /^\S+:\d+: /.test(l))
       .map((l) => l.replace(/: '.*$|: circular.*$/, ''));
     expect(found).toEqual([
+      'apps/cli/src/commands/embed.ts:1: one path',
       'apps/cli/src/commands/features.ts:1: front ends',
       'packages/corpus/src/kit.ts:1: testing',
+      'packages/corpus/src/load.ts:2: one path',
       'packages/errors/src/up.ts:1: layers',
       'packages/graph/src/a.ts:1: cycles',
       'packages/graph/src/deep.ts:1: internals',
+      'packages/graph/src/switch.ts:1: environment',
       'packages/graph/test/leaves.test.ts:1: internals',
       'packages/mcp/src/http.ts:1: front ends',
       'packages/mcp/src/http.ts:1: layers',

@@ -1,6 +1,6 @@
 // The one way a command loads its model: the runtime and input flags into a session (@jepa/session),
 // which owns the model, its input recipe, its contexts and pooling. A failure names the -m file.
-import type { EncoderContextOptions } from '@jepa/graph';
+import { type EncoderContextOptions, type RuntimeOptions, runtimeFromEnv } from '@jepa/graph';
 import { ModelSession, type SessionOptions } from '@jepa/session';
 import { say } from './display-text.js';
 import { type InputFlags, inputOptions } from './input-options.js';
@@ -35,6 +35,14 @@ export function contextOptions(flags: RuntimeFlags): EncoderContextOptions {
   return o;
 }
 
+let runtime: RuntimeOptions | undefined;
+
+/** The JEPA_* switches, read from the environment once per process. */
+export function runtimeOptions(): RuntimeOptions {
+  runtime ??= runtimeFromEnv();
+  return runtime;
+}
+
 /** `-m FILE` as a session; `more` adds to the flags' options (an encoder's layers or output, the head's top k). */
 export async function openSession(
   path: string,
@@ -51,6 +59,8 @@ export async function openSession(
     ...(device ? { device } : {}),
     ...threads,
     ...(flags.allowNonfinite ? { allowNonFinite: true } : {}),
+    runtime: runtimeOptions(),
+    notice: say,
     input: inputOptions(flags, more.notice ?? say),
     encoder: { ...contextOptions(flags), ...more.encoder },
     head: { ...threads, ...noFlash, ...kv, ...timeoutMs, ...more.head },

@@ -4,6 +4,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type RuntimeOptions, runtimeFromEnv } from '@jepa/graph';
 import { EngineError, unavailable } from './errors.js';
 import { ItemLoader } from './items/item-loader.js';
 import { PathPolicy } from './items/path-policy.js';
@@ -42,6 +43,8 @@ export interface EngineOptions {
   threads?: number | undefined;
   /** `cpu`, `cuda`, `cuda:N` (default JEPA_DEVICE, else the CPU). */
   device?: string | undefined;
+  /** The run-time switches every model loads under (default: the environment's, read once here). */
+  runtime?: RuntimeOptions;
   /** Still images per encoder graph (default 8). */
   maxBatch?: number;
   /** How long a graph waits for more stills once the first has arrived (default 5 ms). */
@@ -99,6 +102,8 @@ export class Engine implements EngineCore {
     this.registry = new ModelRegistry(files, {
       ...(options.threads ? { threads: options.threads } : {}),
       ...(options.device ? { device: options.device } : {}),
+      runtime: options.runtime ?? runtimeFromEnv(),
+      notice: log,
       maxBatch,
       batcher: (encoder) => new Batcher(encoder, this.lane, this.metrics, { maxBatch, maxWaitMs }),
       keepAliveMs,

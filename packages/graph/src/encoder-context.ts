@@ -14,7 +14,6 @@ import { interpolatePositions } from './position-interpolation.js';
 import { tensorNames, type EncoderHparams, type Rope3dParams } from '@jepa/gguf';
 import { Deadline, kvTypeFor, runGraph, type NodeTiming } from './graph-runner.js';
 import { ModelContext } from './model-context.js';
-import { gpuPrecF32, maxBatch, maxGraphBytes } from './runtime-options.js';
 
 export interface EncoderContextOptions {
   device?: string | number;
@@ -302,8 +301,9 @@ export class EncoderContext extends ModelContext<EncoderGraph> {
 
   /** Items per graph: the requested maximum, shrunk until the estimated activations fit the budget. */
   #batchFor(tokens: number, inputFloats: number, batch: number): number {
-    let b = Math.min(batch, this.#options.maxBatch ?? maxBatch());
-    while (b > 1 && this.#estimateBytes(b, tokens, inputFloats) > maxGraphBytes()) b = Math.floor(b / 2);
+    const { runtime } = this.model;
+    let b = Math.min(batch, this.#options.maxBatch ?? runtime.maxBatch);
+    while (b > 1 && this.#estimateBytes(b, tokens, inputFloats) > runtime.maxGraphBytes) b = Math.floor(b / 2);
     return b;
   }
 
@@ -352,21 +352,20 @@ export class EncoderContext extends ModelContext<EncoderGraph> {
     const grid = patchGrid(geometry);
     const maskBytes = blockCausal ? blockCausalMaskBytes({ prefix: prefixTokens(e), slots: grid.t, tokensPerSlot: grid.h * grid.w }) : 0;
     const need = this.#estimateBytes(batch, tokens, patches * patchLen, stages) + 2 * maskBytes;
-    if (need > maxGraphBytes())
+    const { runtime, notice } = this.model;
+    if (need > runtime.maxGraphBytes)
       throw new GraphError(
         'OVER_BUDGET',
-        `one item of ${tokens} tokens needs about ${Math.ceil(need / 2 ** 20)} MiB of graph memory, over JEPA_MAX_GRAPH_MIB=${maxGraphBytes() / 2 ** 20}`,
+        `one item of ${tokens} tokens needs about ${Math.ceil(need / 2 ** 20)} MiB of graph memory, over JEPA_MAX_GRAPH_MIB=${runtime.maxGraphBytes / 2 ** 20}`,
       );
     if (maskBytes > 64 * 2 ** 20 && !maskNoticeShown) {
       maskNoticeShown = true;
-      process.stderr.write(
-        `jepa: the block-causal mask of ${tokens} tokens takes ${(maskBytes / 2 ** 20).toFixed(0)} MiB (held on the host and in the graph)\n`,
-      );
+      notice(`the block-causal mask of ${tokens} tokens takes ${(maskBytes / 2 ** 20).toFixed(0)} MiB (held on the host and in the graph)`);
     }
     const gpu = !this.runner.backend.isCpu;
     if (gpu && this.kvType === GGML_F32 && flash && !cudaKvNoticeShown) {
       cudaKvNoticeShown = true;
-      process.stderr.write('jepa: flash attention on the GPU converts K/V to F16 whatever is asked; --no-flash is the F32 path there\n');
+      notice('flash attention on the GPU converts K/V to F16 whatever is asked; --no-flash is the F32 path there');
     }
     return buildEncoderGraph(
       e,
@@ -376,7 +375,7 @@ export class EncoderContext extends ModelContext<EncoderGraph> {
         flash,
         kvType: this.kvType,
         blockCausal,
-        precF32: gpu && gpuPrecF32(),
+        precF32: gpu && runtime.gpuPrecF32,
         hierarchy: this.#options.output === 'hierarchy',
         layers: this.layers,
         stages,

@@ -5,7 +5,6 @@ import { NativeError, openBackend, type Backend, type Context, type Graph } from
 import { GraphError } from './errors.js';
 import type { ModelHandle } from './model-handle.js';
 import { GGML_F16, GGML_F32 } from './layers/attention.js';
-import { kvOverride, sharedCompute, validateGraphs } from './runtime-options.js';
 
 export interface BuiltGraph {
   ctx: Context;
@@ -49,7 +48,7 @@ export class GraphRunner<G extends BuiltGraph> implements AsyncDisposable {
     if (cached) return this.place(cached);
     let g = build(flash);
     try {
-      if (validateGraphs()) g.graph.validate(this.backend);
+      if (this.#model.runtime.validateGraphs) g.graph.validate(this.backend);
     } catch (err) {
       if (!flash || !(err instanceof NativeError) || err.code !== 'UNSUPPORTED_OP') throw disposed(g, err);
       disposed(g, err);
@@ -61,11 +60,11 @@ export class GraphRunner<G extends BuiltGraph> implements AsyncDisposable {
       }
       if (!naiveNoticeShown) {
         naiveNoticeShown = true;
-        process.stderr.write(`jepa: ${err.message}; naive attention runs instead of flash attention on ${this.#model.device}\n`);
+        this.#model.notice(`${err.message}; naive attention runs instead of flash attention on ${this.#model.device}`);
       }
     }
     try {
-      g.graph.allocate(this.backend, { shared: sharedCompute() });
+      g.graph.allocate(this.backend, { shared: this.#model.runtime.sharedCompute });
     } catch (err) {
       throw disposed(g, err);
     }
@@ -80,7 +79,7 @@ export class GraphRunner<G extends BuiltGraph> implements AsyncDisposable {
    * which a cache of one graph per batch size would reach under varied load.
    */
   place(g: G): G {
-    if (!g.graph.placed) g.graph.allocate(this.backend, { shared: sharedCompute() });
+    if (!g.graph.placed) g.graph.allocate(this.backend, { shared: this.#model.runtime.sharedCompute });
     return g;
   }
 
@@ -212,9 +211,9 @@ export function timingsByOp(nodes: readonly NodeTiming[]): { op: string; ms: num
   return [...by.values()].sort((a, b) => b.ms - a.ms);
 }
 
-/** The flash-attention K/V type: forced by the option or JEPA_KV_*, else F32 for f32 files and F16 otherwise. */
-export function kvTypeFor(model: Pick<ModelHandle, 'spec'>, forced: 'f16' | 'f32' | undefined): number {
-  const kv = forced ?? kvOverride();
+/** The flash-attention K/V type: forced by the option or the runtime's (JEPA_KV_*), else F32 for f32 files and F16 otherwise. */
+export function kvTypeFor(model: Pick<ModelHandle, 'spec' | 'runtime'>, forced: 'f16' | 'f32' | undefined): number {
+  const kv = forced ?? model.runtime.kv;
   if (kv) return kv === 'f16' ? GGML_F16 : GGML_F32;
   const ft = model.spec.fileType;
   return ft === null || ft === 0 ? GGML_F32 : GGML_F16;

@@ -52,7 +52,7 @@ export { applyRope } from './layers/rope-apply.js';
 export { headsMajor, packedPart, type HeadLayout } from './layers/head-split.js';
 export { graphInput, maskInput, ropeInputs } from './layers/graph-inputs.js';
 export { ADALN_BLOCK_TENSORS, BLOCK_TENSORS, graphContext } from './layers/graph-budget.js';
-export { gpuPrecF32, maxGraphBytes } from './runtime-options.js';
+export { runtimeFromEnv, type RuntimeOptions } from './runtime-options.js';
 export type { Weights } from './weights.js';
 export {
   patchMatrix,

@@ -4,6 +4,7 @@ import { loadModelSpec, type ModelSpec } from '@jepa/gguf';
 import { defaultThreads, openBackend, resolveDevice, trimHeap, type Backend } from '@jepa/native';
 import { EncoderContext, type EncoderContextOptions } from './encoder-context.js';
 import { GraphError } from './errors.js';
+import { type RuntimeOptions, runtimeFromEnv } from './runtime-options.js';
 import type { ModelHandle, ModelOwned } from './model-handle.js';
 import { HeadContext, type HeadContextOptions } from './heads/head-context.js';
 import { MaskedPredictorContext, type PredictorContextOptions } from './predictor/masked-predictor-context.js';
@@ -19,11 +20,17 @@ export interface ModelLoadOptions {
    * quantized block scale, and refuses such a file with GraphError NON_FINITE naming the tensor.
    */
   allowNonFinite?: boolean;
+  /** The run-time switches (runtimeFromEnv: JEPA_MAX_BATCH, JEPA_PANEL, ...); default the environment's, read now. */
+  runtime?: RuntimeOptions;
+  /** Told what the caller may want to know (a fallback the model's parts take), one line each; default silent. */
+  notice?: (message: string) => void;
 }
 
 export class Model implements ModelHandle, AsyncDisposable {
   readonly device: string;
   readonly threads: number;
+  readonly runtime: RuntimeOptions;
+  readonly notice: (message: string) => void;
   #weights: Weights | undefined;
   #backend: Backend | undefined;
   readonly #owned = new Set<ModelOwned>();
@@ -36,9 +43,12 @@ export class Model implements ModelHandle, AsyncDisposable {
     threads: number,
     backend: Backend,
     weights: Weights,
+    options: ModelLoadOptions & { runtime: RuntimeOptions },
   ) {
     this.device = device;
     this.threads = threads;
+    this.runtime = options.runtime;
+    this.notice = options.notice ?? (() => {});
     this.#backend = backend;
     this.#weights = weights;
   }
@@ -51,10 +61,11 @@ export class Model implements ModelHandle, AsyncDisposable {
     const spec = loadModelSpec(path);
     const device = resolveDevice(options.device);
     const threads = options.threads ?? defaultThreads();
+    const runtime = options.runtime ?? runtimeFromEnv();
     const backend = openBackend({ device, threads });
     try {
-      const weights = await loadWeights(spec, path, backend, { allowNonFinite: options.allowNonFinite === true, threads });
-      return new Model(spec, path, device, threads, backend, weights);
+      const weights = await loadWeights(spec, path, backend, runtime, { allowNonFinite: options.allowNonFinite === true, threads });
+      return new Model(spec, path, device, threads, backend, weights, { ...options, runtime });
     } catch (err) {
       backend.dispose();
       throw err;

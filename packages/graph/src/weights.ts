@@ -18,7 +18,7 @@ import {
 } from '@jepa/native';
 import { expectedTensors, GgmlType, type GgufTensorInfo, type ModelSpec } from '@jepa/gguf';
 import { GraphError } from './errors.js';
-import { cpuNodesEnabled, panelSetting } from './runtime-options.js';
+import type { RuntimeOptions } from './runtime-options.js';
 
 // @jepa/gguf's copy of ggml's type ids (checked against the addon's by a native test), so that importing
 // this module does not load the addon
@@ -43,6 +43,8 @@ export interface Weights extends Disposable {
   readonly rowsKernel: string | undefined;
   /** Graphs over these tensors run on the CPU backend and may use its own nodes (JEPA_CPU_NODES=0: not). */
   readonly onCpu: boolean;
+  /** And this engine's CPU flash-attention kernel among them (JEPA_FLASH_CPU=0: not). */
+  readonly flashCpu: boolean;
   /**
    * The bytes the weights hold once loaded: every buffer allocated for them (device, repacked, panels,
    * dequantized rows) and the mapped file bytes still in use (less the ones a panel replaced).
@@ -56,8 +58,8 @@ export interface Weights extends Disposable {
  * several times faster; ggml decides per type and shape, and what it cannot repack stays mapped.
  * JEPA_REPACK=0 keeps everything mapped.
  */
-function repackCandidates(spec: ModelSpec, backend: Backend, panels: ReadonlySet<string>): GgufTensorInfo[] {
-  if (!backend.isCpu || process.env.JEPA_REPACK === '0' || !backend.bufferTypes().includes('CPU_REPACK')) return [];
+function repackCandidates(spec: ModelSpec, backend: Backend, panels: ReadonlySet<string>, runtime: RuntimeOptions): GgufTensorInfo[] {
+  if (!backend.isCpu || !runtime.repack || !backend.bufferTypes().includes('CPU_REPACK')) return [];
   return [...spec.tensors.values()].filter((t) => t.shape.length === 2 && typeTraits(t.type).isQuantized && !panels.has(t.name));
 }
 
@@ -67,21 +69,21 @@ function repackCandidates(spec: ModelSpec, backend: Backend, panels: ReadonlySet
  * AVX-512 one, unless JEPA_PANEL forces a quantized kernel; the mapped original stays readable for any
  * other use. JEPA_PANEL (runtime-options).
  */
-function panelCandidates(spec: ModelSpec, backend: Backend): GgufTensorInfo[] {
-  const setting = panelSetting();
-  if (!backend.isCpu || !setting.enabled || !cpuNodesEnabled()) return [];
+function panelCandidates(spec: ModelSpec, backend: Backend, runtime: RuntimeOptions): GgufTensorInfo[] {
+  const setting = runtime.panel;
+  if (!backend.isCpu || !setting.enabled || !runtime.cpuNodes) return [];
   const info = buildInfo();
   const matmul = matmulNames(spec);
   const wanted = (t: GgufTensorInfo) =>
     t.type === GGML_F32 || t.type === GGML_F16
-      ? f32PanelsWanted() && matmul.has(t.name)
+      ? f32PanelsWanted(runtime) && matmul.has(t.name)
       : t.type === GGML_I8
         ? !!info.panelKernelRows && (setting.kernel === undefined || ROWS_KERNELS.has(setting.kernel)) && matmul.has(t.name)
         : !!info.panelKernel && (setting.kernel === undefined || BLOCK_KERNELS.has(setting.kernel)) && PANEL_TYPES.has(t.type);
   return [...spec.tensors.values()].filter((t) => wanted(t) && t.shape.length === 2 && panelBytesOrNull(t.type, t.shape[1]!, t.shape[0]!) !== null);
 }
 
-const f32PanelsWanted = () => !!buildInfo().panelKernelF32 && panelSetting().enabled && panelSetting().kernel === undefined && cpuNodesEnabled();
+const f32PanelsWanted = (r: RuntimeOptions) => !!buildInfo().panelKernelF32 && r.panel.enabled && r.panel.kernel === undefined && r.cpuNodes;
 
 function matmulNames(spec: ModelSpec): Set<string> {
   return new Set(
@@ -174,7 +176,13 @@ export async function checkFinite(spec: ModelSpec, mapping: Mapping, threads = 1
   );
 }
 
-export async function loadWeights(spec: ModelSpec, path: string, backend: Backend, options: WeightsLoadOptions = {}): Promise<Weights> {
+export async function loadWeights(
+  spec: ModelSpec,
+  path: string,
+  backend: Backend,
+  runtime: RuntimeOptions,
+  options: WeightsLoadOptions = {},
+): Promise<Weights> {
   const mapping: Mapping = mapFile(path);
   if (!options.allowNonFinite) {
     try {
@@ -184,10 +192,10 @@ export async function loadWeights(spec: ModelSpec, path: string, backend: Backen
       throw err;
     }
   }
-  return bindWeights(spec, mapping, backend);
+  return bindWeights(spec, mapping, backend, runtime);
 }
 
-async function bindWeights(spec: ModelSpec, mapping: Mapping, backend: Backend): Promise<Weights> {
+async function bindWeights(spec: ModelSpec, mapping: Mapping, backend: Backend, runtime: RuntimeOptions): Promise<Weights> {
   const tensors = new Map<string, Tensor>();
   const panels = new Map<string, Tensor>();
   const contexts: Context[] = [];
@@ -202,11 +210,11 @@ async function bindWeights(spec: ModelSpec, mapping: Mapping, backend: Backend):
   };
   try {
     const dataOffset = spec.header.dataOffset;
-    const panelInfos = panelCandidates(spec, backend);
+    const panelInfos = panelCandidates(spec, backend, runtime);
     const panelled = new Set(panelInfos.map((t) => t.name));
     const unpanelledRows = rowsWeights(spec).filter((t) => !panelled.has(t.name));
     if (unpanelledRows.length > 0) await dequantizeRows(spec, mapping, backend, unpanelledRows, tensors, contexts, buffers);
-    const candidates = repackCandidates(spec, backend, panelled).filter((t) => t.type !== GGML_I8);
+    const candidates = repackCandidates(spec, backend, panelled, runtime).filter((t) => t.type !== GGML_I8);
     if (candidates.length > 0) {
       const ctx = createContext(candidates.length + 2);
       contexts.push(ctx);
@@ -251,7 +259,7 @@ async function bindWeights(spec: ModelSpec, mapping: Mapping, backend: Backend):
       }
     }
     const halfPanels =
-      backend.isCpu && f32PanelsWanted() ? unpanelledRows.filter((t) => panelBytesOrNull(GGML_F16, t.shape[1]!, t.shape[0]!) !== null) : [];
+      backend.isCpu && f32PanelsWanted(runtime) ? unpanelledRows.filter((t) => panelBytesOrNull(GGML_F16, t.shape[1]!, t.shape[0]!) !== null) : [];
     if (halfPanels.length > 0) {
       const ctx = createContext(halfPanels.length + 2);
       contexts.push(ctx);
@@ -289,9 +297,10 @@ async function bindWeights(spec: ModelSpec, mapping: Mapping, backend: Backend):
     },
     has: (name) => tensors.has(name),
     panel: (name) => panels.get(name),
-    panelKernel: BLOCK_KERNELS.has(panelSetting().kernel ?? '') ? panelSetting().kernel : undefined,
-    rowsKernel: ROWS_KERNELS.has(panelSetting().kernel ?? '') ? panelSetting().kernel : undefined,
-    onCpu: backend.isCpu && cpuNodesEnabled(),
+    panelKernel: BLOCK_KERNELS.has(runtime.panel.kernel ?? '') ? runtime.panel.kernel : undefined,
+    rowsKernel: ROWS_KERNELS.has(runtime.panel.kernel ?? '') ? runtime.panel.kernel : undefined,
+    onCpu: backend.isCpu && runtime.cpuNodes,
+    flashCpu: backend.isCpu && runtime.cpuNodes && runtime.flashCpu,
     bytes,
     dispose,
     [Symbol.dispose]: dispose,

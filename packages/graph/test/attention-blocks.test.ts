@@ -34,6 +34,8 @@ interface Case {
   kvType: number;
   masked: boolean;
   maxNodeWork: number;
+  /** This engine's CPU kernel (default) or ggml's (false: what JEPA_FLASH_CPU=0 gives). */
+  cpuFlash?: boolean;
 }
 
 /** Runs one attention of q, k, v laid out [hd, heads, tokens] and permuted to [hd, tokens, heads] (as the encoder's heads()). */
@@ -50,6 +52,7 @@ async function run(c: Case, timeoutMs?: number): Promise<{ bits: Uint32Array; no
     flash: true,
     kvType: c.kvType,
     cpu: true,
+    cpuFlash: c.cpuFlash ?? true,
     maxNodeWork: c.maxNodeWork,
   });
   const size = c.hd * c.heads * c.n;
@@ -116,20 +119,14 @@ describe('flash attention in blocks of queries on the CPU', () => {
     for (const masked of [false, true]) {
       it(`${name}${masked ? ', block-causal mask' : ''}: two blocks (1024 and 1176 queries) give the bits of one node`, async () => {
         if (flashCpu === '1') expect(buildInfo().flashAttnCpu).not.toBeNull();
-        const before = process.env.JEPA_FLASH_CPU;
-        process.env.JEPA_FLASH_CPU = flashCpu;
-        try {
-          const whole = await run({ ...base, kvType, masked, maxNodeWork: Number.POSITIVE_INFINITY });
-          const split = await run({ ...base, kvType, masked, maxNodeWork: perQuery * 1024 });
-          expect(split.nodes).toBeGreaterThan(whole.nodes); // two attention nodes and a concat
-          expect(sameBits(split.bits, whole.bits)).toBe(true);
-          // negative control: the comparison sees a change (the mask's)
-          const other = await run({ ...base, kvType, masked: !masked, maxNodeWork: perQuery * 1024 });
-          expect(sameBits(other.bits, whole.bits)).toBe(false);
-        } finally {
-          if (before === undefined) delete process.env.JEPA_FLASH_CPU;
-          else process.env.JEPA_FLASH_CPU = before;
-        }
+        const cpuFlash = flashCpu === '1';
+        const whole = await run({ ...base, kvType, masked, cpuFlash, maxNodeWork: Number.POSITIVE_INFINITY });
+        const split = await run({ ...base, kvType, masked, cpuFlash, maxNodeWork: perQuery * 1024 });
+        expect(split.nodes).toBeGreaterThan(whole.nodes); // two attention nodes and a concat
+        expect(sameBits(split.bits, whole.bits)).toBe(true);
+        // negative control: the comparison sees a change (the mask's)
+        const other = await run({ ...base, kvType, masked: !masked, cpuFlash, maxNodeWork: perQuery * 1024 });
+        expect(sameBits(other.bits, whole.bits)).toBe(false);
       });
     }
   }

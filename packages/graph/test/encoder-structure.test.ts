@@ -3,7 +3,7 @@
 import { FAMILIES, forgeHparams, forgeModel, type Family } from '@jepa/gguf';
 import { buildInfo } from '@jepa/native';
 import { describe, expect, it } from 'vitest';
-import { Model, timingsByOp, type EncoderInput } from '../src/index.js';
+import { Model, runtimeFromEnv, timingsByOp, type EncoderInput } from '../src/index.js';
 
 function clipInput(batch: number, frames: number, size: number, seed: number): EncoderInput {
   const shape = frames === 1 ? [batch, 3, size, size] : [batch, 3, frames, size, size];
@@ -131,24 +131,20 @@ describe('budget and precision policy', () => {
     const model = await Model.load(forgeModel('hfvit').path, { threads: 1 });
     const input = clipInput(6, 1, 8, 4);
     const full = await model.createContext().encode(input);
-    const saved = process.env.JEPA_MAX_GRAPH_MIB;
-    try {
-      // one MiB holds a few of these items' activations, not six
-      process.env.JEPA_MAX_GRAPH_MIB = '1';
-      const shrunk = await model.createContext().encode(input);
-      expect(bits(shrunk.tokens).equals(bits(full.tokens))).toBe(true);
-      const big = await Model.load(
-        forgeModel('hfvit', { edit: (h) => ({ ...h, enc: { ...h.enc, imgSize: 64, gridSize: 16, nPatches: 256 } }) }).path,
-        { threads: 1 },
-      );
-      await expect(big.createContext({ noFlash: true }).encode(clipInput(1, 1, 64, 1))).rejects.toMatchObject({ code: 'OVER_BUDGET' });
-      await expect(big.createContext({ noFlash: true }).prepare([1, 3, 64, 64])).rejects.toMatchObject({ code: 'OVER_BUDGET' });
-      await expect(big.createContext().prepare([2, 3, 64, 64])).resolves.toBeUndefined();
-      big.dispose();
-    } finally {
-      if (saved === undefined) delete process.env.JEPA_MAX_GRAPH_MIB;
-      else process.env.JEPA_MAX_GRAPH_MIB = saved;
-    }
+    // one MiB holds a few of these items' activations, not six
+    const small = { runtime: runtimeFromEnv({ JEPA_MAX_GRAPH_MIB: '1' }), threads: 1 };
+    const budgeted = await Model.load(model.path, small);
+    const shrunk = await budgeted.createContext().encode(input);
+    expect(bits(shrunk.tokens).equals(bits(full.tokens))).toBe(true);
+    const big = await Model.load(
+      forgeModel('hfvit', { edit: (h) => ({ ...h, enc: { ...h.enc, imgSize: 64, gridSize: 16, nPatches: 256 } }) }).path,
+      small,
+    );
+    await expect(big.createContext({ noFlash: true }).encode(clipInput(1, 1, 64, 1))).rejects.toMatchObject({ code: 'OVER_BUDGET' });
+    await expect(big.createContext({ noFlash: true }).prepare([1, 3, 64, 64])).rejects.toMatchObject({ code: 'OVER_BUDGET' });
+    await expect(big.createContext().prepare([2, 3, 64, 64])).resolves.toBeUndefined();
+    big.dispose();
+    budgeted.dispose();
     model.dispose();
   });
 
@@ -158,12 +154,10 @@ describe('budget and precision policy', () => {
     expect(f32.createContext().kvType).toBe(0);
     expect(f16.createContext().kvType).toBe(1);
     expect(f16.createContext({ kv: 'f32' }).kvType).toBe(0);
-    process.env.JEPA_KV_F16 = '1';
-    try {
-      expect(f32.createContext().kvType).toBe(1);
-    } finally {
-      delete process.env.JEPA_KV_F16;
-    }
+    const forced = await Model.load(f32.path, { threads: 1, runtime: runtimeFromEnv({ JEPA_KV_F16: '1' }) });
+    expect(forced.createContext().kvType).toBe(1);
+    expect(forced.createContext({ kv: 'f32' }).kvType).toBe(0);
+    forced.dispose();
     // F16 K/V really changes the arithmetic of an f32 model (and only a little)
     const input = clipInput(1, 1, 8, 5);
     const a = await f32.createContext().encode(input);

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { readNpy } from '@jepa/preprocess';
 import { REFERENCE_HEADS } from '@jepa/testing';
 import { describe, expect, it } from 'vitest';
-import { Model, compareTokens, judge, policyRow, type PredictorContextOptions } from '../src/index.js';
+import { Model, compareTokens, judge, policyRow, runtimeFromEnv, type PredictorContextOptions } from '../src/index.js';
 
 const root = REFERENCE_HEADS;
 const npy = (dir: string, name: string) => readNpy(join(root, dir, `${name}.npy`)).data;
@@ -87,12 +87,13 @@ describe('masked predictors against the float64 reference', () => {
     await expect(ctx.predict({ tokens, dim, contextIds: [-1], targetIds: [3] })).rejects.toMatchObject({ code: 'OFF_GRID' });
     await expect(ctx.predict({ tokens, dim, contextIds: [0.5], targetIds: [3] })).rejects.toThrow(/off the predictor grid/);
     await expect(ctx.predict({ tokens, dim: 16, contextIds: [0], targetIds: [3] })).rejects.toMatchObject({ code: 'BAD_INPUT' });
-    process.env.JEPA_MAX_GRAPH_MIB = '1';
-    try {
-      await expect(ctx.predict({ tokens, dim, contextIds: new Array(3000).fill(0), targetIds: [3] })).rejects.toMatchObject({ code: 'OVER_BUDGET' });
-    } finally {
-      delete process.env.JEPA_MAX_GRAPH_MIB;
-    }
+    const budgeted = await Model.load(model.path, { threads: 1, runtime: runtimeFromEnv({ JEPA_MAX_GRAPH_MIB: '1' }) });
+    await expect(
+      budgeted.createPredictorContext().predict({ tokens, dim, contextIds: new Array(3000).fill(0), targetIds: [3] }),
+    ).rejects.toMatchObject({ code: 'OVER_BUDGET' });
+    // negative control: the same call under the default budget is refused only for being off the grid, if at all
+    await expect(ctx.predict({ tokens, dim, contextIds: new Array(3000).fill(0), targetIds: [3] })).resolves.toBeDefined();
+    budgeted.dispose();
     model.dispose();
   });
 });

@@ -85,6 +85,7 @@ export function buildLewmPredictorGraph(
       kvType: GGML_F32,
       precF32: o.precF32,
       cpu: w.onCpu,
+      cpuFlash: w.flashCpu,
     });
     x = ctx.add(x, ctx.mul(linear(ctx, ctx.reshape(att, [inner, rows]), w, `${blk}.attn.proj`, o.precF32), chunk(2)));
 

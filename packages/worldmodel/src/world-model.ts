@@ -3,7 +3,7 @@
 // the goal cost, and CEM planning with every candidate of an iteration batched into one graph.
 import { type ActionStats, denormalizeActions, normalizeActions } from './action-stats.js';
 import type { ActionPredictorHparams } from '@jepa/gguf';
-import { gpuPrecF32, maxGraphBytes, type BuiltGraph, type EncoderInput, type Model, type ModelLoadOptions } from '@jepa/graph';
+import type { BuiltGraph, EncoderInput, Model, ModelLoadOptions } from '@jepa/graph';
 import { planCem, type CemOptions } from './cem.js';
 import { causalMaskF16 } from './causal-mask.js';
 import { WorldModelError } from './errors.js';
@@ -98,7 +98,7 @@ export class WorldModel extends ModelOwner<AnyGraph> {
     return this.runner.serial(async () => {
       const backend = this.runner.backend;
       const g = this.runner.graph(`projector:${rows}`, () =>
-        buildMlpGraph(this.model.weights, 'pred.projector', this.#p.projAct, D, rows, !backend.isCpu && gpuPrecF32()),
+        buildMlpGraph(this.model.weights, 'pred.projector', this.#p.projAct, D, rows, !backend.isCpu && this.model.runtime.gpuPrecF32),
       ) as MlpGraph;
       g.input.set(cls);
       await g.graph.compute(backend);
@@ -206,7 +206,7 @@ export class WorldModel extends ModelOwner<AnyGraph> {
     // short sequences: flash with F32 K/V on the CPU; elsewhere the F32 naive path (CUDA's flash forces F16 K/V)
     const flash = !this.#options.noFlash && this.model.weights.onCpu;
     const g = this.runner.graph(`predictor:${K}:${T}`, () =>
-      buildLewmPredictorGraph(p, this.model.weights, T, K, { flash, precF32: !backend.isCpu && gpuPrecF32(), causal }),
+      buildLewmPredictorGraph(p, this.model.weights, T, K, { flash, precF32: !backend.isCpu && this.model.runtime.gpuPrecF32, causal }),
     ) as LewmPredictorGraph;
     g.embs.set(embs.data);
     g.actions.set(actions.data);
@@ -253,10 +253,10 @@ export class WorldModel extends ModelOwner<AnyGraph> {
   #checkBudget(K: number, T: number): void {
     const p = this.#p;
     const need = 4 * K * T * (10 * p.embedDim + 4 * p.nHead * p.headDim + 2 * p.ffnDim + 2 * p.projHidden + p.actionHidden);
-    if (need > maxGraphBytes())
+    if (need > this.model.runtime.maxGraphBytes)
       throw new WorldModelError(
         'OVER_BUDGET',
-        `${K} candidates of ${T} steps need about ${Math.ceil(need / 2 ** 20)} MiB of graph memory, over JEPA_MAX_GRAPH_MIB=${maxGraphBytes() / 2 ** 20}`,
+        `${K} candidates of ${T} steps need about ${Math.ceil(need / 2 ** 20)} MiB of graph memory, over JEPA_MAX_GRAPH_MIB=${this.model.runtime.maxGraphBytes / 2 ** 20}`,
       );
   }
 

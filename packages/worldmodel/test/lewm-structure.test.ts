@@ -3,6 +3,7 @@
 // and K batched candidates = K separate calls.
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { runtimeFromEnv } from '@jepa/graph';
 import { WorldModel, type Sequences } from '../src/index.js';
 
 const path = resolve(import.meta.dirname, '../../../fixtures/reference-heads/lewm/model.gguf');
@@ -120,14 +121,11 @@ describe('LeWM structure (CPU, bit-exact)', () => {
       wm.rollout({ data: new Float32Array(3 * Dp), candidates: 1, steps: 3 }, { data: new Float32Array(2 * A), candidates: 1, steps: 2 }),
     ).rejects.toThrow(/cannot follow/);
     expect(() => wm.normalizeActions(new Float32Array(A))).toThrow(/no action statistics/);
-    process.env.JEPA_MAX_GRAPH_MIB = '1';
-    try {
-      await expect(
-        wm.rollout({ data: new Float32Array(Dp), candidates: 1, steps: 1 }, { data: new Float32Array(2000 * 5 * A), candidates: 2000, steps: 5 }),
-      ).rejects.toMatchObject({ code: 'OVER_BUDGET' });
-    } finally {
-      delete process.env.JEPA_MAX_GRAPH_MIB;
-    }
+    const budgeted = await WorldModel.load(path, { threads: 1, runtime: runtimeFromEnv({ JEPA_MAX_GRAPH_MIB: '1' }) });
+    await expect(
+      budgeted.rollout({ data: new Float32Array(Dp), candidates: 1, steps: 1 }, { data: new Float32Array(2000 * 5 * A), candidates: 2000, steps: 5 }),
+    ).rejects.toMatchObject({ code: 'OVER_BUDGET' });
+    budgeted.dispose();
     wm.dispose();
   });
 });

@@ -1,5 +1,5 @@
 // How `addons` and `cpu-levels` print their rows.
-import { type VariantRow } from '../variants-bench.js';
+import type { VariantRow } from '../variants-bench.js';
 import { variantsMarkdown } from '../variants-bench.js';
 import { machineInfo } from '../machine.js';
 

@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import type { QueueBenchOptions } from '../queue/queue-bench.js';
 import { machineInfo } from '../machine.js';
-import { int, intList, list } from '../cli-args.js';
+import { int, intList } from '../cli-args.js';
 
 export function registerQueueBench(program: Command): void {
   program

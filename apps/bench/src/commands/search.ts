@@ -1,7 +1,7 @@
 // `jepa-bench search`.
 import type { Command } from 'commander';
 import { machineInfo } from '../machine.js';
-import { count, int, intList, list } from '../cli-args.js';
+import { count, int, intList } from '../cli-args.js';
 
 export function registerSearchBench(program: Command): void {
   program

@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import type { ServeBenchOptions } from '../serve-bench.js';
 import { machineInfo } from '../machine.js';
-import { count, int, intList, list } from '../cli-args.js';
+import { int, intList, list } from '../cli-args.js';
 import { cliBuilds } from '../cli-builds.js';
 
 export function registerServeBench(program: Command): void {

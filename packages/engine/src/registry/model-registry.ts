@@ -192,6 +192,8 @@ export class ModelRegistry {
       id: entry.id,
       ...(o.threads ? { threads: o.threads } : {}),
       ...(o.device ? { device: o.device } : {}),
+      runtime: o.runtime,
+      notice: o.notice,
       encoder: { maxBatch: o.maxBatch },
       input: { exifOrient: true, decoder: 'native' },
     });

@@ -1,7 +1,7 @@
 // One loaded model in the engine: its card, and its session (the encoder context shared by every
 // request, the head, predictor and world-model parts made on first use) behind the engine's batchers.
 import type { ModelSpec } from '@jepa/gguf';
-import type { EncoderContext, HeadContext, MaskedPredictorContext, Model } from '@jepa/graph';
+import type { EncoderContext, HeadContext, MaskedPredictorContext, Model, RuntimeOptions } from '@jepa/graph';
 import type { ModelInput } from '@jepa/input';
 import type { ModelSession } from '@jepa/session';
 import type { WorldModel } from '@jepa/worldmodel';
@@ -68,6 +68,9 @@ export function modelCard(id: string, created: number, s: ModelSpec, residency: 
 export interface SlotOptions {
   threads?: number;
   device?: string;
+  runtime: RuntimeOptions;
+  /** Where the models' notices go (a fallback taken), one line each. */
+  notice: (message: string) => void;
   maxBatch: number;
   /** The batcher that feeds this model's encoder context. */
   batcher: (encoder: EncoderContext) => Batcher;

@@ -72,6 +72,7 @@ export function buildAttentiveHeadGraph(
     kvType: GGML_F32,
     precF32: o.precF32,
     cpu: w.onCpu,
+    cpuFlash: w.flashCpu,
   });
   let y = ctx.add(query, o1);
   const m = layerNorm(ctx, y, w, 'head.xattn.ln2', h.lnEps);

@@ -2,7 +2,6 @@
 import { GraphError } from '../errors.js';
 import type { EncodeOutput } from '../encoder-context.js';
 import type { ModelHandle } from '../model-handle.js';
-import { gpuPrecF32 } from '../runtime-options.js';
 import { buildAttentiveHeadGraph, type AttentiveHeadGraph } from './attentive-head-graph.js';
 import { buildLinearHeadGraph, type LinearHeadGraph } from './linear-head-graph.js';
 import { Deadline, kvTypeFor, runGraph } from '../graph-runner.js';
@@ -92,7 +91,7 @@ export class HeadContext extends ModelContext<AttentiveHeadGraph | LinearHeadGra
     const n = out.nTokens - from;
     if (n < 1 || out.nTokens - out.prefix < 1) throw new GraphError('BAD_INPUT', 'the encoder output has no patch tokens');
     const backend = this.runner.backend;
-    const precF32 = !backend.isCpu && gpuPrecF32();
+    const precF32 = !backend.isCpu && this.model.runtime.gpuPrecF32;
     const g = this.runner.graph(
       String(n),
       (flash) =>

@@ -10,7 +10,6 @@
 // block of queries (each query's softmax is over all keys either way, so the bits are the same) and
 // the blocks' outputs are concatenated.
 import { buildInfo, type Context, type Tensor } from '@jepa/native';
-import { flashCpuEnabled } from '../runtime-options.js';
 
 export const GGML_F32 = 0;
 export const GGML_F16 = 1;
@@ -26,6 +25,8 @@ export interface AttentionOptions {
   precF32?: boolean;
   /** The graph runs on the CPU backend (Weights.onCpu). */
   cpu?: boolean;
+  /** This engine's CPU flash kernel may run there (Weights.flashCpu; JEPA_FLASH_CPU=0: ggml's). */
+  cpuFlash?: boolean;
   /** On the CPU, the most multiply-adds one flash node may do (default ATTENTION_NODE_WORK). */
   maxNodeWork?: number;
 }
@@ -112,7 +113,7 @@ export function attention(ctx: Context, q: Tensor, k: Tensor, v: Tensor, o: Atte
     // The kernel works on 16 queries per vector: shorter sequences (LeWM's few steps) stay on ggml's row
     // kernel. A split has blocks of at least MIN_SPLIT_BLOCK queries, so nQ decides.
     const kvOk = (o.kvType === GGML_F32 && nQ >= 16) || (kvF16 && nQ >= 64);
-    const own = !!o.cpu && kvOk && flashCpuEnabled() && buildInfo().flashAttnCpu !== null;
+    const own = !!o.cpu && !!o.cpuFlash && kvOk && buildInfo().flashAttnCpu !== null;
     const blocks = o.cpu
       ? queryBlocks(nQ, k.ne[1] * pairWork(hd, dv, own) * heads * batch, o.maxNodeWork ?? ATTENTION_NODE_WORK)
       : [[0, nQ] as [number, number]];

@@ -40,7 +40,12 @@ export function vitBlock(ctx: Context, x: Tensor, w: Weights, prefix: string, o:
     k = applyRope(ctx, k, o.rope.cos, o.rope.sin, w.onCpu);
   }
   const heads = (t: Tensor) => headsMajor(ctx, t);
-  const a = attention(ctx, heads(q), heads(k), heads(packedPart(ctx, qkv, 2, layout)), { ...o.attn, scale: 1 / Math.sqrt(headDim), cpu: w.onCpu });
+  const a = attention(ctx, heads(q), heads(k), heads(packedPart(ctx, qkv, 2, layout)), {
+    ...o.attn,
+    scale: 1 / Math.sqrt(headDim),
+    cpu: w.onCpu,
+    cpuFlash: w.flashCpu,
+  });
   const scale = (name: string) => (o.layerScale ? w.get(`${prefix}.${name}`) : null);
   x = linear(ctx, a, w, `${prefix}.attn.proj`, o.precF32, { scale: scale('ls1'), residual: x });
   const m = layerNorm(ctx, x, w, `${prefix}.ln2`, o.lnEps);

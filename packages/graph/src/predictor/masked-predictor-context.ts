@@ -7,7 +7,6 @@ import { Deadline, kvTypeFor, runGraph } from '../graph-runner.js';
 import { ModelContext } from '../model-context.js';
 import type { ModelHandle } from '../model-handle.js';
 import { ropeTables, signedSin } from '../rope3d.js';
-import { gpuPrecF32, maxGraphBytes } from '../runtime-options.js';
 import { buildMaskedPredictorGraph, type MaskedPredictorGraph } from './masked-predictor-graph.js';
 
 export interface PredictorContextOptions {
@@ -160,10 +159,10 @@ export class MaskedPredictorContext extends ModelContext<MaskedPredictorGraph> {
     const backend = this.runner.backend;
     const flash = !this.#options.noFlash && this.model.weights.onCpu;
     const need = maskedPredictorBytes(p, nc + nt, flash);
-    if (need > maxGraphBytes())
+    if (need > this.model.runtime.maxGraphBytes)
       throw new GraphError(
         'OVER_BUDGET',
-        `the predictor over ${nc} + ${nt} tokens needs about ${Math.ceil(need / 2 ** 20)} MiB of graph memory, over JEPA_MAX_GRAPH_MIB=${maxGraphBytes() / 2 ** 20}`,
+        `the predictor over ${nc} + ${nt} tokens needs about ${Math.ceil(need / 2 ** 20)} MiB of graph memory, over JEPA_MAX_GRAPH_MIB=${this.model.runtime.maxGraphBytes / 2 ** 20}`,
       );
     const g = this.runner.graph(`${nc}:${nt}:${modality}:${withContext}`, () =>
       buildMaskedPredictorGraph(
@@ -173,7 +172,7 @@ export class MaskedPredictorContext extends ModelContext<MaskedPredictorGraph> {
         {
           flash,
           kvType: kvTypeFor(this.model, this.#options.kv),
-          precF32: !backend.isCpu && gpuPrecF32(),
+          precF32: !backend.isCpu && this.model.runtime.gpuPrecF32,
         },
       ),
     );

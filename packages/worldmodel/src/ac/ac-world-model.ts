@@ -4,7 +4,7 @@
 // goal, and CEM. Every candidate of a step runs in one graph, split only where JEPA_MAX_GRAPH_MIB
 // says a batch would not fit.
 import type { AcPredictorHparams } from '@jepa/gguf';
-import { gpuPrecF32, kvTypeFor, maxGraphBytes, type Model, type ModelLoadOptions } from '@jepa/graph';
+import { kvTypeFor, type Model, type ModelLoadOptions } from '@jepa/graph';
 import { runCem, type CemIteration } from '../cem.js';
 import { WorldModelError } from '../errors.js';
 import { AC_ACTION_DIM, acCemRules, acCemSettings, type AcCemOptions } from './ac-cem.js';
@@ -321,7 +321,7 @@ export class AcWorldModel extends ModelOwner<AcPredictorGraph> {
     const n = acSequenceLength(p, { steps: T, ...this.grid });
     const flash = this.#flash();
     const perCandidate = 4 * n * (8 * p.embedDim + 2 * p.ffnDim + 3 * this.embedDim) + (flash ? 0 : 2 * 4 * n * n * p.nHead);
-    const budget = maxGraphBytes();
+    const budget = this.model.runtime.maxGraphBytes;
     if (perCandidate > budget)
       throw new WorldModelError(
         'OVER_BUDGET',
@@ -350,7 +350,7 @@ export class AcWorldModel extends ModelOwner<AcPredictorGraph> {
           {
             flash,
             kvType: kvTypeFor(this.model, this.#options.kv),
-            precF32: !backend.isCpu && gpuPrecF32(),
+            precF32: !backend.isCpu && this.model.runtime.gpuPrecF32,
             masked,
             normalizeEps: normalize ? AC_REPS_EPS : null,
           },
