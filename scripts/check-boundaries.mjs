@@ -17,14 +17,14 @@ import ts from 'typescript';
 /** Bottom first: a package may import the packages of lower layers only. */
 export const LAYERS = [
   ['@jepa/errors'],
+  // the index of embeddings on disk: a library of its own, under the engine that searches and fills it
+  ['@jepa/search'],
   ['@jepa/gguf', '@jepa/preprocess', '@jepa/addon', '@jepa/addon-linux-x64'],
   ['@jepa/native'],
   ['@jepa/graph', '@jepa/input'],
   ['@jepa/worldmodel', '@jepa/convert'],
   ['@jepa/engine'],
   ['@jepa/corpus'],
-  // the index of embeddings on disk, under the front ends that search it
-  ['@jepa/search'],
   // the front ends, and the test kit beside them (which no front end's code may import)
   ['@jepa/server', '@jepa/mcp', '@jepa/testing'],
   // the apps: jepa-bench runs the other two, and the package `jepa` carries all three commands

@@ -4,6 +4,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { IndexModel } from '@jepa/search';
 import { EngineError, unavailable } from './errors.js';
 import { ItemLoader } from './items/item-loader.js';
 import { PathPolicy } from './items/path-policy.js';
@@ -17,6 +18,16 @@ import { type ClassifyRequest, type ClassifyResult, classify } from './operation
 import { type EmbedRequest, type EmbedResult, embed } from './operations/embed.js';
 import type { CallOptions, EngineCore } from './operations/engine-core.js';
 import { type FeaturesRequest, type FeaturesResult, features } from './operations/features.js';
+import {
+  type IndexAddRequest,
+  type IndexAddResult,
+  type IndexSearchRequest,
+  type IndexSearchResult,
+  addToIndex,
+  indexIdentity,
+  searchIndex,
+} from './operations/index-search.js';
+import type { Pool } from './operations/pooling.js';
 import { type PredictRequest, type PredictResult, predict } from './operations/predict.js';
 import { type PlanRequest, type PlanResult, type RolloutRequest, type RolloutResult, plan, rollout } from './operations/world.js';
 import { ModelRegistry, modelFiles } from './registry/model-registry.js';
@@ -283,6 +294,21 @@ export class Engine implements EngineCore {
   /** A LeWorldModel CEM plan from history frames toward a goal frame. */
   plan(req: PlanRequest, call: CallOptions = {}): Promise<PlanResult> {
     return plan(this, req, call);
+  }
+
+  /** The rows of an index (@jepa/search) nearest a query the model embeds with the index's pooling, or nearest a stored row. */
+  search(req: IndexSearchRequest, call: CallOptions = {}): Promise<IndexSearchResult> {
+    return searchIndex(this, req, call);
+  }
+
+  /** Embeds the new and changed files into an index (@jepa/search), one file per call and per transaction. */
+  addToIndex(req: IndexAddRequest, call: CallOptions = {}): Promise<IndexAddResult> {
+    return addToIndex(this, req, call);
+  }
+
+  /** The identity (@jepa/search's IndexModel) of an index made now for the model, pooled by `pool` (`cls` or `mean`; default the model's). */
+  indexIdentity(model: unknown, pool?: Pool): Promise<{ id: string; identity: IndexModel }> {
+    return indexIdentity(this, model, pool);
   }
 
   /** Drops the queued items of every request in progress (a shutdown past its grace). */

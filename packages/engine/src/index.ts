@@ -5,6 +5,7 @@ export type { EmbedRequest, EmbedResult, Embedding } from './operations/embed.js
 export type { FeaturesRequest, FeaturesResult } from './operations/features.js';
 export type { ClassifyRequest, ClassifyResult, ItemClasses } from './operations/classify.js';
 export type { PredictRequest, PredictResult } from './operations/predict.js';
+export type { IndexAddRequest, IndexAddResult, IndexSearchRequest, IndexSearchResult } from './operations/index-search.js';
 export type { PlanRequest, PlanResult, RolloutActions, RolloutRequest, RolloutResult } from './operations/world.js';
 export { requestActionStats } from './operations/action-stats.js';
 export {

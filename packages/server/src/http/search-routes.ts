@@ -4,8 +4,8 @@
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { HTTP_STATUS, isJepaError } from '@jepa/errors';
-import { choosePool, parseItem, parseSampling, type Pool } from '@jepa/engine';
-import { DB_FILE, engineAdd, engineIdentity, engineSearch, type Hit, SearchError, VectorIndex } from '@jepa/search';
+import { parseItem, parseSampling, type Pool } from '@jepa/engine';
+import { DB_FILE, type Hit, SearchError, VectorIndex } from '@jepa/search';
 import type { FastifyInstance } from 'fastify';
 import { ApiError, badField, notFound } from '../errors.js';
 import { objectBody } from '../json.js';
@@ -120,10 +120,9 @@ export function searchRoutes(app: FastifyInstance, state: ServerState): void {
       if ((body.input === undefined) === (body.row === undefined))
         throw badField('input', 'give "input" (an item) or "row" (a stored row id)', 'missing_field');
       if (body.exact !== undefined && typeof body.exact !== 'boolean') throw badField('exact', 'must be true or false');
-      const r = await engineSearch(
-        state.engine,
-        idx,
+      const r = await state.engine.search(
         {
+          index: idx,
           model: body.model,
           ...(body.input === undefined
             ? { row: wholeNumber(body.row, 'row', 1, Number.MAX_SAFE_INTEGER) }
@@ -154,14 +153,11 @@ export function searchRoutes(app: FastifyInstance, state: ServerState): void {
       let idx = opened();
       if (idx === null) {
         // the first add makes the index, for the model and pooling it names
-        const slot = await state.engine.model(body.model);
-        const pool = choosePool(slot.spec, body.pool as Pool | undefined);
-        if (pool !== 'cls' && pool !== 'mean') throw badField('pool', 'an index holds one vector per item: "cls" or "mean"');
-        const { identity } = await engineIdentity(state.engine, body.model, pool);
+        const { identity } = await state.engine.indexIdentity(body.model, body.pool as Pool | undefined);
         idx = VectorIndex.openOrCreate(dir, identity);
         index = idx;
       } else if (body.pool !== undefined && body.pool !== idx.model.pool) throw badField('pool', `the index holds "${idx.model.pool}" vectors`);
-      const r = await engineAdd(state.engine, idx, { model: body.model, paths, ...(sampling ? { sampling } : {}) }, callOf(reply));
+      const r = await state.engine.addToIndex({ index: idx, model: body.model, paths, ...(sampling ? { sampling } : {}) }, callOf(reply));
       const info = idx.info();
       return {
         object: 'index.update',
