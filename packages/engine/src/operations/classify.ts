@@ -1,4 +1,5 @@
 // The attentive classifier on each item (or each window of a sampled video).
+import type { ModelSpec } from '@jepa/gguf';
 import type { ClassScore } from '@jepa/graph';
 import { badField } from '../errors.js';
 import { encodePlanned, type WindowPlace } from '../items/encode-items.js';
@@ -29,17 +30,25 @@ export interface ClassifyResult {
   warnings: string[];
 }
 
-/** The model's head and how many classes to return. */
-export function classifier(slot: ModelSlot, topK: number | undefined) {
-  const head = slot.head();
-  const classes = slot.spec.head!.nClasses;
+/** How many classes to return, from the model's header: a model without a head, or too many classes, is refused before it loads. */
+export function classCount(id: string, spec: ModelSpec, topK: number | undefined): number {
+  if (!spec.head) throw badField('model', `${id} has no classifier head`, 'unsupported_model');
+  const classes = spec.head.nClasses;
   const k = topK ?? Math.min(5, classes);
   if (k > classes) throw badField('top_k', `at most ${classes} (the head's classes)`);
-  return { head, k };
+  return k;
 }
 
-export function classify(core: EngineCore, req: ClassifyRequest, call: CallOptions = {}): Promise<ClassifyResult> {
-  return core.withModel(req.model, (slot) => classifyOn(core, slot, req, call));
+/** The model's head and how many classes to return. */
+export function classifier(slot: ModelSlot, topK: number | undefined) {
+  const k = classCount(slot.id, slot.spec, topK);
+  return { head: slot.head(), k };
+}
+
+export async function classify(core: EngineCore, req: ClassifyRequest, call: CallOptions = {}): Promise<ClassifyResult> {
+  const { id, spec } = await core.header(req.model);
+  classCount(id, spec, req.topK);
+  return core.withModel(id, (slot) => classifyOn(core, slot, req, call));
 }
 
 async function classifyOn(core: EngineCore, slot: ModelSlot, req: ClassifyRequest, call: CallOptions): Promise<ClassifyResult> {

@@ -8,7 +8,7 @@ import type { Hit, IndexModel, NewRow, SearchMode, VectorIndex, FileIdentity } f
 import { badField } from '../errors.js';
 import type { ParsedItem, Sampling } from '../items/parse-item.js';
 import { embed } from './embed.js';
-import type { CallOptions, EngineCore } from './engine-core.js';
+import type { CallOptions, EngineCore, ModelHeader } from './engine-core.js';
 import { type Pool, type VectorPool, choosePool, pooledWidth } from './pooling.js';
 
 const searchPackage = () => import('@jepa/search');
@@ -16,19 +16,17 @@ const searchPackage = () => import('@jepa/search');
 /** A model file's identity, hashed once per (path, size, mtime, pool). */
 const identities = new Map<string, IndexModel>();
 
-/** The model's id (by id, or the only one) and its identity in an index pooled by `pool`. */
-async function identityOf(core: EngineCore, model: unknown, pool: string): Promise<{ id: string; identity: IndexModel }> {
-  const slot = await core.model(model);
-  const path = slot.model.path;
+/** The model's id (by id, or the only one) and its identity in an index pooled by `pool`, from its header: nothing loads. */
+async function identityOf({ id, path, spec }: ModelHeader, pool: string): Promise<{ id: string; identity: IndexModel }> {
   const s = statSync(path);
   const key = `${path}\0${s.size}\0${s.mtimeMs}\0${pool}`;
   let identity = identities.get(key);
   if (!identity) {
     const { modelIdentity } = await searchPackage();
-    identity = modelIdentity(path, slot.spec.name, pooledWidth(slot.spec, pool as VectorPool), pool);
+    identity = modelIdentity(path, spec.name, pooledWidth(spec, pool as VectorPool), pool);
     identities.set(key, identity);
   }
-  return { id: slot.id, identity };
+  return { id, identity };
 }
 
 /**
@@ -36,15 +34,15 @@ async function identityOf(core: EngineCore, model: unknown, pool: string): Promi
  * `choosePool` picks it), and the model's id: an index made here holds one vector per item, `cls` or `mean`.
  */
 export async function indexIdentity(core: EngineCore, model: unknown, pool?: Pool): Promise<{ id: string; identity: IndexModel }> {
-  const slot = await core.model(model);
-  const chosen = choosePool(slot.spec, pool);
+  const header = await core.header(model);
+  const chosen = choosePool(header.spec, pool);
   if (chosen !== 'cls' && chosen !== 'mean') throw badField('pool', 'an index holds one vector per item: "cls" or "mean"');
-  return identityOf(core, model, chosen);
+  return identityOf(header, chosen);
 }
 
-/** The model's id, refused unless its identity is the index's. */
+/** The model's id, refused before it loads unless its identity is the index's. */
 async function indexModel(core: EngineCore, index: VectorIndex, model: unknown): Promise<string> {
-  const { id, identity } = await identityOf(core, model, index.model.pool);
+  const { id, identity } = await identityOf(await core.header(model), index.model.pool);
   index.checkModel(identity);
   return id;
 }
@@ -106,7 +104,10 @@ export interface IndexAddResult {
   failed: { path: string; error: string }[];
 }
 
-/** Adds new and changed files, one file per embedding call and per transaction. */
+/**
+ * Adds new and changed files, one file per embedding call and per transaction, holding the model
+ * throughout; the model and the paths are checked before it loads.
+ */
 export async function addToIndex(core: EngineCore, req: IndexAddRequest, call: CallOptions = {}): Promise<IndexAddResult> {
   const { index } = req;
   const model = await indexModel(core, index, req.model);
@@ -116,11 +117,22 @@ export async function addToIndex(core: EngineCore, req: IndexAddRequest, call: C
     const s = statSync(real);
     files.push({ path: real, size: s.size, mtimeMs: s.mtimeMs });
   }
+  return core.withModel(model, () => addFiles(core, index, model, files, req.sampling, call));
+}
+
+async function addFiles(
+  core: EngineCore,
+  index: VectorIndex,
+  model: string,
+  files: readonly FileIdentity[],
+  sampling: Sampling | undefined,
+  call: CallOptions,
+): Promise<IndexAddResult> {
   const todo = index.pending(files);
   const failed: { path: string; error: string }[] = [];
   let rows = 0;
   for (const f of todo) {
-    const item: ParsedItem = { field: 'paths', kind: 'path', path: f.path, as: null, ...(req.sampling ? { sampling: req.sampling } : {}) };
+    const item: ParsedItem = { field: 'paths', kind: 'path', path: f.path, as: null, ...(sampling ? { sampling } : {}) };
     try {
       const r = await embed(core, { model, items: [item], pool: index.model.pool as VectorPool }, call);
       const batch: NewRow[] = r.data.map((e) => ({

@@ -35,10 +35,7 @@ function keepAliveOf(body: unknown): number | undefined {
 export function modelRoutes(app: FastifyInstance, state: ServerState): void {
   const { engine } = state;
   app.get('/v1/models', async () => ({ object: 'list', data: (await engine.models()).map(httpCard) }));
-  app.get<{ Params: { id: string } }>('/v1/models/:id', async (req) => {
-    await engine.models();
-    return httpCard(engine.registry.entry(req.params.id).card());
-  });
+  app.get<{ Params: { id: string } }>('/v1/models/:id', async (req) => httpCard(await engine.card(req.params.id)));
   // waits for the load (or the one in progress); a model that does not fit gets 503
   app.post<{ Params: { id: string } }>('/v1/models/:id/load', async (req) => httpCard(await engine.loadModel(req.params.id, keepAliveOf(req.body))));
   // waits for the requests using the model, then frees it; the next request loads it again

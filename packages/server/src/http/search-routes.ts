@@ -89,7 +89,7 @@ export function searchRoutes(app: FastifyInstance, state: ServerState): void {
     if (idx === null) throw notFound('the index is empty', 'index_empty');
     const id = Number((req.params as { id: string }).id);
     try {
-      const path = await state.engine.loader.paths.check('id', idx.row(id).path);
+      const path = await state.engine.checkPath('id', idx.row(id).path);
       const size = statSync(path).size;
       reply.type(MEDIA_TYPES[extname(path).toLowerCase()] ?? 'application/octet-stream').header('accept-ranges', 'bytes');
       // one byte range (a video element seeks with them); anything else gets the whole file

@@ -14,9 +14,9 @@ export function notReady(state: ServerState): ApiError {
 export function statusRoutes(app: FastifyInstance, state: ServerState): void {
   app.get('/health', async (_req, reply) => {
     const phase = phaseOf(state);
-    const { registry } = state.engine;
+    const { models: served, loaded, loading } = state.engine.residencies();
     // `ready`: the models in memory now; the others load on their first request
-    const models = { models: registry.size, ready: registry.idsIn('loaded'), loading: registry.idsIn('loading') };
+    const models = { models: served, ready: loaded, loading };
     if (phase === 'ready') return { status: 'ok', ...models };
     const e = notReady(state);
     return reply
