@@ -1,8 +1,7 @@
 // GET /v1/models: the engine's model cards (loaded or not), each with the routes its model serves;
 // POST /v1/models/{id}/load and /unload: a model into or out of memory at run time.
-import { type ModelCard, type Operation, parseDuration } from '@jepa/engine';
+import { type ModelCard, type Operation, badField, parseDuration } from '@jepa/engine';
 import type { FastifyInstance } from 'fastify';
-import { badField } from '../errors.js';
 import { objectBody } from '../json.js';
 import type { ServerState } from './server-state.js';
 

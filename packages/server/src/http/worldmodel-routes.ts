@@ -1,10 +1,9 @@
 // POST /v1/worldmodel/rollout and /plan: LeWorldModel over history frames, actions and a goal. Each
 // body is read whole before the engine resolves the model, which checks the actions and their
 // statistics against its action width: a bad body never loads it.
-import { type RolloutActions, parseItem, parseItems, planFields, readFields, rolloutFields } from '@jepa/engine';
+import { type RolloutActions, badField, parseItem, parseItems, planFields, readFields, rolloutFields } from '@jepa/engine';
 import type { FastifyInstance } from 'fastify';
 import { encodeValues } from '../encoding.js';
-import { badField } from '../errors.js';
 import { objectBody, optionalChoice } from '../json.js';
 import { callOf } from './call-options.js';
 import { FORMATS } from './embedding-routes.js';
