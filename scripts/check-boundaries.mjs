@@ -21,6 +21,8 @@ import ts from 'typescript';
 /** Bottom first: a package may import the packages of lower layers only. */
 export const LAYERS = [
   ['@jepa/errors'],
+  // the index of embeddings on disk: a library of its own, under the engine that searches and fills it
+  ['@jepa/search'],
   ['@jepa/gguf', '@jepa/preprocess', '@jepa/addon', '@jepa/addon-linux-x64'],
   ['@jepa/native'],
   ['@jepa/graph', '@jepa/input'],
@@ -29,8 +31,6 @@ export const LAYERS = [
   ['@jepa/session'],
   // the engine under the server and MCP, and the corpus jobs: both run models through sessions
   ['@jepa/engine', '@jepa/corpus'],
-  // the index of embeddings on disk, under the front ends that search it
-  ['@jepa/search'],
   // the front ends, and the test kit beside them (which no front end's code may import)
   ['@jepa/server', '@jepa/mcp', '@jepa/testing'],
   // the apps: jepa-bench runs the other two, and the package `jepa` carries all three commands

@@ -1,10 +1,12 @@
 // The engine every front end calls: its models, the queue that admits requests, the compute lane,
 // the item loader, and one method per operation. A front end parses its own transport (HTTP bodies,
-// MCP arguments, CLI flags) into the items and options below and shapes the answers it gets back.
+// MCP arguments, CLI flags) into the items and options below, passes the model id to the operation and
+// shapes the answers it gets back; it never holds a model itself (what a model serves is on its card).
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type RuntimeOptions, runtimeFromEnv } from '@jepa/graph';
+import type { IndexModel } from '@jepa/search';
 import { EngineError, unavailable } from './errors.js';
 import { ItemLoader } from './items/item-loader.js';
 import { PathPolicy } from './items/path-policy.js';
@@ -16,12 +18,22 @@ import { type EngineMetrics, SILENT_METRICS } from './queue/engine-metrics.js';
 import { RequestScope } from './queue/request-scope.js';
 import { type ClassifyRequest, type ClassifyResult, classify } from './operations/classify.js';
 import { type EmbedRequest, type EmbedResult, embed } from './operations/embed.js';
-import type { CallOptions, EngineCore } from './operations/engine-core.js';
+import type { CallOptions, EngineCore, ModelHeader } from './operations/engine-core.js';
 import { type FeaturesRequest, type FeaturesResult, features } from './operations/features.js';
+import {
+  type IndexAddRequest,
+  type IndexAddResult,
+  type IndexSearchRequest,
+  type IndexSearchResult,
+  addToIndex,
+  indexIdentity,
+  searchIndex,
+} from './operations/index-search.js';
+import type { Pool } from '@jepa/session';
 import { type PredictRequest, type PredictResult, predict } from './operations/predict.js';
 import { type PlanRequest, type PlanResult, type RolloutRequest, type RolloutResult, plan, rollout } from './operations/world.js';
 import { ModelRegistry, modelFiles } from './registry/model-registry.js';
-import type { ModelCard, ModelSlot } from './registry/model-slot.js';
+import type { ModelCard, ModelSlot, ModelState } from './registry/model-slot.js';
 import { formatSize } from './registry/quantities.js';
 
 export interface EngineOptions {
@@ -64,14 +76,20 @@ export interface EngineOptions {
 
 export type EnginePhase = 'loading' | 'ready' | 'failed' | 'closed';
 
+/** How many models are served, and which are in memory or loading now. */
+export interface ModelResidencies {
+  models: number;
+  loaded: string[];
+  loading: string[];
+}
+
 function positive(name: string, v: number | undefined, fallback: number, min = 1): number {
   const x = v ?? fallback;
   if (!Number.isInteger(x) || x < min) throw new RangeError(`${name} must be an integer >= ${min}, got ${String(v)}`);
   return x;
 }
 
-export class Engine implements EngineCore {
-  readonly registry: ModelRegistry;
+export class Engine {
   readonly lane = new ComputeLane();
   readonly admission: Admission;
   readonly metrics: EngineMetrics;
@@ -83,6 +101,9 @@ export class Engine implements EngineCore {
   #phase: EnginePhase = 'loading';
   #loadError: string | null = null;
   #loader: ItemLoader;
+  readonly #registry: ModelRegistry;
+  /** What the operations see of the engine (engine-core.ts): the models only through it. */
+  readonly #core: EngineCore;
   readonly #tmp: string;
   readonly #active = new Set<RequestScope>();
   #closing: Promise<void> | null = null;
@@ -99,7 +120,7 @@ export class Engine implements EngineCore {
     if (!(keepAliveMs >= 0)) throw new RangeError(`keepAliveMs must be >= 0 (Infinity: never), got ${String(options.keepAliveMs)}`);
     const maxBytes = options.maxModelBytes ?? Number.POSITIVE_INFINITY;
     if (!(maxBytes > 0)) throw new RangeError(`maxModelBytes must be > 0, got ${String(options.maxModelBytes)}`);
-    this.registry = new ModelRegistry(files, {
+    this.#registry = new ModelRegistry(files, {
       ...(options.threads ? { threads: options.threads } : {}),
       ...(options.device ? { device: options.device } : {}),
       runtime: options.runtime ?? runtimeFromEnv(),
@@ -112,7 +133,7 @@ export class Engine implements EngineCore {
       listHint: options.listHint ?? '',
       onLoaded: (id, seconds, bytes) => {
         this.metrics.modelLoaded(id, seconds, bytes);
-        const s = this.registry.entry(id).spec;
+        const s = this.#registry.entry(id).spec;
         log(`model: ${id}: ${s.name} (${s.family}) loaded in ${seconds.toFixed(2)} s, ${formatSize(bytes)}`);
       },
       onUnloaded: (id, reason) => {
@@ -126,9 +147,21 @@ export class Engine implements EngineCore {
     this.admission = new Admission(this.maxQueue, this.metrics, () => this.lane.secondsPerItem);
     this.#tmp = tmp;
     this.#loader = new ItemLoader(paths, tmp, this.#videoTimeoutSeconds());
+    const engine = this;
+    this.#core = {
+      lane: this.lane,
+      metrics: this.metrics,
+      maxQueue: this.maxQueue,
+      get loader() {
+        return engine.#loader;
+      },
+      header: (id) => this.#header(id),
+      withModel: (id, work) => this.#withModel(id, work),
+      scoped: (items, call, work) => this.scoped(items, call, work),
+    };
     const preload = files.filter((f) => preloaded.has(f.id)).map((f) => f.id);
-    this.registry.checkHeaders(preloaded);
-    this.ready = this.registry.preload(preload).then(
+    this.#registry.checkHeaders(preloaded);
+    this.ready = this.#registry.preload(preload).then(
       () => {
         if (this.#phase === 'loading') this.#phase = 'ready';
       },
@@ -168,10 +201,6 @@ export class Engine implements EngineCore {
     return this.#loadError;
   }
 
-  get loader(): ItemLoader {
-    return this.#loader;
-  }
-
   /** The folders `{path}` items may name from now on (MCP's roots change while it runs). */
   setAllowedPaths(paths: PathPolicy): void {
     this.#loader = new ItemLoader(paths, this.#tmp, this.#videoTimeoutSeconds());
@@ -181,42 +210,61 @@ export class Engine implements EngineCore {
     return Math.max(1, Math.ceil(this.timeoutMs / 1000));
   }
 
-  /**
-   * The named model (the only one when `id` is undefined), loaded: one not in memory loads now, and
-   * every caller waits for that one load. Refused while failed or closed.
-   */
-  async model(id: unknown): Promise<ModelSlot> {
-    await this.ready;
-    this.#checkOpen();
-    return this.registry.slot(id);
+  /** The real path of a file that a `{path}` item may name (`field` names it in a refusal: forbidden, not found). */
+  checkPath(field: string, path: string): Promise<string> {
+    return this.#loader.paths.check(field, path);
   }
 
-  /** Runs `work` on the named model, loaded and held: it is neither unloaded nor evicted until `work` settles. */
-  async withModel<T>(id: unknown, work: (slot: ModelSlot) => Promise<T>): Promise<T> {
+  /** The named model's header (the only one when `id` is undefined); nothing loads. Refused while failed or closed. */
+  async #header(id: unknown): Promise<ModelHeader> {
     await this.ready;
     this.#checkOpen();
-    return this.registry.withModel(id, work);
+    const { id: known, path, spec } = this.#registry.entry(id);
+    return { id: known, path, spec };
+  }
+
+  /**
+   * Runs `work` on the named model, loaded and held: one not in memory loads now (every caller waits for
+   * that one load), and it is neither unloaded nor evicted until `work` settles. Refused while failed or closed.
+   */
+  async #withModel<T>(id: unknown, work: (slot: ModelSlot) => Promise<T>): Promise<T> {
+    await this.ready;
+    this.#checkOpen();
+    return this.#registry.withModel(id, work);
   }
 
   /** Every model's card (loaded or not), once the preloaded ones are in. */
   async models(): Promise<ModelCard[]> {
     await this.ready;
     this.#checkOpen();
-    return this.registry.cards();
+    return this.#registry.cards();
+  }
+
+  /** The named model's card (the only one when `id` is undefined), loaded or not. */
+  async card(id: unknown): Promise<ModelCard> {
+    await this.ready;
+    this.#checkOpen();
+    return this.#registry.entry(id).card();
+  }
+
+  /** The models served, and which are in memory or loading now: answered at once, in every phase. */
+  residencies(): ModelResidencies {
+    const ids = (state: ModelState) => this.#registry.idsIn(state);
+    return { models: this.#registry.size, loaded: ids('loaded'), loading: ids('loading') };
   }
 
   /** Loads the named model now (keepAliveMs: its keep-alive from now on); its card. */
   async loadModel(id: unknown, keepAliveMs?: number): Promise<ModelCard> {
     await this.ready;
     this.#checkOpen();
-    return this.registry.load(id, keepAliveMs);
+    return this.#registry.load(id, keepAliveMs);
   }
 
   /** Unloads the named model once its requests in flight have finished; its card. */
   async unloadModel(id: unknown): Promise<ModelCard> {
     await this.ready;
     this.#checkOpen();
-    return this.registry.unload(id);
+    return this.#registry.unload(id);
   }
 
   #checkOpen(): void {
@@ -262,32 +310,47 @@ export class Engine implements EngineCore {
 
   /** Pooled embeddings of the items (each window of a sampled video). */
   embed(req: EmbedRequest, call: CallOptions = {}): Promise<EmbedResult> {
-    return embed(this, req, call);
+    return embed(this.#core, req, call);
   }
 
   /** The PCA map of each item's patch features. */
   features(req: FeaturesRequest, call: CallOptions = {}): Promise<FeaturesResult> {
-    return features(this, req, call);
+    return features(this.#core, req, call);
   }
 
   /** The head's top classes for each item (each window of a sampled video). */
   classify(req: ClassifyRequest, call: CallOptions = {}): Promise<ClassifyResult> {
-    return classify(this, req, call);
+    return classify(this.#core, req, call);
   }
 
   /** The masked predictor's target tokens from an item's context tokens. */
   predict(req: PredictRequest, call: CallOptions = {}): Promise<PredictResult> {
-    return predict(this, req, call);
+    return predict(this.#core, req, call);
   }
 
   /** A LeWorldModel rollout of action sequences from history frames. */
   rollout(req: RolloutRequest, call: CallOptions = {}): Promise<RolloutResult> {
-    return rollout(this, req, call);
+    return rollout(this.#core, req, call);
   }
 
   /** A LeWorldModel CEM plan from history frames toward a goal frame. */
   plan(req: PlanRequest, call: CallOptions = {}): Promise<PlanResult> {
-    return plan(this, req, call);
+    return plan(this.#core, req, call);
+  }
+
+  /** The rows of an index (@jepa/search) nearest a query the model embeds with the index's pooling, or nearest a stored row. */
+  search(req: IndexSearchRequest, call: CallOptions = {}): Promise<IndexSearchResult> {
+    return searchIndex(this.#core, req, call);
+  }
+
+  /** Embeds the new and changed files into an index (@jepa/search), one file per call and per transaction. */
+  addToIndex(req: IndexAddRequest, call: CallOptions = {}): Promise<IndexAddResult> {
+    return addToIndex(this.#core, req, call);
+  }
+
+  /** The identity (@jepa/search's IndexModel) of an index made now for the model, pooled by `pool` (`cls` or `mean`; default the model's). */
+  indexIdentity(model: unknown, pool?: Pool): Promise<{ id: string; identity: IndexModel }> {
+    return indexIdentity(this.#core, model, pool);
   }
 
   /** Drops the queued items of every request in progress (a shutdown past its grace). */
@@ -309,7 +372,7 @@ export class Engine implements EngineCore {
       await this.ready;
       this.#phase = 'closed';
       await within(this.lane.idle(), graceMs);
-      await this.registry.dispose();
+      await this.#registry.dispose();
       await rm(this.#tmp, { recursive: true, force: true });
     })();
     return this.#closing;

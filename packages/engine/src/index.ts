@@ -1,11 +1,20 @@
-export { Engine, type EngineOptions, type EnginePhase } from './engine.js';
+export { Engine, type EngineOptions, type EnginePhase, type ModelResidencies } from './engine.js';
 export { EngineError, badField, forbidden, itemFailure, notFound, unavailable, type EngineErrorOptions } from './errors.js';
 export type { CallOptions, Usage } from './operations/engine-core.js';
 export type { EmbedRequest, EmbedResult, Embedding } from './operations/embed.js';
 export type { FeaturesRequest, FeaturesResult } from './operations/features.js';
 export type { ClassifyRequest, ClassifyResult, ItemClasses } from './operations/classify.js';
 export type { PredictRequest, PredictResult } from './operations/predict.js';
-export type { PlanRequest, PlanResult, RolloutActions, RolloutRequest, RolloutResult } from './operations/world.js';
+export type { IndexAddRequest, IndexAddResult, IndexSearchRequest, IndexSearchResult } from './operations/index-search.js';
+export type {
+  ActionStatsFields,
+  PlanRequest,
+  PlanResult,
+  RandomActions,
+  RolloutActions,
+  RolloutRequest,
+  RolloutResult,
+} from './operations/world.js';
 export { requestActionStats } from './operations/action-stats.js';
 export {
   POOLS,
@@ -23,9 +32,7 @@ export {
 } from '@jepa/session';
 export { featureMap, featureMapJob, featureMapOffThread, encodePng, renderOffThread, tensorGrid, type FeatureMap } from './operations/feature-map.js';
 export { renderFeatureMap, type FeatureMapJob } from './operations/feature-map-render.js';
-export { ModelRegistry, modelFiles, type ModelLease, type RegistryOptions } from './registry/model-registry.js';
-export type { ModelEntry } from './registry/model-entry.js';
-export type { ModelCard, ModelSlot, ModelState, SlotOptions } from './registry/model-slot.js';
+export type { ModelCard, ModelState } from './registry/model-slot.js';
 export { formatDuration, formatSize, parseDuration, parseSize } from './registry/quantities.js';
 export { Admission, Ticket } from './queue/admission.js';
 export { Batcher, type BatcherOptions } from './queue/batcher.js';
@@ -35,7 +42,6 @@ export { SILENT_METRICS, type EngineMetrics, type Operation, type UnloadReason }
 export { RequestScope } from './queue/request-scope.js';
 export { decodeBase64 } from './items/base64.js';
 export { fieldName } from './items/field-name.js';
-export { ItemLoader } from './items/item-loader.js';
 export {
   parseItem,
   parseItems,

@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { type CallOptions, type Engine, type ParsedItem, badField } from '@jepa/engine';
-import { DB_FILE, engineSearch, type Hit, VectorIndex } from '@jepa/search';
+import { DB_FILE, type Hit, VectorIndex } from '@jepa/search';
 
 export interface SearchHit {
   id: number;
@@ -54,10 +54,9 @@ export class IndexSearch {
     const index = this.#opened();
     if ((args.item === undefined) === (args.row === undefined))
       throw badField('query', 'give "query" (media) or "row" (a stored row id)', 'missing_field');
-    const r = await engineSearch(
-      this.engine,
-      index,
+    const r = await this.engine.search(
       {
+        index,
         model: args.model,
         ...(args.item === undefined ? { row: args.row! } : { item: args.item }),
         k: args.k ?? 10,

@@ -2,17 +2,7 @@
 // /v1/predict and /v1/worldmodel/plan call), shaped as the tools answer, with the roots as the
 // folders a path may name. A tool gives the bits the matching HTTP route gives for the same input.
 import { cosine } from '@jepa/graph';
-import {
-  type CallOptions,
-  Engine,
-  type ModelCard,
-  type ParsedItem,
-  type Pool,
-  type WindowPlace,
-  badField,
-  parseIds,
-  requestActionStats,
-} from '@jepa/engine';
+import { type CallOptions, Engine, type ModelCard, type ParsedItem, type Pool, type WindowPlace, badField, parseIds } from '@jepa/engine';
 import { IndexSearch } from './index-search.js';
 import { Roots, asRootError } from './roots.js';
 
@@ -139,8 +129,9 @@ export class McpTools {
   ): Promise<{ model: string; pool: Pool; dims: number; windows: (WindowPlace & { embedding: number[] })[] } & Warnings> {
     return this.#call(args.model, async () => {
       const r = await this.engine.embed({ model: args.model, items: [args.item], pool: args.pool, normalize: args.normalize }, callOf(signal));
-      const slot = await this.engine.model(r.model);
-      const dims = r.data[0]?.vector.values.length ?? (r.pool === 'lewm' ? slot.world().embedDim : slot.spec.enc.embedDim);
+      // no windows: the width the model's card gives its vectors
+      const card = r.data.length > 0 ? null : await this.engine.card(r.model);
+      const dims = r.data[0]?.vector.values.length ?? (r.pool === 'lewm' ? card!.state_dims! : card!.dims);
       const windows = r.data.map((e) => ({ ...e.place!, embedding: Array.from(e.vector.values) }));
       return { model: r.model, pool: r.pool, dims, windows, ...withWarnings(r.warnings) };
     });
@@ -193,7 +184,6 @@ export class McpTools {
     signal?: AbortSignal,
   ) {
     return this.#call(args.model, async () => {
-      await this.engine.model(args.model).then((slot) => slot.predictor());
       const contextIds = parseIds(args.context, 'context');
       const targetIds = parseIds(args.target, 'target');
       const r = await this.engine.predict({ model: args.model, item: args.item, contextIds, targetIds, maskIndex: args.maskIndex }, callOf(signal));
@@ -231,8 +221,6 @@ export class McpTools {
     signal?: AbortSignal,
   ) {
     return this.#call(args.model, async () => {
-      const slot = await this.engine.model(args.model);
-      const stats = requestActionStats(args.actionMean, args.actionStd, slot.world().actionDim);
       const r = await this.engine.plan(
         {
           model: args.model,
@@ -244,7 +232,8 @@ export class McpTools {
           iterations: args.iterations,
           topK: args.topK,
           seed: args.seed,
-          stats,
+          actionMean: args.actionMean,
+          actionStd: args.actionStd,
           scorePlan: true,
         },
         callOf(signal),

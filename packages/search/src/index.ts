@@ -4,12 +4,3 @@ export { describeModel, fileDigest, modelIdentity, type IndexModel } from './mod
 export type { FileIdentity, NewRow, RowPlace, StoredRow } from './row-store.js';
 export { dot, TopK, unit } from './top-k.js';
 export { APPROX_MIN_ROWS, DB_FILE, VectorIndex, type Hit, type IndexInfo, type SearchMode, type SearchOptions } from './vector-index.js';
-export {
-  engineAdd,
-  engineIdentity,
-  engineSearch,
-  type EngineAddRequest,
-  type EngineAddResult,
-  type EngineSearchRequest,
-  type EngineSearchResult,
-} from './engine-search.js';

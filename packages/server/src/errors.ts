@@ -1,6 +1,9 @@
-// Every refusal the server sends, in OpenAI's error shape: {error: {message, type, param, code}}.
-import { EngineError } from '@jepa/engine';
-import { type ErrorKind, HTTP_STATUS, JepaError } from '@jepa/errors';
+// Every refusal the server sends, in OpenAI's error shape: {error: {message, type, param, code}}. A
+// JepaError (the engine's, the index's, the routes' own through the engine's badField, notFound and
+// unavailable) is answered by its kind, through @jepa/errors' one table; only what has no kind (the
+// key, the body's size and type, malformed HTTP) is an ApiError from the start.
+import { badField } from '@jepa/engine';
+import { type ErrorKind, HTTP_STATUS, isUserFacing } from '@jepa/errors';
 
 export type ErrorType =
   | 'invalid_request_error'
@@ -32,15 +35,6 @@ export class ApiError extends Error {
   }
 }
 
-/** 400 about one field of the request (the body itself, before the engine sees it). */
-export function badField(field: string, problem: string, code = 'invalid_value'): ApiError {
-  return new ApiError(400, 'invalid_request_error', code, `${field}: ${problem}`, field);
-}
-
-export const notFound = (message: string, code: string, param: string | null = null) => new ApiError(404, 'not_found_error', code, message, param);
-
-export const unavailable = (message: string, code: string) => new ApiError(503, 'server_error', code, message, null, { 'retry-after': '1' });
-
 const TYPE_OF_KIND: Readonly<Record<ErrorKind, ErrorType>> = {
   input: 'invalid_request_error',
   budget: 'invalid_request_error',
@@ -55,15 +49,16 @@ const TYPE_OF_KIND: Readonly<Record<ErrorKind, ErrorType>> = {
 };
 
 /**
- * Any error a route raised, in the OpenAI shape: the engine's refusals by their kind (the status from
- * @jepa/errors' one table), the server's own as they are, anything else a 500 that keeps its cause.
+ * Any error a route raised, in the OpenAI shape: a JepaError that is not internal by its kind (the
+ * status from @jepa/errors' HTTP_STATUS, the type from TYPE_OF_KIND), with its code, the field it is
+ * about and when to retry where it says; an ApiError as it is; anything else a 500 that keeps its cause.
  */
 export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
-  if ((err instanceof EngineError || (err instanceof JepaError && err.param !== null)) && err.kind !== 'internal') {
-    const retryAfter = err instanceof EngineError ? err.retryAfter : null;
-    const headers: Record<string, string> = retryAfter === null ? {} : { 'retry-after': String(retryAfter) };
-    return new ApiError(HTTP_STATUS[err.kind], TYPE_OF_KIND[err.kind], err.code, err.message, err.param, headers);
+  if (isUserFacing(err)) {
+    const { param, retryAfter } = err as { param?: unknown; retryAfter?: unknown };
+    const headers: Record<string, string> = typeof retryAfter === 'number' ? { 'retry-after': String(retryAfter) } : {};
+    return new ApiError(HTTP_STATUS[err.kind], TYPE_OF_KIND[err.kind], err.code, err.message, typeof param === 'string' ? param : null, headers);
   }
   return fromFastify(err as object) ?? internal(err);
 }
@@ -95,9 +90,9 @@ export function fromFastify(err: FastifyLikeError): ApiError | null {
         'body',
       );
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return badField('body', 'its length does not match Content-Length (truncated?)', 'invalid_body');
+      return toApiError(badField('body', 'its length does not match Content-Length (truncated?)', 'invalid_body'));
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return badField('body', 'empty; send a JSON object', 'invalid_json');
+      return toApiError(badField('body', 'empty; send a JSON object', 'invalid_json'));
   }
   const status = typeof err.statusCode === 'number' ? err.statusCode : 500;
   if (status >= 400 && status < 500) {

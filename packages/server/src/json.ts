@@ -1,6 +1,5 @@
 // Request bodies: JSON with a bounded nesting depth, and the readers of their fields.
-import { fieldName } from '@jepa/engine';
-import { badField } from './errors.js';
+import { badField, fieldName } from '@jepa/engine';
 
 /** Deep enough for every request shape ([K][T][A] actions inside an object); a nesting bomb is refused before it is parsed. */
 export const MAX_JSON_DEPTH = 32;

@@ -6,12 +6,16 @@ import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { forgeModel } from '@jepa/gguf';
 import { describe, expect, it } from 'vitest';
-import { THREADS, demo, f32, get, png, post, sameBits, serveChild, startServer, tmp, vmRssKiB } from './helpers.js';
+import { THREADS, demo, f32, get, heads, png, post, sameBits, serveChild, startServer, tmp, vmRssKiB } from './helpers.js';
 
 const small = tmp('models');
 copyFileSync(demo, join(small, 'demo-b.gguf'));
 copyFileSync(demo, join(small, 'demo-c.gguf'));
 forgeModel('hfvit', { path: join(small, 'tiny.gguf') });
+
+/** A classifier, a masked predictor and a LeWorldModel (action width 10), each loaded on its first use. */
+const headed = tmp('models-heads');
+for (const name of ['vjepa2_pooler', 'vjepa2_predictor', 'lewm']) copyFileSync(join(heads, name, 'model.gguf'), join(headed, `${name}.gguf`));
 
 const pngs = Array.from({ length: 16 }, (_, i) => png(24 + i, 20, 300 + i).toString('base64'));
 const image = (i: number) => ({ image: pngs[i % pngs.length]! });
@@ -60,6 +64,40 @@ describe('models on demand', () => {
       // control: a good body loads it
       expect((await embedding(server, 'tiny')).status).toBe(200);
       expect((await cards(server)).tiny).toMatchObject({ state: 'loaded', loads: 1 });
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("reads a classify, predict or world-model body whole and checks it against the model's header before it loads the model: a bad one answers 400 and loads nothing", async () => {
+    const server = await startServer({ modelsDir: headed });
+    try {
+      const bad: [string, Record<string, unknown>][] = [
+        ['/v1/classify', { model: 'vjepa2_pooler', input: 'not an item' }],
+        ['/v1/classify', { model: 'vjepa2_pooler', input: [image(0)], top_k: 0 }],
+        ['/v1/classify', { model: 'vjepa2_pooler', input: [image(0)], top_k: 1000 }], // past the head's classes
+        ['/v1/classify', { model: 'lewm', input: [image(0)] }], // no head
+        ['/v1/predict', { model: 'vjepa2_predictor', input: [image(0)], context: 'x', target: [20] }],
+        ['/v1/predict', { model: 'vjepa2_predictor', input: [image(0), image(1)], context: '0:16', target: [20] }],
+        ['/v1/predict', { model: 'vjepa2_pooler', input: [image(0)], context: '0:16', target: [20] }], // no masked predictor
+        ['/v1/worldmodel/rollout', { model: 'lewm', images: [image(0)], actions: [[0]], random_actions: 2 }],
+        ['/v1/worldmodel/rollout', { model: 'lewm', images: [image(0)], actions: [[0, 1]] }], // the action width is 10
+        ['/v1/worldmodel/rollout', { model: 'lewm', images: [image(0)], random_actions: 2, action_mean: [0] }],
+        ['/v1/worldmodel/rollout', { model: 'lewm', images: [image(0)], random_actions: 2, encoding_format: 'hex' }],
+        ['/v1/worldmodel/plan', { model: 'lewm', images: [image(0)] }], // no goal
+        ['/v1/worldmodel/plan', { model: 'lewm', images: [image(0)], goal: image(1), samples: 10, top_k: 20 }],
+        ['/v1/worldmodel/plan', { model: 'lewm', images: [image(0)], goal: image(1), action_mean: [0, 1], action_std: [1, 1] }],
+        ['/v1/worldmodel/plan', { model: 'vjepa2_pooler', images: [image(0)], goal: image(1) }], // not a LeWorldModel
+      ];
+      for (const [route, body] of bad) {
+        const r = await post(server, route, body);
+        expect(r.status, `${route} ${JSON.stringify(body).slice(0, 120)}: ${JSON.stringify(r.json)}`).toBe(400);
+      }
+      const states = async () => Object.values(await cards(server)).map((c) => `${c.id} ${c.state} ${c.loads}`);
+      expect(await states()).toEqual(['lewm unloaded 0', 'vjepa2_pooler unloaded 0', 'vjepa2_predictor unloaded 0']);
+      // control: a good body loads its model, and only that one
+      expect((await post(server, '/v1/classify', { model: 'vjepa2_pooler', input: [image(0)], top_k: 3 })).status).toBe(200);
+      expect(await states()).toEqual(['lewm unloaded 0', 'vjepa2_pooler loaded 1', 'vjepa2_predictor unloaded 0']);
     } finally {
       await server.close();
     }

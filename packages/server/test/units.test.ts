@@ -1,12 +1,15 @@
-// The pieces on their own: the allow-path check, the JSON depth scan, strict base64, and the engine
-// property dynamic batching rests on: an image's encoder output has the same bits alone or in a batch.
+// The pieces on their own: the allow-path check, the JSON depth scan, strict base64, the one error
+// mapping, and the engine property dynamic batching rests on: an image's encoder output has the same
+// bits alone or in a batch.
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GgmlType, forgeModel } from '@jepa/gguf';
 import { Model } from '@jepa/graph';
 import { describe, expect, it } from 'vitest';
-import { type EngineError, PathPolicy, decodeBase64, isWithin } from '@jepa/engine';
+import { EngineError, PathPolicy, badField, decodeBase64, isWithin, notFound, unavailable } from '@jepa/engine';
 import { HTTP_STATUS } from '@jepa/errors';
+import { SearchError } from '@jepa/search';
+import { toApiError } from '../src/errors.js';
 import { float32Base64, jsonDepth } from '../src/index.js';
 import { THREADS, sameBits, tmp } from './helpers.js';
 
@@ -68,6 +71,29 @@ describe('PathPolicy', () => {
   it('without roots every path is refused; a missing root is a startup error', async () => {
     expect(await status(await PathPolicy.create([]), join(allowed, 'sub', 'a.png'))).toBe(403);
     await expect(PathPolicy.create([join(base, 'nope')])).rejects.toThrow(/no such folder/);
+  });
+});
+
+describe('toApiError', () => {
+  it("answers every JepaError by its kind, the index's as the engine's and the routes' own", () => {
+    const cases: [Error, number, string, string | null][] = [
+      [badField('k', 'must be a whole number from 1 to 1000'), 400, 'invalid_request_error', 'k'],
+      [notFound('this server has no index; start it with --index DIR', 'no_index'), 404, 'not_found_error', null],
+      [new EngineError('queue_full', 'the queue is full', { kind: 'busy', retryAfter: 3 }), 429, 'rate_limit_error', null],
+      [new SearchError('query_kind', 'give one query: an input item or a row id'), 400, 'invalid_request_error', null],
+      [new SearchError('row_unknown', 'idx has no row 9'), 404, 'not_found_error', null],
+      [new SearchError('index_io', 'the disk is full'), 500, 'server_error', null],
+    ];
+    for (const [err, status, type, param] of cases) {
+      const api = toApiError(err);
+      expect([api.status, api.body()]).toEqual([status, { error: { message: err.message, type, param, code: (err as EngineError).code } }]);
+    }
+    expect(toApiError(cases[2]![0]).headers).toEqual({ 'retry-after': '3' });
+    expect(toApiError(unavailable('the models are still loading', 'loading')).headers).toEqual({ 'retry-after': '1' });
+    // anything else is a 500 that keeps its cause
+    const fault = new TypeError('x is undefined');
+    const api = toApiError(fault);
+    expect([api.status, api.code, (api as { cause?: unknown }).cause]).toEqual([500, 'internal_error', fault]);
   });
 });
 

@@ -13,4 +13,5 @@ export {
   type Vector,
   type VectorPool,
 } from './pooling.js';
+export { requirePart, type ModelPart } from './model-parts.js';
 export { SessionError, badOption } from './refusal.js';

@@ -18,7 +18,8 @@ import {
 import { type ItemTensor, ModelInput, type ModelInputOptions } from '@jepa/input';
 import { AcWorldModel, type AcWorldModelOptions, WorldModel, type WorldModelOptions } from '@jepa/worldmodel';
 import { type Pool, type Vector, choosePool, headPooled, l2NormalizeRows, poolOutputs, projectStates } from './pooling.js';
-import { badOption, disposedError } from './refusal.js';
+import { requirePart } from './model-parts.js';
+import { disposedError } from './refusal.js';
 import { StackBuffer } from './stack-buffer.js';
 
 export interface SessionOptions extends ModelLoadOptions {
@@ -98,13 +99,13 @@ export class ModelSession implements AsyncDisposable {
   }
 
   head(): HeadContext {
-    if (!this.spec.head) throw badOption('model', `${this.id} has no classifier head`, 'unsupported_model');
+    requirePart(this.spec, this.id, 'head');
     this.#head ??= this.model.createHeadContext(this.#options.head);
     return this.#head;
   }
 
   predictor(): MaskedPredictorContext {
-    if (this.spec.pred?.kind !== 'masked') throw badOption('model', `${this.id} has no masked predictor`, 'unsupported_model');
+    requirePart(this.spec, this.id, 'predictor');
     this.#predictor ??= this.model.createPredictorContext(this.#options.predictor);
     return this.#predictor;
   }
@@ -117,15 +118,14 @@ export class ModelSession implements AsyncDisposable {
   }
 
   world(): WorldModel {
-    if (this.spec.pred?.kind !== 'action')
-      throw badOption('model', `${this.id} is not a LeWorldModel (no action-conditioned predictor)`, 'unsupported_model');
+    requirePart(this.spec, this.id, 'world');
     this.#world ??= new WorldModel(this.model, this.#options.world);
     return this.#world;
   }
 
   /** V-JEPA 2-AC's predictor and planner over this model. */
   actionConditioned(): AcWorldModel {
-    if (this.spec.pred?.kind !== 'ac') throw badOption('model', `${this.id} has no V-JEPA 2-AC predictor`, 'unsupported_model');
+    requirePart(this.spec, this.id, 'actionConditioned');
     this.#actionConditioned ??= new AcWorldModel(this.model, this.#options.actionConditioned);
     return this.#actionConditioned;
   }

@@ -69,7 +69,7 @@ export function mcpCommand(program: Command): void {
       };
       process.once('SIGTERM', () => stop('SIGTERM'));
       process.once('SIGINT', () => stop('SIGINT'));
-      const served = running.engine.engine.registry.files.length;
+      const served = running.engine.engine.residencies().models;
       const loading = flags.model?.length ?? 0;
       // --model files load now, --models-dir ones on their first call
       say(`mcp on stdio; ${served} model(s), ${loading} loading; roots: ${running.engine.roots.paths.join(', ') || 'none'}`);

@@ -1,5 +1,7 @@
 // The attentive classifier on each item (or each window of a sampled video).
+import type { ModelSpec } from '@jepa/gguf';
 import type { ClassScore } from '@jepa/graph';
+import { requirePart } from '@jepa/session';
 import { badField } from '../errors.js';
 import { encodePlanned, type WindowPlace } from '../items/encode-items.js';
 import type { ParsedItem } from '../items/parse-item.js';
@@ -29,17 +31,25 @@ export interface ClassifyResult {
   warnings: string[];
 }
 
-/** The model's head and how many classes to return. */
-export function classifier(slot: ModelSlot, topK: number | undefined) {
-  const head = slot.head();
-  const classes = slot.spec.head!.nClasses;
+/** How many classes to return, from the model's header: a model without a head, or too many classes, is refused before it loads. */
+export function classCount(id: string, spec: ModelSpec, topK: number | undefined): number {
+  requirePart(spec, id, 'head');
+  const classes = spec.head!.nClasses;
   const k = topK ?? Math.min(5, classes);
   if (k > classes) throw badField('top_k', `at most ${classes} (the head's classes)`);
-  return { head, k };
+  return k;
 }
 
-export function classify(core: EngineCore, req: ClassifyRequest, call: CallOptions = {}): Promise<ClassifyResult> {
-  return core.withModel(req.model, (slot) => classifyOn(core, slot, req, call));
+/** The model's head and how many classes to return. */
+export function classifier(slot: ModelSlot, topK: number | undefined) {
+  const k = classCount(slot.id, slot.spec, topK);
+  return { head: slot.head(), k };
+}
+
+export async function classify(core: EngineCore, req: ClassifyRequest, call: CallOptions = {}): Promise<ClassifyResult> {
+  const { id, spec } = await core.header(req.model);
+  classCount(id, spec, req.topK);
+  return core.withModel(id, (slot) => classifyOn(core, slot, req, call));
 }
 
 async function classifyOn(core: EngineCore, slot: ModelSlot, req: ClassifyRequest, call: CallOptions): Promise<ClassifyResult> {

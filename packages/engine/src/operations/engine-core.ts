@@ -1,4 +1,6 @@
-// The parts of the engine an operation uses. Operations depend on this, not on the Engine class.
+// The parts of the engine an operation uses. Operations depend on this, not on the Engine class, and
+// only they see it: a front end passes the model id to an operation and never holds a model itself.
+import type { ModelSpec } from '@jepa/gguf';
 import type { ItemLoader } from '../items/item-loader.js';
 import type { ComputeLane } from '../queue/compute-lane.js';
 import type { EngineMetrics } from '../queue/engine-metrics.js';
@@ -18,10 +20,21 @@ export interface EngineCore {
   readonly loader: ItemLoader;
   /** The most items (windows included) one request may hold. */
   readonly maxQueue: number;
-  model(id: unknown): Promise<ModelSlot>;
+  /**
+   * The named model's id, file and spec, from its header and without loading it (the only model when
+   * `id` is undefined): what an operation checks a request against before the model loads.
+   */
+  header(id: unknown): Promise<ModelHeader>;
   /** Runs `work` holding the named model (loaded first if it is not): no unload or eviction until it settles. */
   withModel<T>(id: unknown, work: (slot: ModelSlot) => Promise<T>): Promise<T>;
   scoped<T>(items: number, call: CallOptions, work: (scope: RequestScope) => Promise<T>): Promise<T>;
+}
+
+/** A served model as its file's header describes it. */
+export interface ModelHeader {
+  id: string;
+  path: string;
+  spec: ModelSpec;
 }
 
 /** What a request computed: its items and their tokens. */

@@ -1,5 +1,6 @@
 // The masked predictor: from an item's context tokens to its target tokens.
 import { checkPredictorInputSize, predictorTokens } from '@jepa/graph';
+import { requirePart } from '@jepa/session';
 import { type EncodedItem, encodeItems } from '../items/encode-items.js';
 import { type ParsedItem, refuseSampling } from '../items/parse-item.js';
 import { computeOnItems } from './compute-on-items.js';
@@ -25,13 +26,16 @@ export interface PredictResult {
   usage: Usage;
 }
 
-export function predict(core: EngineCore, req: PredictRequest, call: CallOptions = {}): Promise<PredictResult> {
-  return core.withModel(req.model, (slot) => predictOn(core, slot, req, call));
+export async function predict(core: EngineCore, req: PredictRequest, call: CallOptions = {}): Promise<PredictResult> {
+  // checked on the header: a model without a masked predictor, or a sampled video, never loads it
+  const { id, spec } = await core.header(req.model);
+  requirePart(spec, id, 'predictor');
+  refuseSampling([req.item]);
+  return core.withModel(id, (slot) => predictOn(core, slot, req, call));
 }
 
 async function predictOn(core: EngineCore, slot: ModelSlot, req: PredictRequest, call: CallOptions): Promise<PredictResult> {
   const predictor = slot.predictor();
-  refuseSampling([req.item]);
   return core.scoped(1, call, async (scope) => {
     // V-JEPA 2.1 g/G: the predictor reads the hierarchy levels, from an encoder of its own
     const [{ out, shape }] = (await encodeItems(core, slot, [req.item], scope, slot.predictorBatcher())) as [EncodedItem];

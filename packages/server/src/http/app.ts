@@ -1,8 +1,9 @@
 // The HTTP surface (fastify): hooks for draining, auth and metrics, the body parsers (JSON here, raw
 // and multipart uploads in uploads.ts), the error shape, and the routes, each group in its own file.
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { notFound, unavailable } from '@jepa/engine';
 import { fastify, type FastifyInstance, type FastifyRequest } from 'fastify';
-import { ApiError, notFound, toApiError, unavailable } from '../errors.js';
+import { ApiError, toApiError } from '../errors.js';
 import { parseJsonBody } from '../json.js';
 import { headRoutes } from './classify-routes.js';
 import { clientError } from './client-error.js';
@@ -83,8 +84,8 @@ export function buildApp(state: ServerState): FastifyInstance {
 
   app.setNotFoundHandler((req, reply) => {
     const url = req.url.length > 200 ? `${req.url.slice(0, 200)}…` : req.url;
-    const e = notFound(`no route ${req.method} ${url}`, 'route_not_found');
-    void reply.code(404).send(e.body());
+    const e = toApiError(notFound(`no route ${req.method} ${url}`, 'route_not_found'));
+    void reply.code(e.status).send(e.body());
   });
 
   statusRoutes(app, state);

@@ -1,6 +1,5 @@
-import { type CallOptions, parseDuration } from '@jepa/engine';
+import { type CallOptions, badField, parseDuration } from '@jepa/engine';
 import type { FastifyReply } from 'fastify';
-import { badField } from '../errors.js';
 
 /**
  * A request's call into the engine: aborted when its client goes away before the answer is written,

@@ -1,4 +1,5 @@
-// POST /v1/classify and POST /v1/predict: the heads over the encoder's tokens.
+// POST /v1/classify and POST /v1/predict: the heads over the encoder's tokens. Each body is read whole
+// before the engine resolves the model (whether it has the head included): a bad one never loads it.
 import { classifyFields, parseIds, parseItems, predictFields, readFields, refuseSampling } from '@jepa/engine';
 import type { FastifyInstance } from 'fastify';
 import { encodeValues } from '../encoding.js';
@@ -12,11 +13,9 @@ export function headRoutes(app: FastifyInstance, state: ServerState): void {
 
   app.post('/v1/classify', async (req, reply) => {
     const body = objectBody(req.body, ['model', 'input', 'top_k', 'logits']);
-    const slot = await engine.model(body.model);
-    slot.head();
     const { top_k: topK, logits: withLogits } = readFields(body, classifyFields);
     const items = parseItems(body.input, 'input', engine.maxQueue);
-    const r = await engine.classify({ model: slot.id, items, topK }, callOf(reply));
+    const r = await engine.classify({ model: body.model, items, topK }, callOf(reply));
     return {
       object: 'list',
       data: r.data.map((c) => ({
@@ -34,15 +33,13 @@ export function headRoutes(app: FastifyInstance, state: ServerState): void {
 
   app.post('/v1/predict', async (req, reply) => {
     const body = objectBody(req.body, ['model', 'input', 'context', 'target', 'mask_index', 'encoding_format']);
-    const slot = await engine.model(body.model);
-    slot.predictor();
     const items = parseItems(body.input, 'input', 1);
     refuseSampling(items);
     const { mask_index: maskIndex } = readFields(body, predictFields);
     const contextIds = parseIds(body.context, 'context');
     const targetIds = parseIds(body.target, 'target');
     const format = optionalChoice(body, 'encoding_format', FORMATS, 'float')!;
-    const r = await engine.predict({ model: slot.id, item: items[0]!, contextIds, targetIds, maskIndex }, callOf(reply));
+    const r = await engine.predict({ model: body.model, item: items[0]!, contextIds, targetIds, maskIndex }, callOf(reply));
     const dims = [r.targetIds.length, r.outDim];
     return {
       object: 'prediction',

@@ -1,8 +1,7 @@
 // POST /v1/embeddings (OpenAI's shape) and POST /v1/features (PCA maps as PNGs).
-import { embedFields, featuresFields, parseItems, readFields, refuseSampling } from '@jepa/engine';
+import { badField, embedFields, featuresFields, parseItems, readFields, refuseSampling } from '@jepa/engine';
 import type { FastifyInstance } from 'fastify';
 import { type EncodingFormat, encodeValues } from '../encoding.js';
-import { badField } from '../errors.js';
 import { objectBody, optionalChoice } from '../json.js';
 import { callOf } from './call-options.js';
 import type { ServerState } from './server-state.js';

@@ -1,8 +1,7 @@
 // GET /v1/models: the engine's model cards (loaded or not), each with the routes its model serves;
 // POST /v1/models/{id}/load and /unload: a model into or out of memory at run time.
-import { type ModelCard, type Operation, parseDuration } from '@jepa/engine';
+import { type ModelCard, type Operation, badField, parseDuration } from '@jepa/engine';
 import type { FastifyInstance } from 'fastify';
-import { badField } from '../errors.js';
 import { objectBody } from '../json.js';
 import type { ServerState } from './server-state.js';
 
@@ -35,10 +34,7 @@ function keepAliveOf(body: unknown): number | undefined {
 export function modelRoutes(app: FastifyInstance, state: ServerState): void {
   const { engine } = state;
   app.get('/v1/models', async () => ({ object: 'list', data: (await engine.models()).map(httpCard) }));
-  app.get<{ Params: { id: string } }>('/v1/models/:id', async (req) => {
-    await engine.models();
-    return httpCard(engine.registry.entry(req.params.id).card());
-  });
+  app.get<{ Params: { id: string } }>('/v1/models/:id', async (req) => httpCard(await engine.card(req.params.id)));
   // waits for the load (or the one in progress); a model that does not fit gets 503
   app.post<{ Params: { id: string } }>('/v1/models/:id/load', async (req) => httpCard(await engine.loadModel(req.params.id, keepAliveOf(req.body))));
   // waits for the requests using the model, then frees it; the next request loads it again

@@ -1,13 +1,12 @@
 // POST /v1/search and POST /v1/index: the index of `jepa serve --index DIR` (@jepa/search), searched
 // with a query the engine embeds (an item, as /v1/embeddings takes one) or a stored row, and filled from
-// files the server's path policy allows. Rows are numbered as `jepa search --json` numbers them.
+// files the server's path policy allows. Rows are numbered as `jepa search --json` numbers them. The
+// index's refusals (SearchError) are JepaErrors, answered by their kind as the engine's are.
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import { extname, join } from 'node:path';
-import { HTTP_STATUS, isJepaError } from '@jepa/errors';
-import { choosePool, parseItem, parseSampling, type Pool } from '@jepa/engine';
-import { DB_FILE, engineAdd, engineIdentity, engineSearch, type Hit, SearchError, VectorIndex } from '@jepa/search';
+import { badField, notFound, parseItem, parseSampling, type Pool } from '@jepa/engine';
+import { DB_FILE, type Hit, VectorIndex } from '@jepa/search';
 import type { FastifyInstance } from 'fastify';
-import { ApiError, badField, notFound } from '../errors.js';
 import { objectBody } from '../json.js';
 import { callOf } from './call-options.js';
 import type { ServerState } from './server-state.js';
@@ -28,19 +27,6 @@ const MEDIA_TYPES: Readonly<Record<string, string>> = {
   '.mov': 'video/quicktime',
   '.mkv': 'video/x-matroska',
 };
-
-/** A search refusal in the OpenAI error shape, by its kind. */
-function apiErrorOf(err: unknown): unknown {
-  if (!(err instanceof SearchError) || !isJepaError(err)) return err;
-  const status = HTTP_STATUS[err.kind];
-  return new ApiError(
-    status,
-    status === 404 ? 'not_found_error' : status >= 500 ? 'server_error' : 'invalid_request_error',
-    err.code,
-    err.message,
-    null,
-  );
-}
 
 function wholeNumber(value: unknown, field: string, min: number, max: number): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max)
@@ -88,55 +74,44 @@ export function searchRoutes(app: FastifyInstance, state: ServerState): void {
     const idx = opened();
     if (idx === null) throw notFound('the index is empty', 'index_empty');
     const id = Number((req.params as { id: string }).id);
-    try {
-      const path = await state.engine.loader.paths.check('id', idx.row(id).path);
-      const size = statSync(path).size;
-      reply.type(MEDIA_TYPES[extname(path).toLowerCase()] ?? 'application/octet-stream').header('accept-ranges', 'bytes');
-      // one byte range (a video element seeks with them); anything else gets the whole file
-      const m = /^bytes=(\d*)-(\d*)$/.exec(String(req.headers.range ?? ''));
-      if (m && (m[1] || m[2]) && size > 0) {
-        const start = m[1] ? Number(m[1]) : Math.max(0, size - Number(m[2]));
-        const end = m[1] && m[2] ? Math.min(Number(m[2]), size - 1) : size - 1;
-        if (start > end || start >= size) return reply.code(416).header('content-range', `bytes */${size}`).send();
-        return reply
-          .code(206)
-          .header('content-range', `bytes ${start}-${end}/${size}`)
-          .header('content-length', String(end - start + 1))
-          .send(createReadStream(path, { start, end }));
-      }
-      return reply.header('content-length', String(size)).send(createReadStream(path));
-    } catch (err) {
-      throw apiErrorOf(err);
+    const path = await state.engine.checkPath('id', idx.row(id).path);
+    const size = statSync(path).size;
+    reply.type(MEDIA_TYPES[extname(path).toLowerCase()] ?? 'application/octet-stream').header('accept-ranges', 'bytes');
+    // one byte range (a video element seeks with them); anything else gets the whole file
+    const m = /^bytes=(\d*)-(\d*)$/.exec(String(req.headers.range ?? ''));
+    if (m && (m[1] || m[2]) && size > 0) {
+      const start = m[1] ? Number(m[1]) : Math.max(0, size - Number(m[2]));
+      const end = m[1] && m[2] ? Math.min(Number(m[2]), size - 1) : size - 1;
+      if (start > end || start >= size) return reply.code(416).header('content-range', `bytes */${size}`).send();
+      return reply
+        .code(206)
+        .header('content-range', `bytes ${start}-${end}/${size}`)
+        .header('content-length', String(end - start + 1))
+        .send(createReadStream(path, { start, end }));
     }
+    return reply.header('content-length', String(size)).send(createReadStream(path));
   });
 
   app.post('/v1/search', async (req, reply) => {
     const body = objectBody(req.body, ['model', 'input', 'row', 'k', 'exact']);
     if (dir === null) throw off();
-    try {
-      const idx = opened();
-      if (idx === null) throw notFound(`the index ${dir} is empty; POST /v1/index fills it`, 'index_empty');
-      const k = body.k === undefined ? 10 : wholeNumber(body.k, 'k', 1, MAX_K);
-      if ((body.input === undefined) === (body.row === undefined))
-        throw badField('input', 'give "input" (an item) or "row" (a stored row id)', 'missing_field');
-      if (body.exact !== undefined && typeof body.exact !== 'boolean') throw badField('exact', 'must be true or false');
-      const r = await engineSearch(
-        state.engine,
-        idx,
-        {
-          model: body.model,
-          ...(body.input === undefined
-            ? { row: wholeNumber(body.row, 'row', 1, Number.MAX_SAFE_INTEGER) }
-            : { item: parseItem(body.input, 'input') }),
-          k,
-          mode: body.exact ? 'exact' : 'auto',
-        },
-        callOf(reply),
-      );
-      return { object: 'list', data: r.hits.map(hitJson), model: r.model, rows: idx.info().rows };
-    } catch (err) {
-      throw apiErrorOf(err);
-    }
+    const idx = opened();
+    if (idx === null) throw notFound(`the index ${dir} is empty; POST /v1/index fills it`, 'index_empty');
+    const k = body.k === undefined ? 10 : wholeNumber(body.k, 'k', 1, MAX_K);
+    if ((body.input === undefined) === (body.row === undefined))
+      throw badField('input', 'give "input" (an item) or "row" (a stored row id)', 'missing_field');
+    if (body.exact !== undefined && typeof body.exact !== 'boolean') throw badField('exact', 'must be true or false');
+    const r = await state.engine.search(
+      {
+        index: idx,
+        model: body.model,
+        ...(body.input === undefined ? { row: wholeNumber(body.row, 'row', 1, Number.MAX_SAFE_INTEGER) } : { item: parseItem(body.input, 'input') }),
+        k,
+        mode: body.exact ? 'exact' : 'auto',
+      },
+      callOf(reply),
+    );
+    return { object: 'list', data: r.hits.map(hitJson), model: r.model, rows: idx.info().rows };
   });
 
   app.post('/v1/index', async (req, reply) => {
@@ -150,31 +125,24 @@ export function searchRoutes(app: FastifyInstance, state: ServerState): void {
       return p;
     });
     const sampling = body.sampling === undefined || body.sampling === null ? undefined : parseSampling(body.sampling, 'sampling');
-    try {
-      let idx = opened();
-      if (idx === null) {
-        // the first add makes the index, for the model and pooling it names
-        const slot = await state.engine.model(body.model);
-        const pool = choosePool(slot.spec, body.pool as Pool | undefined);
-        if (pool !== 'cls' && pool !== 'mean') throw badField('pool', 'an index holds one vector per item: "cls" or "mean"');
-        const { identity } = await engineIdentity(state.engine, body.model, pool);
-        idx = VectorIndex.openOrCreate(dir, identity);
-        index = idx;
-      } else if (body.pool !== undefined && body.pool !== idx.model.pool) throw badField('pool', `the index holds "${idx.model.pool}" vectors`);
-      const r = await engineAdd(state.engine, idx, { model: body.model, paths, ...(sampling ? { sampling } : {}) }, callOf(reply));
-      const info = idx.info();
-      return {
-        object: 'index.update',
-        model: r.model,
-        added: r.added,
-        rows_added: r.rows,
-        unchanged: r.unchanged,
-        failed: r.failed,
-        rows: info.rows,
-        files: info.files,
-      };
-    } catch (err) {
-      throw apiErrorOf(err);
-    }
+    let idx = opened();
+    if (idx === null) {
+      // the first add makes the index, for the model and pooling it names
+      const { identity } = await state.engine.indexIdentity(body.model, body.pool as Pool | undefined);
+      idx = VectorIndex.openOrCreate(dir, identity);
+      index = idx;
+    } else if (body.pool !== undefined && body.pool !== idx.model.pool) throw badField('pool', `the index holds "${idx.model.pool}" vectors`);
+    const r = await state.engine.addToIndex({ index: idx, model: body.model, paths, ...(sampling ? { sampling } : {}) }, callOf(reply));
+    const info = idx.info();
+    return {
+      object: 'index.update',
+      model: r.model,
+      added: r.added,
+      rows_added: r.rows,
+      unchanged: r.unchanged,
+      failed: r.failed,
+      rows: info.rows,
+      files: info.files,
+    };
   });
 }

@@ -1,22 +1,24 @@
 // /health, /metrics and the debug memory route: answered in every phase, loading included (a load
 // leaves the event loop free).
+import { EngineError, unavailable } from '@jepa/engine';
 import type { FastifyInstance } from 'fastify';
-import { ApiError, unavailable } from '../errors.js';
+import { type ApiError, toApiError } from '../errors.js';
 import { type ServerState, phaseOf } from './server-state.js';
 
 export function notReady(state: ServerState): ApiError {
   const phase = phaseOf(state);
-  if (phase === 'draining') return unavailable('the server is shutting down', 'shutting_down');
-  if (phase === 'failed') return new ApiError(503, 'server_error', 'load_failed', `the models failed to load: ${state.engine.loadError}`);
-  return unavailable('the models are still loading', 'loading');
+  if (phase === 'draining') return toApiError(unavailable('the server is shutting down', 'shutting_down'));
+  if (phase === 'failed')
+    return toApiError(new EngineError('load_failed', `the models failed to load: ${state.engine.loadError}`, { kind: 'unavailable' }));
+  return toApiError(unavailable('the models are still loading', 'loading'));
 }
 
 export function statusRoutes(app: FastifyInstance, state: ServerState): void {
   app.get('/health', async (_req, reply) => {
     const phase = phaseOf(state);
-    const { registry } = state.engine;
+    const { models: served, loaded, loading } = state.engine.residencies();
     // `ready`: the models in memory now; the others load on their first request
-    const models = { models: registry.size, ready: registry.idsIn('loaded'), loading: registry.idsIn('loading') };
+    const models = { models: served, ready: loaded, loading };
     if (phase === 'ready') return { status: 'ok', ...models };
     const e = notReady(state);
     return reply

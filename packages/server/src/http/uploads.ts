@@ -4,8 +4,9 @@
 // parser take them the one way they take base64 (parseItem reads bytes as it reads base64).
 import { extname } from 'node:path';
 import { Busboy, type BusboyInstance } from '@fastify/busboy';
+import { badField } from '@jepa/engine';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ApiError, badField } from '../errors.js';
+import { ApiError } from '../errors.js';
 import { type Body, MAX_JSON_DEPTH, jsonDepth } from '../json.js';
 
 /** The form fields that carry items, and whether each holds a list. */

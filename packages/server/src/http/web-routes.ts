@@ -1,6 +1,7 @@
 // The web page: a few files read once, served with their types; the page asks for the key itself.
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { notFound } from '../errors.js';
+import { notFound } from '@jepa/engine';
+import { toApiError } from '../errors.js';
 import type { ServerState } from './server-state.js';
 
 export function webRoutes(app: FastifyInstance, state: ServerState): void {
@@ -11,11 +12,13 @@ export function webRoutes(app: FastifyInstance, state: ServerState): void {
 function sendWeb(state: ServerState, reply: FastifyReply, path: string) {
   const file = state.web?.get(path);
   if (!file) {
-    const e = notFound(
-      state.web ? `no route GET ${path.slice(0, 200)}` : 'the web page is not built (pnpm --filter @jepa/server build writes dist/web)',
-      'route_not_found',
+    const e = toApiError(
+      notFound(
+        state.web ? `no route GET ${path.slice(0, 200)}` : 'the web page is not built (pnpm --filter @jepa/server build writes dist/web)',
+        'route_not_found',
+      ),
     );
-    return reply.code(404).send(e.body());
+    return reply.code(e.status).send(e.body());
   }
   return reply
     .type(file.type)
