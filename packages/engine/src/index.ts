@@ -52,6 +52,7 @@ export {
   type Sampling,
 } from './items/parse-item.js';
 export { parseIds } from './items/parse-ids.js';
+export { imageSize, type ImageSize } from './items/image-size.js';
 export { parseActions } from './items/parse-actions.js';
 export { PathPolicy, isWithin } from './items/path-policy.js';
 export type { EncodedItem, PlannedEncoded, WindowPlace } from './items/encode-items.js';
@@ -68,5 +69,6 @@ export {
   predictFields,
   rolloutFields,
   samplingField,
+  sizeField,
 } from './schemas/request-fields.js';
 export { readFields, type Fields } from './schemas/read-fields.js';

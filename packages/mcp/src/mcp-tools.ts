@@ -2,7 +2,17 @@
 // /v1/predict and /v1/worldmodel/plan call), shaped as the tools answer, with the roots as the
 // folders a path may name. A tool gives the bits the matching HTTP route gives for the same input.
 import { cosine } from '@jepa/graph';
-import { type CallOptions, Engine, type ModelCard, type ParsedItem, type Pool, type WindowPlace, badField, parseIds } from '@jepa/engine';
+import {
+  type CallOptions,
+  Engine,
+  type ImageSize,
+  type ModelCard,
+  type ParsedItem,
+  type Pool,
+  type WindowPlace,
+  badField,
+  parseIds,
+} from '@jepa/engine';
 import { IndexSearch } from './index-search.js';
 import { Roots, asRootError } from './roots.js';
 
@@ -112,11 +122,14 @@ export class McpTools {
   }
 
   async embed(
-    args: ModelArg & { item: ParsedItem; pool?: Pool | undefined; normalize?: boolean | undefined },
+    args: ModelArg & { item: ParsedItem; pool?: Pool | undefined; normalize?: boolean | undefined; size?: ImageSize | undefined },
     signal?: AbortSignal,
   ): Promise<{ model: string; pool: Pool; dims: number; embedding: number[] }> {
     return this.#call(args.model, async () => {
-      const r = await this.engine.embed({ model: args.model, items: [args.item], pool: args.pool, normalize: args.normalize }, callOf(signal));
+      const r = await this.engine.embed(
+        { model: args.model, items: [args.item], pool: args.pool, normalize: args.normalize, size: args.size },
+        callOf(signal),
+      );
       const v = r.data[0]!.vector.values;
       return { model: r.model, pool: r.pool, dims: v.length, embedding: Array.from(v) };
     });

@@ -72,6 +72,14 @@ describe('embed_image and embed_video', () => {
     expect(both.embedding).toEqual(await httpEmbedding('vit', { path: at('sample.jpg') }, { pool: 'cls+mean' }));
   });
 
+  it('size resizes the image straight to it, as /v1/embeddings does with size', async () => {
+    const args = { model: 'vit', image: at('sample.jpg') };
+    const sized = await mcp().ok<{ embedding: number[] }>('embed_image', { ...args, size: [24, 40] });
+    expect(sized.embedding).toEqual(await httpEmbedding('vit', { path: at('sample.jpg') }, { size: [24, 40] }));
+    expect(sized.embedding).not.toEqual((await mcp().ok<{ embedding: number[] }>('embed_image', args)).embedding);
+    expect(await mcp().refused('embed_image', { ...args, size: 0 })).toMatch(/size/);
+  });
+
   it('pool "lewm" is the LeWorldModel state, as /v1/embeddings gives it', async () => {
     const r = await mcp().ok<{ embedding: number[]; dims: number }>('embed_image', { model: 'lewm', image: at('a.png'), pool: 'lewm' });
     expect(r.embedding).toEqual(await httpEmbedding('lewm', { path: at('a.png') }, { pool: 'lewm' }));

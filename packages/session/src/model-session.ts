@@ -46,6 +46,9 @@ export interface PoolOptions {
 /** An input of `embed`: an image file, an image's bytes, or a tensor the model takes as it is. */
 export type SessionInput = string | Uint8Array | ItemTensor;
 
+/** Recipes at other sizes kept at once (the oldest goes first). */
+const SIZED_INPUTS = 8;
+
 /** Inputs per encoder call of `embed` (the encoder splits a batch past its own maximum). */
 const EMBED_BATCH = 32;
 
@@ -56,6 +59,7 @@ export class ModelSession implements AsyncDisposable {
   readonly #options: SessionOptions;
   readonly #stack = new StackBuffer();
   readonly #running = new Set<Promise<unknown>>();
+  readonly #sized = new Map<string, ModelInput>();
   #disposal: Promise<void> | undefined;
   #head: HeadContext | undefined;
   #predictor: MaskedPredictorContext | undefined;
@@ -91,6 +95,22 @@ export class ModelSession implements AsyncDisposable {
 
   get device(): string {
     return this.model.device;
+  }
+
+  /**
+   * The input recipe at another size: every image and frame resized straight to height × width, no crop
+   * (`ModelInput`'s `size`), for encoders that run any patch grid; the model's own without one.
+   */
+  inputAt(size?: { height: number; width: number }): ModelInput {
+    if (!size) return this.input;
+    const key = `${size.height}x${size.width}`;
+    let input = this.#sized.get(key);
+    if (!input) {
+      if (this.#sized.size >= SIZED_INPUTS) this.#sized.delete(this.#sized.keys().next().value!);
+      input = new ModelInput(this.spec, { ...this.#options.input, size });
+      this.#sized.set(key, input);
+    }
+    return input;
   }
 
   /** Another stream of work over the same weights (a worker's second job at once); disposed with the session. */

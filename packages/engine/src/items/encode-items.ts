@@ -1,7 +1,7 @@
 // Items through their model's batcher, in order: items whole, and each sampled video's windows from
 // its one decode. The first failure drops the request's other queued items and is what it answers with.
 import type { EncodeOutput } from '@jepa/graph';
-import { Semaphore } from '@jepa/input';
+import { type ModelInput, Semaphore } from '@jepa/input';
 import { itemFailure } from '../errors.js';
 import type { Batcher } from '../queue/batcher.js';
 import { Dropped } from '../queue/dropped.js';
@@ -59,7 +59,7 @@ export async function encodePlanned(
     planned.units.map(async (unit): Promise<PlannedEncoded | null> => {
       const w = unit.window;
       if (w === null) {
-        const e = await encodeUnit(ctx, slot, unit.item.field, scope, () => ctx.loader.load(slot, unit.item));
+        const e = await encodeUnit(ctx, slot, unit.item.field, scope, () => ctx.loader.load(slot, unit.item, planned.input));
         return e && { ...e, index: unit.index, place: null };
       }
       const e = await gates.get(w.video)!.run(() =>
@@ -85,9 +85,10 @@ export async function encodeItems(
   items: readonly ParsedItem[],
   scope: RequestScope,
   batcher: Batcher = slot.batcher,
+  input: ModelInput = slot.input,
 ): Promise<EncodedItem[]> {
   refuseSampling(items);
-  return Promise.all(items.map(async (item) => (await encodeUnit(ctx, slot, item.field, scope, () => ctx.loader.load(slot, item), batcher))!));
+  return Promise.all(items.map(async (item) => (await encodeUnit(ctx, slot, item.field, scope, () => ctx.loader.load(slot, item, input), batcher))!));
 }
 
 /** One unit: loaded (null: a window the video never completed), then encoded; it gives its queue place back either way. */

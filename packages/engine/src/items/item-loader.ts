@@ -5,7 +5,7 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { isJepaError } from '@jepa/errors';
 import type { ModelSpec } from '@jepa/gguf';
-import { Semaphore, isVideoOnly, type ItemTensor } from '@jepa/input';
+import { type ItemTensor, type ModelInput, Semaphore, isVideoOnly } from '@jepa/input';
 import { readNpy, readVideoFrames } from '@jepa/preprocess';
 import { badField, itemFailure } from '../errors.js';
 import type { ModelSlot } from '../registry/model-slot.js';
@@ -26,29 +26,29 @@ export class ItemLoader {
     readonly videoTimeoutSeconds: number,
   ) {}
 
-  async load(slot: ModelSlot, item: ParsedItem): Promise<LoadedItem> {
+  /** `input`: the recipe to load with (default the model's own). */
+  async load(slot: ModelSlot, item: ParsedItem, input: ModelInput = slot.input): Promise<LoadedItem> {
     try {
-      if (item.kind === 'path') return await this.#loadPath(slot, item.field, item.path, item.as);
-      return await this.#loadBytes(slot, item.field, item.kind, item.bytes);
+      if (item.kind === 'path') return await this.#loadPath(slot.spec, input, item.field, item.path, item.as);
+      return await this.#loadBytes(slot.spec, input, item.field, item.kind, item.bytes);
     } catch (err) {
       throw itemFailure(item.field, err);
     }
   }
 
-  async #loadBytes(slot: ModelSlot, field: string, kind: ItemKind, bytes: Buffer): Promise<LoadedItem> {
-    const spec = slot.spec;
+  async #loadBytes(spec: ModelSpec, input: ModelInput, field: string, kind: ItemKind, bytes: Buffer): Promise<LoadedItem> {
     switch (kind) {
       case 'image':
-        return this.#still(spec, await slot.input.imageBytes(bytes));
+        return this.#still(spec, await input.imageBytes(bytes));
       case 'frames':
-        return { tensor: await slot.input.framesNpy(bytes), still: false };
+        return { tensor: await input.framesNpy(bytes), still: false };
       case 'tensor':
         return tensorItem(field, spec, readNpy(bytes));
       case 'video': {
         const path = join(this.tmpDir, `${randomUUID()}.video`);
         await writeFile(path, bytes, { flag: 'wx', mode: 0o600 });
         try {
-          return await this.#video(slot, path, 'the video');
+          return await this.#video(spec, input, path, 'the video');
         } finally {
           await rm(path, { force: true });
         }
@@ -56,24 +56,24 @@ export class ItemLoader {
     }
   }
 
-  async #loadPath(slot: ModelSlot, field: string, path: string, as: ItemKind | null): Promise<LoadedItem> {
+  async #loadPath(spec: ModelSpec, input: ModelInput, field: string, path: string, as: ItemKind | null): Promise<LoadedItem> {
     const real = await this.paths.check(field, path);
     const ext = extname(real).toLowerCase();
     const kind = as ?? (ext === '.npy' ? null : VIDEO_EXTENSIONS.has(ext) ? 'video' : 'image');
-    if (kind === 'image') return this.#still(slot.spec, await slot.input.image(real));
-    if (kind === 'video') return this.#video(slot, real, path);
+    if (kind === 'image') return this.#still(spec, await input.image(real));
+    if (kind === 'video') return this.#video(spec, input, real, path);
     const bytes = await readFile(real);
-    if (kind === 'frames') return { tensor: await slot.input.framesNpy(bytes), still: false };
+    if (kind === 'frames') return { tensor: await input.framesNpy(bytes), still: false };
     const npy = readNpy(bytes);
-    if (kind === null && npy.dtype === 'uint8') return { tensor: await slot.input.framesNpy(bytes), still: false };
-    return tensorItem(field, slot.spec, npy);
+    if (kind === null && npy.dtype === 'uint8') return { tensor: await input.framesNpy(bytes), still: false };
+    return tensorItem(field, spec, npy);
   }
 
   /**
    * A sampled video's windows, planned (ffprobe) before any frame is decoded. A base64 video goes to a
    * private temp file that the caller removes (VideoWindows.close) once its windows are taken.
    */
-  async windows(slot: ModelSlot, item: ParsedItem & { sampling: Sampling }): Promise<VideoWindows> {
+  async windows(input: ModelInput, item: ParsedItem & { sampling: Sampling }): Promise<VideoWindows> {
     let path: string;
     let shownAs: string;
     let temp: string | null = null;
@@ -87,7 +87,7 @@ export class ItemLoader {
       shownAs = 'the video';
     }
     try {
-      const source = await this.#ffmpeg.run(() => slot.input.videoWindows(path, item.sampling.options, this.videoTimeoutSeconds));
+      const source = await this.#ffmpeg.run(() => input.videoWindows(path, item.sampling.options, this.videoTimeoutSeconds));
       return new VideoWindows(item, source, temp, (line) => (path === shownAs ? line : line.split(path).join(shownAs)));
     } catch (err) {
       if (temp !== null) await rm(temp, { force: true });
@@ -102,15 +102,15 @@ export class ItemLoader {
     return { tensor, still: !isVideoOnly(spec) && tensor.shape.length === 3 };
   }
 
-  async #video(slot: ModelSlot, path: string, shownAs: string): Promise<LoadedItem> {
+  async #video(spec: ModelSpec, input: ModelInput, path: string, shownAs: string): Promise<LoadedItem> {
     const frames = await this.#ffmpeg.run(async () => {
       try {
-        return await readVideoFrames(path, slot.spec.enc.nFrames, { timeoutSeconds: this.videoTimeoutSeconds });
+        return await readVideoFrames(path, spec.enc.nFrames, { timeoutSeconds: this.videoTimeoutSeconds });
       } catch (err) {
         if (err instanceof Error && shownAs !== path) err.message = err.message.split(path).join(shownAs);
         throw err;
       }
     });
-    return { tensor: await slot.input.clip(frames), still: false };
+    return { tensor: await input.clip(frames), still: false };
   }
 }

@@ -4,6 +4,7 @@ import type { ModelSlot } from '../registry/model-slot.js';
 import type { ItemLoader } from './item-loader.js';
 import type { ParsedItem, Sampling } from './parse-item.js';
 import type { VideoWindows } from './video-windows.js';
+import type { ModelInput } from '@jepa/input';
 import type { VideoWindow } from '@jepa/preprocess';
 
 /** One unit of work: an item whole, or one window of a sampled item. */
@@ -23,6 +24,9 @@ export class PlannedItems {
   readonly units: PlannedUnit[] = [];
   readonly videos: VideoWindows[] = [];
 
+  /** `input`: the recipe the items are loaded with (the model's own, or at the request's size). */
+  constructor(readonly input: ModelInput) {}
+
   get count(): number {
     return this.units.length;
   }
@@ -41,15 +45,21 @@ export class PlannedItems {
  * Plans the sampled items' windows (ffprobe, no decode yet) and refuses a request whose items and
  * windows together are more than `maxItems` (--max-queue). Without sampled items it is the items as given.
  */
-export async function planItems(loader: ItemLoader, slot: ModelSlot, items: readonly ParsedItem[], maxItems: number): Promise<PlannedItems> {
-  const planned = new PlannedItems();
+export async function planItems(
+  loader: ItemLoader,
+  slot: ModelSlot,
+  items: readonly ParsedItem[],
+  maxItems: number,
+  input: ModelInput = slot.input,
+): Promise<PlannedItems> {
+  const planned = new PlannedItems(input);
   try {
     for (const [index, item] of items.entries()) {
       if (!item.sampling) {
         planned.units.push({ index, item, window: null });
         continue;
       }
-      const video = await loader.windows(slot, item as ParsedItem & { sampling: Sampling });
+      const video = await loader.windows(input, item as ParsedItem & { sampling: Sampling });
       planned.videos.push(video);
       for (const [k, at] of video.windows.entries()) planned.units.push({ index, item, window: { video, k, at } });
       if (planned.count + (items.length - index - 1) > maxItems)

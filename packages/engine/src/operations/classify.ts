@@ -4,6 +4,7 @@ import type { ClassScore } from '@jepa/graph';
 import { requirePart } from '@jepa/session';
 import { badField } from '../errors.js';
 import { encodePlanned, type WindowPlace } from '../items/encode-items.js';
+import type { ImageSize } from '../items/image-size.js';
 import type { ParsedItem } from '../items/parse-item.js';
 import type { ModelSlot } from '../registry/model-slot.js';
 import { type CallOptions, type EngineCore, type Usage, usage } from './engine-core.js';
@@ -15,6 +16,8 @@ export interface ClassifyRequest {
   items: readonly ParsedItem[];
   /** Classes to return, best first (default 5, at most the head's classes). */
   topK?: number | undefined;
+  /** Another input size than the model's recipe (ImageSize). */
+  size?: ImageSize | undefined;
 }
 
 export interface ItemClasses {
@@ -54,22 +57,27 @@ export async function classify(core: EngineCore, req: ClassifyRequest, call: Cal
 
 async function classifyOn(core: EngineCore, slot: ModelSlot, req: ClassifyRequest, call: CallOptions): Promise<ClassifyResult> {
   const { head, k } = classifier(slot, req.topK);
-  return withPlannedItems(core, slot, req.items, (plan) =>
-    core.scoped(plan.count, call, async (scope) => {
-      const { encoded, warnings } = await encodePlanned(core, slot, plan, scope);
-      const results = await headScores(
-        core,
-        head,
-        encoded.map((e) => e.out),
-        k,
-      );
-      core.metrics.itemsDone('classify', encoded.length);
-      return {
-        model: slot.id,
-        data: results.map((r, i) => ({ index: encoded[i]!.index, place: encoded[i]!.place, top: r.top, logits: r.logits })),
-        usage: usage(encoded.map((e) => e.out)),
-        warnings,
-      };
-    }),
+  return withPlannedItems(
+    core,
+    slot,
+    req.items,
+    (plan) =>
+      core.scoped(plan.count, call, async (scope) => {
+        const { encoded, warnings } = await encodePlanned(core, slot, plan, scope);
+        const results = await headScores(
+          core,
+          head,
+          encoded.map((e) => e.out),
+          k,
+        );
+        core.metrics.itemsDone('classify', encoded.length);
+        return {
+          model: slot.id,
+          data: results.map((r, i) => ({ index: encoded[i]!.index, place: encoded[i]!.place, top: r.top, logits: r.logits })),
+          usage: usage(encoded.map((e) => e.out)),
+          warnings,
+        };
+      }),
+    slot.session.inputAt(req.size),
   );
 }

@@ -3,6 +3,7 @@
 // encode for all three, as the page at / wants them).
 import type { ClassScore } from '@jepa/graph';
 import { encodeItems } from '../items/encode-items.js';
+import type { ImageSize } from '../items/image-size.js';
 import { type ParsedItem, refuseSampling } from '../items/parse-item.js';
 import { classifier } from './classify.js';
 import { computeOnItems } from './compute-on-items.js';
@@ -19,6 +20,8 @@ export interface FeaturesRequest {
   embedding?: { pool?: Pool | undefined; normalize?: boolean | undefined } | undefined;
   /** Also each item's top classes (a model with a classifier head). */
   classes?: { topK?: number | undefined } | undefined;
+  /** Another input size than the model's recipe (ImageSize). */
+  size?: ImageSize | undefined;
 }
 
 export interface FeaturesResult {
@@ -43,7 +46,7 @@ async function featuresOn(core: EngineCore, slot: ModelSlot, req: FeaturesReques
   const pool = req.embedding ? slot.session.choosePool(req.embedding.pool) : null;
   const scorer = req.classes ? classifier(slot, req.classes.topK) : null;
   return core.scoped(req.items.length, call, async (scope) => {
-    const encoded = await encodeItems(core, slot, req.items, scope);
+    const encoded = await encodeItems(core, slot, req.items, scope, slot.batcher, slot.session.inputAt(req.size));
     const encodedAt = performance.now();
     const outs = encoded.map((e) => e.out);
     // the maps render on the map worker while the head and the pooling use this thread and the lane

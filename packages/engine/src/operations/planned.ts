@@ -1,3 +1,4 @@
+import type { ModelInput } from '@jepa/input';
 import { type PlannedItems, planItems } from '../items/planned-items.js';
 import type { ParsedItem } from '../items/parse-item.js';
 import type { ModelSlot } from '../registry/model-slot.js';
@@ -9,8 +10,9 @@ export async function withPlannedItems<T>(
   slot: ModelSlot,
   items: readonly ParsedItem[],
   work: (plan: PlannedItems) => Promise<T>,
+  input: ModelInput = slot.input,
 ): Promise<T> {
-  const plan = await planItems(core.loader, slot, items, core.maxQueue);
+  const plan = await planItems(core.loader, slot, items, core.maxQueue, input);
   try {
     return await work(plan);
   } finally {

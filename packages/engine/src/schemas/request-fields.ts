@@ -20,11 +20,22 @@ export const idsField = z
   .union([z.array(z.number().int().min(0)), z.string()])
   .describe('token ids: an array, or text like "0:16,20" (ids 0..15 and 20)');
 
-export const embedFields = { pool: poolField, normalize: normalizeField };
+/** The most pixels on a side a request's size may ask for. */
+export const MAX_SIZE_SIDE = 8192;
+const side = z.number().int().min(1).max(MAX_SIZE_SIDE);
+
+export const sizeField = z
+  .union([side, z.tuple([side, side])])
+  .describe(
+    "resize every image and frame straight to this size (one number: square; [height, width]: pixels), no crop, instead of the model's recipe; for encoders that run any patch grid (DINOv3 at 512 or 768)",
+  );
+
+export const embedFields = { pool: poolField, normalize: normalizeField, size: sizeField };
 
 export const classifyFields = {
   top_k: z.number().int().min(1).describe("labels to return (default 5, at most the head's classes)"),
   logits: z.boolean().describe('also return every raw logit'),
+  size: sizeField,
 };
 
 /** POST /v1/features: what else each item's one encode answers besides its map. */
@@ -35,6 +46,7 @@ export const featuresFields = {
   pool: poolField,
   normalize: normalizeField,
   top_k: classifyFields.top_k,
+  size: sizeField,
 };
 
 export const predictFields = {

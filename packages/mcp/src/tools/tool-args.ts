@@ -1,5 +1,5 @@
 // The arguments and answers the tools share (zod), with the engine's field schemas where a route has them.
-import { type ParsedItem, badField, modelField, normalizeField, parseSampling, poolField, samplingField } from '@jepa/engine';
+import { type ParsedItem, badField, modelField, normalizeField, parseSampling, poolField, samplingField, sizeField } from '@jepa/engine';
 import { z } from 'zod';
 import { MEDIA_KINDS } from '../media.js';
 
@@ -18,6 +18,7 @@ export const model = modelField.optional();
 // one vector per item here: every token (pool none) is the HTTP route's
 export const pool = poolField.exclude(['none']).optional();
 export const normalize = normalizeField.optional();
+export const size = sizeField.optional();
 export const sampling = samplingField.optional();
 
 const windowOut = {

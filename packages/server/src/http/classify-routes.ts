@@ -1,6 +1,6 @@
 // POST /v1/classify and POST /v1/predict: the heads over the encoder's tokens. Each body is read whole
 // before the engine resolves the model (whether it has the head included): a bad one never loads it.
-import { classifyFields, parseIds, parseItems, predictFields, readFields, refuseSampling } from '@jepa/engine';
+import { classifyFields, imageSize, parseIds, parseItems, predictFields, readFields, refuseSampling } from '@jepa/engine';
 import type { FastifyInstance } from 'fastify';
 import { encodeValues } from '../encoding.js';
 import { objectBody, optionalChoice } from '../json.js';
@@ -12,10 +12,10 @@ export function headRoutes(app: FastifyInstance, state: ServerState): void {
   const { engine } = state;
 
   app.post('/v1/classify', async (req, reply) => {
-    const body = objectBody(req.body, ['model', 'input', 'top_k', 'logits']);
-    const { top_k: topK, logits: withLogits } = readFields(body, classifyFields);
+    const body = objectBody(req.body, ['model', 'input', 'top_k', 'logits', 'size']);
+    const { top_k: topK, logits: withLogits, size } = readFields(body, classifyFields);
     const items = parseItems(body.input, 'input', engine.maxQueue);
-    const r = await engine.classify({ model: body.model, items, topK }, callOf(reply));
+    const r = await engine.classify({ model: body.model, items, topK, size: imageSize(size) }, callOf(reply));
     return {
       object: 'list',
       data: r.data.map((c) => ({

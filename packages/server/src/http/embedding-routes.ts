@@ -1,5 +1,5 @@
 // POST /v1/embeddings (OpenAI's shape) and POST /v1/features (PCA maps as PNGs).
-import { badField, embedFields, featuresFields, parseItems, readFields, refuseSampling } from '@jepa/engine';
+import { badField, embedFields, featuresFields, imageSize, parseItems, readFields, refuseSampling } from '@jepa/engine';
 import type { FastifyInstance } from 'fastify';
 import { type EncodingFormat, encodeValues } from '../encoding.js';
 import { objectBody, optionalChoice } from '../json.js';
@@ -12,12 +12,12 @@ export function embeddingRoutes(app: FastifyInstance, state: ServerState): void 
   const { engine } = state;
 
   app.post('/v1/embeddings', async (req, reply) => {
-    const body = objectBody(req.body, ['model', 'input', 'pool', 'normalize', 'encoding_format']);
-    const { pool, normalize } = readFields(body, embedFields);
+    const body = objectBody(req.body, ['model', 'input', 'pool', 'normalize', 'encoding_format', 'size']);
+    const { pool, normalize, size } = readFields(body, embedFields);
     const format = optionalChoice(body, 'encoding_format', FORMATS, 'float')!;
     const items = parseItems(body.input, 'input', engine.maxQueue);
     // the body is read whole before the engine is asked for the model: a bad one never loads it
-    const r = await engine.embed({ model: body.model, items, pool, normalize }, callOf(reply));
+    const r = await engine.embed({ model: body.model, items, pool, normalize, size: imageSize(size) }, callOf(reply));
     return {
       object: 'list',
       data: r.data.map((e) => ({
@@ -36,7 +36,7 @@ export function embeddingRoutes(app: FastifyInstance, state: ServerState): void 
   // the PCA map of each item's patch features (packages/graph/src/pca.ts has the rule), as PNGs; with
   // include, each item's embedding and top classes from the same encode
   app.post('/v1/features', async (req, reply) => {
-    const body = objectBody(req.body, ['model', 'input', 'include', 'pool', 'normalize', 'encoding_format', 'top_k']);
+    const body = objectBody(req.body, ['model', 'input', 'include', 'pool', 'normalize', 'encoding_format', 'top_k', 'size']);
     const f = readFields(body, featuresFields);
     const include = new Set(f.include ?? []);
     for (const [key, needs] of [
@@ -56,6 +56,7 @@ export function embeddingRoutes(app: FastifyInstance, state: ServerState): void 
         items,
         embedding: include.has('embedding') ? { pool: f.pool, normalize: f.normalize } : undefined,
         classes: include.has('classes') ? { topK: f.top_k } : undefined,
+        size: imageSize(f.size),
       },
       callOf(reply),
     );
