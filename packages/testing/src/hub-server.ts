@@ -42,6 +42,8 @@ export class HubServer {
   readonly faults = new Map<string, HubFault[]>();
   /** Tree entries per page (the rest behind a Link: rel="next"). */
   pageSize = 50;
+  /** A slow body comes in 8 steps this far apart (ms). */
+  slowStepMs = 20;
   #server: Server | undefined;
   #url = '';
 
@@ -263,7 +265,7 @@ export class HubServer {
           clearInterval(timer);
           res.end();
         }
-      }, 20);
+      }, this.slowStepMs);
       res.on('close', () => clearInterval(timer));
       return;
     }
