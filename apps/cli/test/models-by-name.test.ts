@@ -20,10 +20,10 @@ interface Run {
   stderr: string;
 }
 
-/** The built CLI as a child process, without blocking this process's event loop (the Hub runs in it). */
-function jepa(args: string[], extra: Record<string, string> = {}): Promise<Run> {
+/** A child process, without blocking this process's event loop (the Hub runs in it). */
+function run(command: string, args: string[], extra: Record<string, string> = {}): Promise<Run> {
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [cliMain(), ...args], { env: { ...process.env, ...env, ...extra }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { env: { ...process.env, ...env, ...extra }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c));
@@ -31,6 +31,11 @@ function jepa(args: string[], extra: Record<string, string> = {}): Promise<Run> 
     child.on('error', fail);
     child.on('close', (status) => done({ status, stdout, stderr }));
   });
+}
+
+/** The built CLI. */
+function jepa(args: string[], extra: Record<string, string> = {}): Promise<Run> {
+  return run(process.execPath, [cliMain(), ...args], extra);
 }
 
 function embedding(path: string): Buffer {
@@ -48,6 +53,8 @@ beforeAll(async () => {
     filesOfFolder(HFVIT, (p) => /^(config\.json|model\.safetensors)$/.test(p)),
     { gated: true },
   );
+  hub.tokens.add('hf_allowed');
+  hub.otherTokens.add('hf_noaccess');
   await hub.start();
   env = {
     HF_ENDPOINT: hub.url,
@@ -101,13 +108,18 @@ describe('models by name through the jepa CLI', () => {
     await hub.start(Number(new URL(hub.url).port));
   }, 120_000);
 
-  it('refuses in one line, with no stack: gated without a token, a token not allowed, no such repo, a bad reference', async () => {
+  it('refuses in one line, with no stack: gated without a token, a token refused or not allowed, no such repo or revision, a bad reference or type', async () => {
     const page = `${hub.url}/tiny/gated`;
     const cases: [string[], Record<string, string>, string][] = [
       [['pull', 'tiny/gated'], {}, `jepa: hf:tiny/gated is gated: accept its terms at ${page}, then set HF_TOKEN (or run huggingface-cli login)\n`],
       [
         ['pull', 'tiny/gated'],
-        { HF_TOKEN: 'hf_wrong' },
+        { HF_TOKEN: 'hf_invalid' },
+        `jepa: HF_TOKEN was refused by ${hub.url} (invalid or expired): make a new one at ${hub.url}/settings/tokens\n`,
+      ],
+      [
+        ['pull', 'tiny/gated'],
+        { HF_TOKEN: 'hf_noaccess' },
         `jepa: HF_TOKEN has no access to hf:tiny/gated: ask for it at ${page} (or use a token of an account that has it)\n`,
       ],
       [
@@ -149,7 +161,23 @@ describe('models by name through the jepa CLI', () => {
     expect(a.status, a.stderr).toBe(0);
     expect(b.status, b.stderr).toBe(0);
     expect(a.stdout).toBe(b.stdout);
+    // not a terminal: no progress
+    expect(a.stderr + b.stderr).toBe('');
     expect(lfsGets() - before).toBe(1);
+  });
+
+  it('shows bytes, rate and time left per file, then the conversion, on a terminal', async () => {
+    hub.slowStepMs = 150;
+    hub.fault('model.safetensors', 'slow');
+    const extra = { HF_HOME: join(work, 'hf-tty'), JEPA_CACHE: join(work, 'jepa-tty') };
+    // script(1) gives the command a terminal; what it writes there comes back on script's stdout
+    const command = [process.execPath, cliMain(), 'pull', 'tiny/hfvit'].map((a) => `'${a}'`).join(' ');
+    const shown = await run('script', ['-qec', command, '/dev/null'], extra);
+    expect(shown.status, shown.stdout).toBe(0);
+    expect(shown.stdout).toMatch(/model\.safetensors 0\.\d\/0\.3 MiB \d+\.\d MiB\/s \d+ s left/);
+    expect(shown.stdout).toMatch(/model\.safetensors 0\.3\/0\.3 MiB/);
+    expect(shown.stdout).toMatch(/convert \[#+\] \d+\/\d+/);
+    expect(shown.stdout.trim().split('\n').at(-1)).toMatch(/\/f32\.gguf\r?$/);
   });
 
   it('jepa models lists the caches; jepa models rm empties them', async () => {

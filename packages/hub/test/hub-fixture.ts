@@ -34,6 +34,7 @@ export async function startHub(): Promise<HubFixture> {
   server.seed('tiny/hfvit', repoFiles(HFVIT));
   server.seed('tiny/dinov3-gated', repoFiles(DINOV3), { gated: true });
   server.tokens.add('hf_allowed');
+  server.otherTokens.add('hf_noaccess');
   await server.start();
   const dir = mkdtempSync(join(tmpdir(), 'jepa-hub-'));
   const settings: HubSettings = {

@@ -146,16 +146,21 @@ describe('pulling hf:ORG/NAME through the loopback Hub', () => {
     ).not.toContainEqual(expect.stringMatching(/^[0-9a-f]{64}/));
   });
 
-  it('refuses a gated repo without a token, and with a token not allowed, naming HF_TOKEN and the page', async () => {
+  it('refuses a gated repo without a token, with a token not allowed, and a token the Hub does not know, naming HF_TOKEN and the page', async () => {
     const noToken = await failure(() => pullModel(parseHubReference('hf:tiny/dinov3-gated'), { settings: hub.settings }));
     expect(noToken.code).toBe('HUB_GATED');
     expect(noToken.message).toBe(
       `hf:tiny/dinov3-gated is gated: accept its terms at ${hub.server.url}/tiny/dinov3-gated, then set HF_TOKEN (or run huggingface-cli login)`,
     );
-    const wrong = await failure(() => pullModel(parseHubReference('hf:tiny/dinov3-gated'), { settings: { ...hub.settings, token: 'hf_wrong' } }));
+    const wrong = await failure(() => pullModel(parseHubReference('hf:tiny/dinov3-gated'), { settings: { ...hub.settings, token: 'hf_noaccess' } }));
     expect(wrong.code).toBe('HUB_FORBIDDEN');
     expect(wrong.message).toBe(
       `HF_TOKEN has no access to hf:tiny/dinov3-gated: ask for it at ${hub.server.url}/tiny/dinov3-gated (or use a token of an account that has it)`,
+    );
+    const invalid = await failure(() => pullModel(parseHubReference('hf:tiny/hfvit'), { settings: { ...hub.settings, token: 'hf_invalid' } }));
+    expect(invalid.code).toBe('HUB_BAD_TOKEN');
+    expect(invalid.message).toBe(
+      `HF_TOKEN was refused by ${hub.server.url} (invalid or expired): make a new one at ${hub.server.url}/settings/tokens`,
     );
     const notAToken = await failure(() => pullModel(parseHubReference('hf:tiny/dinov3-gated'), { settings: { ...hub.settings, token: 'abc' } }));
     expect(notAToken.message).toBe('HF_TOKEN is not a Hugging Face token (they start with hf_)');

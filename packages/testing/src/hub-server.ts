@@ -38,6 +38,8 @@ export class HubServer {
   readonly requests: HubRequest[] = [];
   /** Tokens allowed into gated repositories. */
   readonly tokens = new Set<string>();
+  /** Tokens of accounts without access to gated repositories (403 there); any other token is invalid (401 everywhere). */
+  readonly otherTokens = new Set<string>();
   /** Faults to serve on the next downloads of a file's bytes, by its path in the repo, first first. */
   readonly faults = new Map<string, HubFault[]>();
   /** Tree entries per page (the rest behind a Link: rel="next"). */
@@ -107,6 +109,11 @@ export class HubServer {
       ...(req.headers.range ? { range: req.headers.range } : {}),
       ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}),
     });
+    const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+    if (token !== undefined && !path.startsWith('/lfs/') && !this.tokens.has(token) && !this.otherTokens.has(token)) {
+      refuse(res, 401, 'InvalidCredentials', 'Invalid credentials in Authorization header');
+      return;
+    }
     let m = /^\/api\/models\/([^/]+\/[^/]+)\/(revision|tree|paths-info)\/([^/]+)(\/.*)?$/.exec(path);
     if (m) return this.#api(req, res, m[1], m[2], m[3], url);
     m = /^\/lfs\/([0-9a-f]{64})\/(.+)$/.exec(path);
