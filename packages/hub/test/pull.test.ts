@@ -117,9 +117,20 @@ describe('pulling hf:ORG/NAME through the loopback Hub', () => {
   });
 
   it('retries a 503 with backoff, and refuses in one line when it persists', async () => {
+    // the API calls through @huggingface/hub are retried too
+    hub.server.apiFailures = 3;
+    const notes: string[] = [];
+    await pullModel(parseHubReference('hf:tiny/hfvit'), {
+      settings: { ...hub.settings, cacheDir: join(hub.dir, 'api'), jepaCache: join(hub.dir, 'api-jepa') },
+      onNote: (n) => notes.push(n),
+    });
+    expect(hub.server.apiFailures).toBe(0);
+    expect(notes.filter((n) => n.includes('HTTP 503'))).toHaveLength(3);
+    const lfsGets = () => hub.server.downloadsOf('model.safetensors').filter((r) => r.path.startsWith('/lfs/')).length;
+    const before = lfsGets();
     hub.server.fault('model.safetensors', '503', '503');
     await pullModel(parseHubReference('hf:tiny/hfvit'), { settings: hub.settings });
-    expect(hub.server.downloadsOf('model.safetensors').filter((r) => r.path.startsWith('/lfs/')).length).toBe(3);
+    expect(lfsGets() - before).toBe(3);
 
     hub.server.fault('config.json', '503', '503', '503', '503', '503');
     const err = await failure(() =>

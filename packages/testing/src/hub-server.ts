@@ -42,6 +42,8 @@ export class HubServer {
   readonly otherTokens = new Set<string>();
   /** Faults to serve on the next downloads of a file's bytes, by its path in the repo, first first. */
   readonly faults = new Map<string, HubFault[]>();
+  /** The next this many API calls (model info, tree, paths-info) answer 503. */
+  apiFailures = 0;
   /** Tree entries per page (the rest behind a Link: rel="next"). */
   pageSize = 50;
   /** A slow body comes in 8 steps this far apart (ms). */
@@ -124,6 +126,10 @@ export class HubServer {
   }
 
   async #api(req: IncomingMessage, res: ServerResponse, id: string, what: string, revision: string, url: URL): Promise<void> {
+    if (this.apiFailures > 0) {
+      this.apiFailures--;
+      return refuse(res, 503, 'ServiceUnavailable', 'try again later');
+    }
     const repo = this.repos.get(id);
     if (!repo) return refuse(res, 404, 'RepoNotFound', 'Repository not found');
     const commit = this.#commit(repo, revision);
