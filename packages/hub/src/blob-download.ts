@@ -1,10 +1,9 @@
 // One file of a repository into blobs/<etag>: fetched to <etag>.incomplete under a lock per blob,
 // resumed with Range from the size already there after a cut, a reset or a kill, checked against
-// its etag (the LFS sha256, or the git blob id of a small file), then renamed into place.
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+// its etag (the LFS sha256, or the git blob id of a small file) as it is written, then renamed into place.
 import { mkdir, open, rename, stat, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { BlobDigest } from './blob-digest.js';
 import { lockBlob } from './blob-lock.js';
 import { HubError } from './errors.js';
 import { HttpRefusal } from './hub-failure.js';
@@ -37,6 +36,8 @@ export interface DownloadTarget {
   onNote?: (message: string) => void;
 }
 
+const FLUSH_BYTES = 1 << 20;
+
 /** The body ended before its length: a cut connection, retried like a reset. */
 class ShortBody extends Error {
   readonly code = 'ESHORTBODY';
@@ -48,14 +49,6 @@ async function sizeOf(path: string): Promise<number> {
   } catch {
     return 0;
   }
-}
-
-/** sha256 of an LFS file, or git's blob id (sha1 of "blob <size>\0" and the bytes) of another. */
-async function digestOf(path: string, file: RemoteFile): Promise<string> {
-  const hash = createHash(file.lfs ? 'sha256' : 'sha1');
-  if (!file.lfs) hash.update(`blob ${await sizeOf(path)}\0`);
-  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
-  return hash.digest('hex');
 }
 
 const unquote = (etag: string | null) => etag?.replace(/^W\//, '').replace(/"/g, '');
@@ -88,7 +81,7 @@ async function request(t: DownloadTarget, file: RemoteFile, from: number): Promi
 }
 
 /** Appends the rest of the file to `incomplete`; a server that ignores Range starts it over. */
-async function fetchRest(t: DownloadTarget, file: RemoteFile, incomplete: string): Promise<void> {
+async function fetchRest(t: DownloadTarget, file: RemoteFile, incomplete: string, digest: BlobDigest): Promise<void> {
   let from = await sizeOf(incomplete);
   if (from > file.size) {
     await unlink(incomplete);
@@ -97,29 +90,45 @@ async function fetchRest(t: DownloadTarget, file: RemoteFile, incomplete: string
   if (from === file.size) return;
   const response = await request(t, file, from);
   if (from > 0 && response.status !== 206) from = 0;
+  await digest.catchUp(incomplete, from);
   let done = from;
   if (!response.body) throw new ShortBody(`${file.path}: an empty answer`);
-  // each chunk is on disk before the next is read, so a cut keeps every byte that came
+  // written in blocks of FLUSH_BYTES, and what came before a cut is written too, so the next try resumes after it
   const out = await open(incomplete, from > 0 ? 'a' : 'w');
+  let pending: Uint8Array[] = [];
+  let pendingBytes = 0;
+  const flush = async () => {
+    const block = Buffer.concat(pending, pendingBytes);
+    pending = [];
+    pendingBytes = 0;
+    for (let at = 0; at < block.length; ) at += (await out.write(block, at)).bytesWritten;
+    digest.update(block);
+    done += block.length;
+    t.onBytes?.({ file: file.path, done, total: file.size });
+  };
   try {
     for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
-      await out.write(chunk);
-      done += chunk.length;
-      t.onBytes?.({ file: file.path, done, total: file.size });
+      pending.push(chunk);
+      pendingBytes += chunk.length;
+      if (pendingBytes >= FLUSH_BYTES) await flush();
     }
   } finally {
-    await out.close();
+    try {
+      if (pendingBytes > 0) await flush();
+    } finally {
+      await out.close();
+    }
   }
   if (done < file.size) throw new ShortBody(`${file.path}: ${done} of ${file.size} bytes`);
 }
 
 /** Retries transient failures; a try that moved the file on does not count against the limit. */
-async function fetchWithRetries(t: DownloadTarget, file: RemoteFile, incomplete: string): Promise<void> {
+async function fetchWithRetries(t: DownloadTarget, file: RemoteFile, incomplete: string, digest: BlobDigest): Promise<void> {
   let failures = 0;
   for (;;) {
     const before = await sizeOf(incomplete);
     try {
-      await fetchRest(t, file, incomplete);
+      await fetchRest(t, file, incomplete, digest);
       return;
     } catch (err) {
       const reason = err instanceof TransientStatus ? err.message : networkCause(err);
@@ -145,8 +154,10 @@ export async function downloadBlob(t: DownloadTarget, file: RemoteFile): Promise
     const resumed = await sizeOf(incomplete);
     if (resumed > 0 && resumed < file.size) t.onNote?.(`${file.path}: resuming at ${resumed} of ${file.size} bytes`);
     for (let check = 1; ; check++) {
-      await fetchWithRetries(t, file, incomplete);
-      const digest = await digestOf(incomplete, file);
+      const running = new BlobDigest(file);
+      await fetchWithRetries(t, file, incomplete, running);
+      await running.catchUp(incomplete, await sizeOf(incomplete));
+      const digest = running.hex();
       if (digest === file.etag) break;
       await unlink(incomplete);
       if (check === 2)
