@@ -8,7 +8,7 @@ import { lockBlob } from './blob-lock.js';
 import { HubError } from './errors.js';
 import { HttpRefusal } from './hub-failure.js';
 import { exists, type RepoCache } from './repo-cache.js';
-import { backoff, isTransientStatus, networkCause, type RetryPolicy, TransientStatus } from './retry.js';
+import { backoff, isTransientStatus, type RetryPolicy, TransientStatus, transientCause } from './retry.js';
 
 export interface RemoteFile {
   path: string;
@@ -104,12 +104,14 @@ async function fetchRest(t: DownloadTarget, file: RemoteFile, incomplete: string
     for (let at = 0; at < block.length; ) at += (await out.write(block, at)).bytesWritten;
     digest.update(block);
     done += block.length;
-    t.onBytes?.({ file: file.path, done, total: file.size });
   };
+  let received = from;
   try {
     for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
       pending.push(chunk);
       pendingBytes += chunk.length;
+      received += chunk.length;
+      t.onBytes?.({ file: file.path, done: received, total: file.size });
       if (pendingBytes >= FLUSH_BYTES) await flush();
     }
   } finally {
@@ -131,13 +133,13 @@ async function fetchWithRetries(t: DownloadTarget, file: RemoteFile, incomplete:
       await fetchRest(t, file, incomplete, digest);
       return;
     } catch (err) {
-      const reason = err instanceof TransientStatus ? err.message : networkCause(err);
+      const reason = transientCause(err);
       if (reason === undefined) throw err;
       const after = await sizeOf(incomplete);
       failures = after > before ? 1 : failures + 1;
       if (failures >= t.policy.attempts) throw err;
       t.onNote?.(`${file.path}: ${reason} at ${after} of ${file.size} bytes; trying again`);
-      await backoff(t.policy, failures);
+      await backoff(t.policy, failures, err);
     }
   }
 }

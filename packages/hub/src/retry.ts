@@ -1,5 +1,5 @@
-// Transient failures (a 5xx, a 429, a reset or refused connection) are tried again after a wait that
-// doubles each time; anything else is final at once.
+// Transient failures (a 5xx, a 429, a reset connection, a cut body) are tried again after a wait that
+// doubles each time; anything else, a refused connection or an unknown host included, is final at once.
 import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface RetryPolicy {
@@ -25,13 +25,28 @@ export function networkCause(err: unknown): string | undefined {
   return err instanceof TypeError && err.message === 'fetch failed' ? 'fetch failed' : undefined;
 }
 
+/** No route to the Hub at all (refused, no such host, no network): waiting would not help, so not retried. */
+const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ENETDOWN']);
+
+/** Why `err` is worth another try, or undefined when it is final. */
+export function transientCause(err: unknown): string | undefined {
+  if (err instanceof TransientStatus) return err.message;
+  const cause = networkCause(err);
+  return cause === undefined || UNREACHABLE.has(cause) ? undefined : cause;
+}
+
 export class TransientStatus extends Error {
   constructor(readonly status: number) {
     super(`HTTP ${status}`);
   }
 }
 
-export function backoff(policy: RetryPolicy, attempt: number): Promise<void> {
+/**
+ * The wait before try `attempt + 1`. A first network failure is tried again at once: it is most often a
+ * kept-alive connection the server had closed, and a new one is all it takes.
+ */
+export function backoff(policy: RetryPolicy, attempt: number, err?: unknown): Promise<void> {
+  if (attempt === 1 && err !== undefined && !(err instanceof TransientStatus)) return Promise.resolve();
   return sleep(policy.retryDelayMs * 2 ** (attempt - 1));
 }
 
@@ -41,10 +56,10 @@ export async function withRetries<T>(policy: RetryPolicy, run: (attempt: number)
     try {
       return await run(attempt);
     } catch (err) {
-      const reason = err instanceof TransientStatus ? err.message : networkCause(err);
+      const reason = transientCause(err);
       if (reason === undefined || attempt >= policy.attempts) throw err;
       policy.onRetry?.(attempt, reason);
-      await backoff(policy, attempt);
+      await backoff(policy, attempt, err);
     }
   }
 }

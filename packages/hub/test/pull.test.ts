@@ -211,7 +211,12 @@ describe('pulling hf:ORG/NAME through the loopback Hub', () => {
     const online = await pullModel(parseHubReference('hf:tiny/hfvit'), { settings: hub.settings });
     const bits = readFileSync(online.gguf);
     await hub.server.stop();
-    const down = await failure(() => pullModel(parseHubReference('hf:tiny/hfvit'), { settings: { ...hub.settings, attempts: 2 } }));
+    // a refused connection is not waited on: with 10 s before a retry this would take 150 s
+    const t0 = performance.now();
+    const down = await failure(() =>
+      pullModel(parseHubReference('hf:tiny/hfvit'), { settings: { ...hub.settings, attempts: 5, retryDelayMs: 10_000 } }),
+    );
+    expect(performance.now() - t0).toBeLessThan(2000);
     expect(down.code).toBe('HUB_UNREACHABLE');
     expect(down.message).toMatch(
       /^cannot reach http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\); the cache has hf:tiny\/hfvit@main: set HF_HUB_OFFLINE=1 to use it$/,
