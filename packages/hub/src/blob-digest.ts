@@ -2,7 +2,7 @@
 // finished download is not read again; after a resume it first reads what is already on disk.
 import { createHash, type Hash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import type { RemoteFile } from './blob-download.js';
+import type { RemoteFile } from './remote-file.js';
 
 export class BlobDigest {
   #hash!: Hash;

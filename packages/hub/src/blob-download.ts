@@ -4,19 +4,12 @@
 import { mkdir, open, rename, stat, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { BlobDigest } from './blob-digest.js';
+import type { RemoteFile } from './remote-file.js';
 import { lockBlob } from './blob-lock.js';
 import { HubError } from './errors.js';
 import { HttpRefusal } from './hub-failure.js';
 import { exists, type RepoCache } from './repo-cache.js';
 import { backoff, isTransientStatus, type RetryPolicy, TransientStatus, transientCause } from './retry.js';
-
-export interface RemoteFile {
-  path: string;
-  size: number;
-  /** The LFS sha256, or the git blob id of a file kept in git. */
-  etag: string;
-  lfs: boolean;
-}
 
 export interface ByteProgress {
   file: string;

@@ -1,6 +1,6 @@
 // The Hub's API through @huggingface/hub: a revision to its commit, a commit to its file list.
 import { listFiles, modelInfo } from '@huggingface/hub';
-import type { RemoteFile } from './blob-download.js';
+import type { RemoteFile } from './remote-file.js';
 import type { HubSettings } from './environment.js';
 import { HubFetch, type RetryPolicy } from './retry.js';
 

@@ -1,4 +1,5 @@
-export type { ByteProgress, RemoteFile } from './blob-download.js';
+export type { ByteProgress } from './blob-download.js';
+export type { RemoteFile } from './remote-file.js';
 export { CONVERTER_VERSION, convertedPath } from './converted.js';
 export { type HubSettings, hubSettings } from './environment.js';
 export { HubError, type HubErrorCode } from './errors.js';
