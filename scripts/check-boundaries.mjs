@@ -27,6 +27,8 @@ export const LAYERS = [
   ['@jepa/native'],
   ['@jepa/graph', '@jepa/input'],
   ['@jepa/worldmodel', '@jepa/convert'],
+  // models by name: pulled through the Hugging Face cache and converted by @jepa/convert
+  ['@jepa/hub'],
   // a loaded model with its input, contexts and pooling: what the engine, the corpus jobs and the CLI run
   ['@jepa/session'],
   // the engine under the server and MCP, and the corpus jobs: both run models through sessions

@@ -17,6 +17,8 @@ import { featuresCommand } from './commands/features.js';
 import { compareCommand } from './commands/compare.js';
 import { indexCommand } from './commands/index.js';
 import { searchCommand } from './commands/search.js';
+import { pullCommand } from './commands/pull.js';
+import { modelsCommand } from './commands/models.js';
 import { displayText } from './display-text.js';
 import { fsErrorMessage, isFsError } from './user-error.js';
 
@@ -45,6 +47,8 @@ featuresCommand(program);
 compareCommand(program);
 indexCommand(program);
 searchCommand(program);
+pullCommand(program);
+modelsCommand(program);
 
 /** Commander's "error: option '-t, --threads <n>' argument '0' is invalid. expected …" as one `jepa:` sentence. */
 function commanderMessage(message: string): string {

@@ -3,6 +3,7 @@
 import { type EncoderContextOptions, type RuntimeOptions, runtimeFromEnv } from '@jepa/graph';
 import { ModelSession, type SessionOptions } from '@jepa/session';
 import { say } from './display-text.js';
+import { modelPath } from './hub-model.js';
 import { type InputFlags, inputOptions } from './input-options.js';
 import { aboutFileAsync, checkInputFile } from './user-error.js';
 
@@ -43,13 +44,14 @@ export function runtimeOptions(): RuntimeOptions {
   return runtime;
 }
 
-/** `-m FILE` as a session; `more` adds to the flags' options (an encoder's layers or output, the head's top k). */
+/** `-m FILE` (or `-m hf:ORG/NAME`, pulled and converted first) as a session; `more` adds to the flags' options (an encoder's layers or output, the head's top k). */
 export async function openSession(
   path: string,
   flags: RuntimeFlags & InputFlags,
   more: Pick<SessionOptions, 'encoder' | 'head' | 'predictor' | 'world' | 'actionConditioned'> & { notice?: (message: string) => void } = {},
 ): Promise<ModelSession> {
-  checkInputFile(path, '-m');
+  const local = await modelPath(path);
+  checkInputFile(local, '-m');
   const device = deviceFlag(flags.gpu);
   const threads = flags.threads ? { threads: flags.threads } : {};
   const noFlash = flags.flash === false ? { noFlash: true } : {};
@@ -68,5 +70,5 @@ export async function openSession(
     ...(more.world ? { world: more.world } : {}),
     ...(more.actionConditioned ? { actionConditioned: more.actionConditioned } : {}),
   };
-  return aboutFileAsync(`-m ${path}`, path, () => ModelSession.load(path, options));
+  return aboutFileAsync(`-m ${path}`, local, () => ModelSession.load(local, options));
 }

@@ -30,3 +30,5 @@ export {
   type ReferenceFixture,
 } from './reference-fixtures.js';
 export { AC_CASES, acCase, type AcCase, type AcCemSettingsJson, type AcConverter, type AcManifest } from './ac-fixture.js';
+export { commitOf, filesOfFolder, type HubFile, type HubRepo, hubFile } from './hub-repo.js';
+export { type HubFault, type HubRequest, HubServer, type SeedOptions } from './hub-server.js';

@@ -1,0 +1,51 @@
+// `-m hf:ORG/NAME[@REVISION][:TYPE]` for every command: @jepa/hub's resolver with the CLI's progress
+// (bytes, rate and time left per file, then the conversion) on a TTY stderr; a path is left as it is.
+import { type PulledModel, type ResolveOptions, pullModel, type HubReference, resolveModel } from '@jepa/hub';
+import { ByteProgress } from './byte-progress.js';
+import { say } from './display-text.js';
+import { Progress } from './progress.js';
+
+function progressOptions(quiet: boolean): { options: ResolveOptions; finish: () => void } {
+  const tty = !quiet && Boolean(process.stderr.isTTY);
+  const bytes = new ByteProgress(tty);
+  let convert: Progress | undefined;
+  const options: ResolveOptions = {
+    onBytes: (p) => bytes.update(p.file, p.done, p.total),
+    onConvert: (p) => {
+      if (!tty) return;
+      bytes.finish();
+      convert ??= new Progress(p.count, 'convert');
+      convert.tick();
+    },
+    onNote: (message) => {
+      if (!tty) return;
+      bytes.finish();
+      say(message);
+    },
+  };
+  const finish = () => {
+    bytes.finish();
+    convert?.finish();
+  };
+  return { options, finish };
+}
+
+/** The local GGUF for `-m`: an `hf:` reference pulled and converted (or found in the caches), else `model` itself. */
+export async function modelPath(model: string, quiet = false): Promise<string> {
+  const { options, finish } = progressOptions(quiet);
+  try {
+    return await resolveModel(model, options);
+  } finally {
+    finish();
+  }
+}
+
+/** `jepa pull`: the reference pulled and converted, with progress unless `quiet`. */
+export async function pullWithProgress(ref: HubReference, quiet: boolean): Promise<PulledModel> {
+  const { options, finish } = progressOptions(quiet);
+  try {
+    return await pullModel(ref, options);
+  } finally {
+    finish();
+  }
+}

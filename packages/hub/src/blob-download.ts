@@ -1,0 +1,170 @@
+// One file of a repository into blobs/<etag>: fetched to <etag>.incomplete under a lock per blob,
+// resumed with Range from the size already there after a cut, a reset or a kill, checked against
+// its etag (the LFS sha256, or the git blob id of a small file) as it is written, then renamed into place.
+import { mkdir, open, rename, stat, unlink } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { BlobDigest } from './blob-digest.js';
+import type { RemoteFile } from './remote-file.js';
+import { lockBlob } from './blob-lock.js';
+import { HubError } from './errors.js';
+import { HttpRefusal } from './hub-failure.js';
+import { exists, type RepoCache } from './repo-cache.js';
+import { backoff, isTransientStatus, type RetryPolicy, TransientStatus, transientCause } from './retry.js';
+
+export interface ByteProgress {
+  file: string;
+  done: number;
+  total: number;
+}
+
+export interface DownloadTarget {
+  endpoint: string;
+  token?: string;
+  repo: string;
+  commit: string;
+  cache: RepoCache;
+  policy: RetryPolicy;
+  onBytes?: (p: ByteProgress) => void;
+  /** One line for the user: waiting on another pull, resuming, retrying. */
+  onNote?: (message: string) => void;
+}
+
+const FLUSH_BYTES = 1 << 20;
+
+/** The body ended before its length: a cut connection, retried like a reset. */
+class ShortBody extends Error {
+  readonly code = 'ESHORTBODY';
+}
+
+async function sizeOf(path: string): Promise<number> {
+  try {
+    return (await stat(path)).size;
+  } catch {
+    return 0;
+  }
+}
+
+const unquote = (etag: string | null) => etag?.replace(/^W\//, '').replace(/"/g, '');
+
+function resolveUrl(t: DownloadTarget, file: string): string {
+  const path = file.split('/').map(encodeURIComponent).join('/');
+  return `${t.endpoint}/${t.repo}/resolve/${t.commit}/${path}`;
+}
+
+/** The response with the file's bytes from `from` on: the resolve URL, or the LFS object it redirects to. */
+async function request(t: DownloadTarget, file: RemoteFile, from: number): Promise<Response> {
+  const url = resolveUrl(t, file.path);
+  const range: Record<string, string> = from > 0 ? { Range: `bytes=${from}-` } : {};
+  const auth: Record<string, string> = t.token ? { Authorization: `Bearer ${t.token}` } : {};
+  let response = await fetch(url, { headers: { ...auth, ...range }, redirect: 'manual' });
+  if (response.status >= 300 && response.status < 400) {
+    const linked = unquote(response.headers.get('x-linked-etag'));
+    if (linked && linked !== file.etag)
+      throw new HubError('HUB_CHECKSUM', `${t.repo}/${file.path}: the Hub links it to ${linked}, its listing to ${file.etag}`);
+    const location = new URL(response.headers.get('location') ?? '', url);
+    await response.body?.cancel();
+    // a signed CDN address is not given the token (huggingface_hub does the same)
+    const sameOrigin = location.origin === new URL(url).origin;
+    response = await fetch(location, { headers: { ...(sameOrigin ? auth : {}), ...range } });
+  }
+  if (response.ok) return response;
+  await response.body?.cancel();
+  if (isTransientStatus(response.status)) throw new TransientStatus(response.status);
+  throw new HttpRefusal(response.status, response.headers.get('x-error-code') ?? undefined, url);
+}
+
+/** Appends the rest of the file to `incomplete`; a server that ignores Range starts it over. */
+async function fetchRest(t: DownloadTarget, file: RemoteFile, incomplete: string, digest: BlobDigest): Promise<void> {
+  let from = await sizeOf(incomplete);
+  if (from > file.size) {
+    await unlink(incomplete);
+    from = 0;
+  }
+  if (from === file.size) return;
+  const response = await request(t, file, from);
+  if (from > 0 && response.status !== 206) from = 0;
+  await digest.catchUp(incomplete, from);
+  let done = from;
+  if (!response.body) throw new ShortBody(`${file.path}: an empty answer`);
+  // written in blocks of FLUSH_BYTES, and what came before a cut is written too, so the next try resumes after it
+  const out = await open(incomplete, from > 0 ? 'a' : 'w');
+  let pending: Uint8Array[] = [];
+  let pendingBytes = 0;
+  const flush = async () => {
+    const block = Buffer.concat(pending, pendingBytes);
+    pending = [];
+    pendingBytes = 0;
+    for (let at = 0; at < block.length; ) at += (await out.write(block, at)).bytesWritten;
+    digest.update(block);
+    done += block.length;
+  };
+  let received = from;
+  try {
+    for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
+      pending.push(chunk);
+      pendingBytes += chunk.length;
+      received += chunk.length;
+      t.onBytes?.({ file: file.path, done: received, total: file.size });
+      if (pendingBytes >= FLUSH_BYTES) await flush();
+    }
+  } finally {
+    try {
+      if (pendingBytes > 0) await flush();
+    } finally {
+      await out.close();
+    }
+  }
+  if (done < file.size) throw new ShortBody(`${file.path}: ${done} of ${file.size} bytes`);
+}
+
+/** Retries transient failures; a try that moved the file on does not count against the limit. */
+async function fetchWithRetries(t: DownloadTarget, file: RemoteFile, incomplete: string, digest: BlobDigest): Promise<void> {
+  let failures = 0;
+  for (;;) {
+    const before = await sizeOf(incomplete);
+    try {
+      await fetchRest(t, file, incomplete, digest);
+      return;
+    } catch (err) {
+      const reason = transientCause(err);
+      if (reason === undefined) throw err;
+      const after = await sizeOf(incomplete);
+      failures = after > before ? 1 : failures + 1;
+      if (failures >= t.policy.attempts) throw err;
+      t.onNote?.(`${file.path}: ${reason} at ${after} of ${file.size} bytes; trying again`);
+      await backoff(t.policy, failures, err);
+    }
+  }
+}
+
+/** blobs/<etag> for `file`, downloaded unless it is there; a second wrong digest is refused. */
+export async function downloadBlob(t: DownloadTarget, file: RemoteFile): Promise<string> {
+  const blob = t.cache.blobPath(file.etag);
+  if (await exists(blob)) return blob;
+  await mkdir(dirname(blob), { recursive: true });
+  const lock = await lockBlob(t.cache.lockPath(file.etag), () => t.onNote?.(`${file.path}: waiting for another pull of it`));
+  try {
+    if (await exists(blob)) return blob;
+    const incomplete = `${blob}.incomplete`;
+    const resumed = await sizeOf(incomplete);
+    if (resumed > 0 && resumed < file.size) t.onNote?.(`${file.path}: resuming at ${resumed} of ${file.size} bytes`);
+    for (let check = 1; ; check++) {
+      const running = new BlobDigest(file);
+      await fetchWithRetries(t, file, incomplete, running);
+      await running.catchUp(incomplete, await sizeOf(incomplete));
+      const digest = running.hex();
+      if (digest === file.etag) break;
+      await unlink(incomplete);
+      if (check === 2)
+        throw new HubError(
+          'HUB_CHECKSUM',
+          `${t.repo}/${file.path}: the bytes downloaded twice hash to ${digest}, not ${file.etag}; the blob is not kept`,
+        );
+      t.onNote?.(`${file.path}: the bytes hash to ${digest}, not ${file.etag}; downloading it again`);
+    }
+    await rename(incomplete, blob);
+    return blob;
+  } finally {
+    await lock.release();
+  }
+}
