@@ -4,6 +4,7 @@ import { type PulledModel, type ResolveOptions, pullModel, type HubReference, re
 import { ByteProgress } from './byte-progress.js';
 import { say } from './display-text.js';
 import { Progress } from './progress.js';
+import { checkInputFile } from './user-error.js';
 
 function progressOptions(quiet: boolean): { options: ResolveOptions; finish: () => void } {
   const tty = !quiet && Boolean(process.stderr.isTTY);
@@ -38,6 +39,13 @@ export async function modelPath(model: string, quiet = false): Promise<string> {
   } finally {
     finish();
   }
+}
+
+/** A model flag as a file the command may read: an `hf:` reference pulled and converted first, then checked as any path is. */
+export async function localModel(model: string, flag = '-m'): Promise<string> {
+  const path = await modelPath(model);
+  checkInputFile(path, flag);
+  return path;
 }
 
 /** `jepa pull`: the reference pulled and converted, with progress unless `quiet`. */

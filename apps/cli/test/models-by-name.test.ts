@@ -108,6 +108,24 @@ describe('models by name through the jepa CLI', () => {
     await hub.start(Number(new URL(hub.url).port));
   }, 120_000);
 
+  it('every command that takes a model takes a reference: info, preprocess, features, index add and search', async () => {
+    const info = await jepa(['info', 'hf:tiny/hfvit', '--json', '--no-tensors']);
+    expect(info.status, info.stderr).toBe(0);
+    expect(JSON.parse(info.stdout).family).toBe('hfvit');
+    const pre = await jepa(['preprocess', '-m', 'hf:tiny/hfvit', image, '-o', join(work, 'pre.npy')]);
+    expect(pre.status, pre.stderr).toBe(0);
+    const map = await jepa(['features', '-m', 'hf:tiny/hfvit', image, '--pca', '-o', join(work, 'map.png'), '--threads', '1']);
+    expect(map.status, map.stderr).toBe(0);
+    const db = join(work, 'index.db');
+    const added = await jepa(['index', 'add', '--db', db, '-m', 'hf:tiny/hfvit', image, '--threads', '1']);
+    expect(added.status, added.stderr).toBe(0);
+    const found = await jepa(['search', '--db', db, '-m', 'hf:tiny/hfvit', image, '--json', '--threads', '1']);
+    expect(found.status, found.stderr).toBe(0);
+    // negative control: a name the Hub does not have is refused by each of them
+    const missing = await jepa(['info', 'hf:tiny/absent']);
+    expect(missing.status).toBe(2);
+  }, 120_000);
+
   it('refuses in one line, with no stack: gated without a token, a token refused or not allowed, no such repo or revision, a bad reference or type', async () => {
     const page = `${hub.url}/tiny/gated`;
     const cases: [string[], Record<string, string>, string][] = [

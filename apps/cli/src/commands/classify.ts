@@ -5,7 +5,8 @@ import { encodeNpy } from '@jepa/preprocess';
 import { openSession, type RuntimeFlags } from '../open-session.js';
 import { addInputOptions, addSizeOption } from '../input-options.js';
 import { addRuntimeOptions, positiveInt } from '../runtime-options.js';
-import { checkInputFile, UserError } from '../user-error.js';
+import { UserError } from '../user-error.js';
+import { localModel } from '../hub-model.js';
 import { checkNpyOutput } from '../output.js';
 import { printLines, say } from '../display-text.js';
 import { checkClipInput, clipInput, FRAMES_DIR_OPTION, type ClipFlags } from './clip-input.js';
@@ -39,7 +40,7 @@ export function classifyCommand(program: Command): void {
   addSizeOption(cmd);
   addWindowOptions(cmd);
   cmd.action(async (image: string | undefined, flags: ClassifyFlags) => {
-    checkInputFile(flags.model, '-m');
+    flags.model = await localModel(flags.model);
     checkClipInput(image, flags);
     checkNpyOutput(flags.logits, '--logits');
     const windows = windowOptions(flags);

@@ -13,6 +13,7 @@ import { normalizeOption } from '../normalize-option.js';
 import { poolOption, resolvePool } from '../pool-option.js';
 import { Progress } from '../progress.js';
 import { aboutFile, checkInputFile, UserError } from '../user-error.js';
+import { localModel } from '../hub-model.js';
 import { say } from '../display-text.js';
 import { addRuntimeOptions } from '../runtime-options.js';
 import { addInputOptions, addSizeOption } from '../input-options.js';
@@ -75,7 +76,7 @@ export function embedCommand(program: Command): void {
         throw new UserError(
           '--fps/--frames/--window-seconds/--stride/--start/--end sample --video clips; --frames-npy, --frames-dir and --input-npy are already frames',
         );
-      checkInputFile(flags.model, '-m');
+      flags.model = await localModel(flags.model);
       const spec = aboutFile(`-m ${flags.model}`, flags.model, () => loadModelSpec(flags.model));
       const maker = new ModelInput(spec, inputOptions(flags, say));
       for (const p of flags.video ?? []) {
@@ -90,7 +91,7 @@ export function embedCommand(program: Command): void {
     if (flags.resume) resumableEntries(flags.output!, items);
     if (flags.dumpDir !== undefined) checkDumpInputs(items, flags.dumpDir);
     if (flags.layers !== undefined) {
-      checkInputFile(flags.model, '-m');
+      flags.model = await localModel(flags.model);
       const header = aboutFile(`-m ${flags.model}`, flags.model, () => loadModelSpec(flags.model));
       if (flags.layers > header.enc.nLayer) throw new UserError(`--layers ${flags.layers}: ${header.name} has ${header.enc.nLayer} encoder blocks`);
     }

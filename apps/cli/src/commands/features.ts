@@ -8,7 +8,8 @@ import { featureMap } from '@jepa/engine';
 import { openSession, type RuntimeFlags } from '../open-session.js';
 import { addInputOptions, addSizeOption } from '../input-options.js';
 import { addRuntimeOptions } from '../runtime-options.js';
-import { checkInputFile, UserError } from '../user-error.js';
+import { UserError } from '../user-error.js';
+import { localModel } from '../hub-model.js';
 import { checkWritable } from '../output.js';
 import { say } from '../display-text.js';
 import { checkClipInput, clipInput, FRAMES_DIR_OPTION, type ClipFlags } from './clip-input.js';
@@ -47,7 +48,7 @@ export function featuresCommand(program: Command): void {
   addSizeOption(cmd);
   cmd.action(async (image: string | undefined, flags: FeaturesFlags) => {
     if (!flags.pca) throw new UserError('say --pca: the PCA map is the one feature view so far');
-    checkInputFile(flags.model, '-m');
+    flags.model = await localModel(flags.model);
     checkClipInput(image, flags);
     checkPngOutput(flags.output, '-o');
     checkPngOutput(flags.view, '--view');

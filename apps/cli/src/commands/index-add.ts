@@ -15,6 +15,7 @@ import { poolOption } from '../pool-option.js';
 import { Progress } from '../progress.js';
 import { addRuntimeOptions } from '../runtime-options.js';
 import { UserError } from '../user-error.js';
+import { localModel } from '../hub-model.js';
 import { addWindowOptions, type WindowFlags, windowOptions } from '../window-options.js';
 import { embedItems, fileItems, indexedModel, indexPath, isVideo, modelInput } from './index-embed.js';
 
@@ -52,7 +53,7 @@ export function indexAddCommand(index: Command): void {
     const windows = windowOptions(flags);
     if (windows && !paths.some(isVideo))
       throw new UserError('--fps/--frames/--window-seconds/--stride/--start/--end sample videos; no input is a video');
-    const model = indexedModel(flags.model, flags.pool);
+    const model = indexedModel(await localModel(flags.model), flags.pool);
     const db = VectorIndex.openOrCreate(flags.db, model.identity);
     const sources: VideoWindowSource[] = [];
     try {

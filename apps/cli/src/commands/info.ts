@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { ggmlTypeInfo, loadModelSpec, type GgufValue, type ModelSpec } from '@jepa/gguf';
 import { printLines } from '../display-text.js';
-import { aboutFile, checkInputFile } from '../user-error.js';
+import { aboutFile } from '../user-error.js';
+import { localModel } from '../hub-model.js';
 
 function formatValue(v: GgufValue): string {
   if (v.type === 'array') {
@@ -51,8 +52,8 @@ export function infoCommand(program: Command): void {
     .option('--json', 'print JSON')
     .option('--kv', 'print every metadata key')
     .option('--no-tensors', 'leave out the tensor table')
-    .action((path: string, opts: { json?: boolean; kv?: boolean; tensors: boolean }) => {
-      checkInputFile(path);
+    .action(async (model: string, opts: { json?: boolean; kv?: boolean; tensors: boolean }) => {
+      const path = await localModel(model, '');
       const spec = aboutFile(path, path, () => loadModelSpec(path));
       const tensors = [...spec.tensors.values()].map((t) => ({
         name: t.name,

@@ -4,7 +4,8 @@ import type { Command } from 'commander';
 import type { serveStdio } from '@jepa/mcp';
 import { defaultThreads } from '@jepa/native';
 import { positiveInt } from '../runtime-options.js';
-import { checkInputFile, checkInputFolder, UserError } from '../user-error.js';
+import { checkInputFolder, UserError } from '../user-error.js';
+import { localModel } from '../hub-model.js';
 import { say } from '../display-text.js';
 
 interface McpFlags {
@@ -37,7 +38,7 @@ export function mcpCommand(program: Command): void {
     )
     .option('--index <dir>', 'an index (jepa index add) for the search tool')
     .action(async (flags: McpFlags) => {
-      for (const m of flags.model ?? []) checkInputFile(m, '-m');
+      if (flags.model) flags.model = await Promise.all(flags.model.map((m) => localModel(m)));
       if (flags.modelsDir !== undefined) checkInputFolder(flags.modelsDir, '--models-dir');
       for (const r of flags.root ?? []) checkInputFolder(r, '--root');
       let running: Awaited<ReturnType<typeof serveStdio>>;

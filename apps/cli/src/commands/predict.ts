@@ -7,7 +7,8 @@ import { encodeNpy } from '@jepa/preprocess';
 import { openSession, type RuntimeFlags } from '../open-session.js';
 import { addInputOptions, addSizeOption } from '../input-options.js';
 import { addRuntimeOptions } from '../runtime-options.js';
-import { checkInputFile, UserError } from '../user-error.js';
+import { UserError } from '../user-error.js';
+import { localModel } from '../hub-model.js';
 import { checkNpyOutput } from '../output.js';
 import { say } from '../display-text.js';
 import { checkClipInput, clipInput, FRAMES_DIR_OPTION, type ClipFlags } from './clip-input.js';
@@ -71,7 +72,7 @@ export function predictCommand(program: Command): void {
   addInputOptions(cmd);
   addSizeOption(cmd);
   cmd.action(async (image: string | undefined, flags: PredictFlags) => {
-    checkInputFile(flags.model, '-m');
+    flags.model = await localModel(flags.model);
     checkClipInput(image, flags);
     checkNpyOutput(flags.output, '-o');
     const contextIds = parseIdRanges(flags.context, '--context');

@@ -5,6 +5,7 @@ import { writeNpy } from '@jepa/preprocess';
 import { ModelInput } from '@jepa/input';
 import { addInputOptions, addSizeOption, inputOptions, type InputFlags } from '../input-options.js';
 import { aboutFile, checkInputFile } from '../user-error.js';
+import { localModel } from '../hub-model.js';
 import { checkNpyOutput } from '../output.js';
 import { say } from '../display-text.js';
 
@@ -20,7 +21,7 @@ export function preprocessCommand(program: Command): void {
   addInputOptions(cmd);
   addSizeOption(cmd);
   cmd.action(async (path: string, flags: InputFlags & { model: string; output: string }) => {
-    checkInputFile(flags.model, '-m');
+    flags.model = await localModel(flags.model);
     checkInputFile(path);
     checkNpyOutput(flags.output, '-o');
     const spec = aboutFile(`-m ${flags.model}`, flags.model, () => loadModelSpec(flags.model));

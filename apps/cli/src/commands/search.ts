@@ -11,6 +11,7 @@ import { IMAGE_EXTENSIONS } from '../inputs.js';
 import type { RuntimeFlags } from '../open-session.js';
 import { addRuntimeOptions, positiveInt } from '../runtime-options.js';
 import { checkInputFile, UserError } from '../user-error.js';
+import { localModel } from '../hub-model.js';
 import { parseSeconds } from '../window-options.js';
 import { hitJson, placeText } from './index.js';
 import { embedItems, fileItems, indexedModel, isVideo, modelInput } from './index-embed.js';
@@ -41,7 +42,7 @@ async function queryVector(index: VectorIndex, query: string | undefined, flags:
   if (!video && (flags.start !== undefined || flags.end !== undefined)) throw new UserError(`--start/--end cut a clip; ${query} is an image`);
   if (flags.start !== undefined && flags.end !== undefined && flags.end <= flags.start)
     throw new UserError(`--end ${flags.end} is not after --start ${flags.start}`);
-  const modelPath = flags.model ?? index.model.path;
+  const modelPath = flags.model === undefined ? index.model.path : await localModel(flags.model);
   if (modelPath === undefined || !existsSync(modelPath))
     throw new UserError(`${index.dir} was made with ${index.model.file}${modelPath ? ` (${modelPath}, now missing)` : ''}; give it with -m`);
   const model = indexedModel(modelPath, index.model.pool as 'mean' | 'cls');

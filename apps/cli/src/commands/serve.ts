@@ -4,7 +4,8 @@ import type { JepaServer } from '@jepa/server';
 import { parseDuration, parseSize } from '@jepa/engine';
 import { defaultThreads } from '@jepa/native';
 import { positiveInt } from '../runtime-options.js';
-import { checkInputFile, checkInputFolder, UserError } from '../user-error.js';
+import { checkInputFolder, UserError } from '../user-error.js';
+import { localModel } from '../hub-model.js';
 import { say } from '../display-text.js';
 
 interface ServeFlags {
@@ -98,7 +99,7 @@ export function serveCommand(program: Command): void {
     .option('--index <dir>', 'an index (jepa index add) for POST /v1/search and POST /v1/index; the first add makes it when missing')
     .action(async (flags: ServeFlags) => {
       if (!flags.model?.length && !flags.modelsDir) throw new UserError('give --model FILE or --models-dir DIR');
-      for (const m of flags.model ?? []) checkInputFile(m, '-m');
+      if (flags.model) flags.model = await Promise.all(flags.model.map((m) => localModel(m)));
       if (flags.modelsDir !== undefined) checkInputFolder(flags.modelsDir, '--models-dir');
       const apiKey = flags.apiKey ?? process.env.JEPA_API_KEY;
       if (flags.requestTimeout !== undefined && flags.timeoutMs !== undefined)

@@ -8,7 +8,7 @@ import { addRuntimeOptions, positiveInt } from '../runtime-options.js';
 import { normalizeOption } from '../normalize-option.js';
 import { poolOption, resolvePool } from '../pool-option.js';
 import { say } from '../display-text.js';
-import { checkInputFile } from '../user-error.js';
+import { localModel } from '../hub-model.js';
 import { checkOutputFolder } from '../output.js';
 
 interface WorkerFlags extends RuntimeFlags, InputFlags {
@@ -42,7 +42,7 @@ export function workerCommand(program: Command): void {
   addRuntimeOptions(cmd);
   addInputOptions(cmd);
   cmd.action(async (name: string, flags: WorkerFlags) => {
-    checkInputFile(flags.model, '-m');
+    flags.model = await localModel(flags.model);
     checkOutputFolder(flags.out, '--out');
     const session = await openSession(flags.model, flags);
     const pool = resolvePool(session.spec, flags.pool);

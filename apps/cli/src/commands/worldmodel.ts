@@ -8,6 +8,7 @@ import { openSession, type RuntimeFlags } from '../open-session.js';
 import { addInputOptions, type InputFlags } from '../input-options.js';
 import { addRuntimeOptions, positiveInt } from '../runtime-options.js';
 import { aboutFile, checkInputFile, UserError } from '../user-error.js';
+import { localModel } from '../hub-model.js';
 import { checkNpyOutput } from '../output.js';
 import { say } from '../display-text.js';
 import { loadModelSpec } from '@jepa/gguf';
@@ -118,7 +119,7 @@ export function worldmodelCommand(program: Command): void {
   addInputOptions(cmd);
   cmd.action(async (flags: WorldModelFlags) => {
     if (flags.plan && !flags.goal) throw new UserError('--plan needs --goal');
-    checkInputFile(flags.model, '-m');
+    flags.model = await localModel(flags.model);
     checkNpyOutput(flags.output, '-o');
     const spec = aboutFile(`-m ${flags.model}`, flags.model, () => loadModelSpec(flags.model));
     if (flags.refCheck !== undefined) {
