@@ -1,6 +1,8 @@
 // `-m hf:ORG/NAME[@REVISION][:TYPE]` for every command: @jepa/hub's resolver with the CLI's progress
 // (bytes, rate and time left per file, then the conversion) on a TTY stderr; a path is left as it is.
-import { type PulledModel, type ResolveOptions, pullModel, type HubReference, resolveModel } from '@jepa/hub';
+// @jepa/hub (and the Hub client under it) loads only when a reference is given: a run on a file pays nothing.
+import type { HubReference, PulledModel, ResolveOptions } from '@jepa/hub';
+import { isHubReference } from '@jepa/hub/reference';
 import { ByteProgress } from './byte-progress.js';
 import { say } from './display-text.js';
 import { Progress } from './progress.js';
@@ -33,6 +35,8 @@ function progressOptions(quiet: boolean): { options: ResolveOptions; finish: () 
 
 /** The local GGUF for `-m`: an `hf:` reference pulled and converted (or found in the caches), else `model` itself. */
 export async function modelPath(model: string, quiet = false): Promise<string> {
+  if (!isHubReference(model)) return model;
+  const { resolveModel } = await import('@jepa/hub');
   const { options, finish } = progressOptions(quiet);
   try {
     return await resolveModel(model, options);
@@ -50,6 +54,7 @@ export async function localModel(model: string, flag = '-m'): Promise<string> {
 
 /** `jepa pull`: the reference pulled and converted, with progress unless `quiet`. */
 export async function pullWithProgress(ref: HubReference, quiet: boolean): Promise<PulledModel> {
+  const { pullModel } = await import('@jepa/hub');
   const { options, finish } = progressOptions(quiet);
   try {
     return await pullModel(ref, options);

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { type CachedModel, hubSettings, listCachedModels, removeCached } from '@jepa/hub';
+import type { CachedModel } from '@jepa/hub';
 import { printLines } from '../display-text.js';
 
 const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
@@ -23,6 +23,7 @@ export function modelsCommand(program: Command): void {
     .description('list the Hugging Face models in the caches: repositories, revisions, files and sizes, and converted GGUFs')
     .option('--json', 'one JSON document')
     .action(async (flags: { json?: boolean }) => {
+      const { hubSettings, listCachedModels } = await import('@jepa/hub');
       const listed = await listCachedModels(hubSettings());
       if (flags.json) process.stdout.write(`${JSON.stringify(listed, null, 2)}\n`);
       else if (listed.length > 0) printLines(...lines(listed));
@@ -32,6 +33,7 @@ export function modelsCommand(program: Command): void {
     .description('remove a repository (hf:ORG/NAME) or one revision of it (hf:ORG/NAME@REV) from both caches')
     .argument('<ref>', 'hf:ORG/NAME[@REVISION], or ORG/NAME')
     .action(async (ref: string) => {
+      const { hubSettings, removeCached } = await import('@jepa/hub');
       printLines(...(await removeCached(ref, hubSettings())).map((p) => `removed ${p}`));
     });
 }

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { DEFAULT_REVISION, DEFAULT_TYPE, referenceOf } from '@jepa/hub';
+import { DEFAULT_REVISION, DEFAULT_TYPE, referenceOf } from '@jepa/hub/reference';
 import { pullWithProgress } from '../hub-model.js';
 
 interface PullFlags {
