@@ -3,13 +3,13 @@ import type { ModelSpec } from '@jepa/gguf';
 import type { ClassScore } from '@jepa/graph';
 import { requirePart } from '@jepa/session';
 import { badField } from '../errors.js';
-import { encodePlanned, type WindowPlace } from '../items/encode-items.js';
+import type { WindowPlace } from '../items/encode-items.js';
 import type { ImageSize } from '../items/image-size.js';
 import type { ParsedItem } from '../items/parse-item.js';
 import type { ModelSlot } from '../registry/model-slot.js';
 import { type CallOptions, type EngineCore, type Usage, usage } from './engine-core.js';
 import { headScores } from './outputs.js';
-import { withPlannedItems } from './planned.js';
+import { withEncodedItems } from './planned.js';
 
 export interface ClassifyRequest {
   model?: unknown;
@@ -57,27 +57,15 @@ export async function classify(core: EngineCore, req: ClassifyRequest, call: Cal
 
 async function classifyOn(core: EngineCore, slot: ModelSlot, req: ClassifyRequest, call: CallOptions): Promise<ClassifyResult> {
   const { head, k } = classifier(slot, req.topK);
-  return withPlannedItems(
-    core,
-    slot,
-    req.items,
-    (plan) =>
-      core.scoped(plan.count, call, async (scope) => {
-        const { encoded, warnings } = await encodePlanned(core, slot, plan, scope);
-        const results = await headScores(
-          core,
-          head,
-          encoded.map((e) => e.out),
-          k,
-        );
-        core.metrics.itemsDone('classify', encoded.length);
-        return {
-          model: slot.id,
-          data: results.map((r, i) => ({ index: encoded[i]!.index, place: encoded[i]!.place, top: r.top, logits: r.logits })),
-          usage: usage(encoded.map((e) => e.out)),
-          warnings,
-        };
-      }),
-    slot.session.inputAt(req.size),
-  );
+  return withEncodedItems(core, slot, req.items, call, req.size, async (encoded, warnings) => {
+    const outs = encoded.map((e) => e.out);
+    const results = await headScores(core, head, outs, k);
+    core.metrics.itemsDone('classify', encoded.length);
+    return {
+      model: slot.id,
+      data: results.map((r, i) => ({ index: encoded[i]!.index, place: encoded[i]!.place, top: r.top, logits: r.logits })),
+      usage: usage(outs),
+      warnings,
+    };
+  });
 }

@@ -1,10 +1,10 @@
 // Embeddings: each item (or each window of a sampled video) pooled, optionally L2-normalised.
-import { encodePlanned, type WindowPlace } from '../items/encode-items.js';
+import type { WindowPlace } from '../items/encode-items.js';
 import type { ImageSize } from '../items/image-size.js';
 import type { ParsedItem } from '../items/parse-item.js';
 import type { ModelSlot } from '../registry/model-slot.js';
 import { type CallOptions, type EngineCore, type Usage, usage } from './engine-core.js';
-import { withPlannedItems } from './planned.js';
+import { withEncodedItems } from './planned.js';
 import { pooledVectors } from './outputs.js';
 import type { Pool, Vector } from '@jepa/session';
 
@@ -43,24 +43,16 @@ export function embed(core: EngineCore, req: EmbedRequest, call: CallOptions = {
 
 async function embedOn(core: EngineCore, slot: ModelSlot, req: EmbedRequest, call: CallOptions): Promise<EmbedResult> {
   const pool = slot.session.choosePool(req.pool);
-  return withPlannedItems(
-    core,
-    slot,
-    req.items,
-    (plan) =>
-      core.scoped(plan.count, call, async (scope) => {
-        const { encoded, warnings } = await encodePlanned(core, slot, plan, scope);
-        const outs = encoded.map((e) => e.out);
-        const vectors = await pooledVectors(core, slot, outs, pool, req.normalize);
-        core.metrics.itemsDone('embed', encoded.length);
-        return {
-          model: slot.id,
-          pool,
-          data: encoded.map((e, i) => ({ index: e.index, place: e.place, vector: vectors[i]! })),
-          usage: usage(outs),
-          warnings,
-        };
-      }),
-    slot.session.inputAt(req.size),
-  );
+  return withEncodedItems(core, slot, req.items, call, req.size, async (encoded, warnings) => {
+    const outs = encoded.map((e) => e.out);
+    const vectors = await pooledVectors(core, slot, outs, pool, req.normalize);
+    core.metrics.itemsDone('embed', encoded.length);
+    return {
+      model: slot.id,
+      pool,
+      data: encoded.map((e, i) => ({ index: e.index, place: e.place, vector: vectors[i]! })),
+      usage: usage(outs),
+      warnings,
+    };
+  });
 }

@@ -1,20 +1,31 @@
-import type { ModelInput } from '@jepa/input';
-import { type PlannedItems, planItems } from '../items/planned-items.js';
+import type { PlannedEncoded } from '../items/encode-items.js';
+import { encodePlanned } from '../items/encode-items.js';
+import type { ImageSize } from '../items/image-size.js';
 import type { ParsedItem } from '../items/parse-item.js';
+import { planItems } from '../items/planned-items.js';
 import type { ModelSlot } from '../registry/model-slot.js';
-import type { EngineCore } from './engine-core.js';
+import type { CallOptions, EngineCore } from './engine-core.js';
 
-/** A request's work on its planned items (sampled videos cut into windows); their decodes stop and their temp files go once it ends, however it ends. */
-export async function withPlannedItems<T>(
+/**
+ * A request's items encoded in order through the model's batcher (sampled videos cut into windows),
+ * loaded at `size` or the model's recipe, holding their places in the queue; `work` makes the answer
+ * of them and of the warnings of videos cut short. The decodes stop and the temp files go once it ends,
+ * however it ends.
+ */
+export async function withEncodedItems<T>(
   core: EngineCore,
   slot: ModelSlot,
   items: readonly ParsedItem[],
-  work: (plan: PlannedItems) => Promise<T>,
-  input: ModelInput = slot.input,
+  call: CallOptions,
+  size: ImageSize | undefined,
+  work: (encoded: PlannedEncoded[], warnings: string[]) => Promise<T>,
 ): Promise<T> {
-  const plan = await planItems(core.loader, slot, items, core.maxQueue, input);
+  const plan = await planItems(core.loader, slot, items, core.maxQueue, slot.session.inputAt(size));
   try {
-    return await work(plan);
+    return await core.scoped(plan.count, call, async (scope) => {
+      const { encoded, warnings } = await encodePlanned(core, slot, plan, scope);
+      return work(encoded, warnings);
+    });
   } finally {
     await plan.close();
   }
