@@ -115,6 +115,9 @@ async function bundle() {
     target: 'node22',
     outfile: join(carry, 'device-main.mjs'),
     external: ['@jepa/addon'],
+    // 0.6 MiB less of the 64 MiB (1.50 -> 0.87 MB); the names stay, as errors and reports print them
+    minify: true,
+    keepNames: true,
     logLevel: 'warning',
     plugins: [ownLocation],
     banner: {
