@@ -83,6 +83,7 @@ unpack() {
   rm -rf "$work" && mkdir -p "$work/bin" || return 1
   xz -dc "$carry/node.xz" > "$work/bin/node" && chmod +x "$work/bin/node" || return 1
   if [ ! -f ggml/.jepa-pin.json ]; then tar -xJf "$carry/ggml.tar.xz" -C "$root" || return 1; fi
+  tar -xJf "$carry/headers.tar.xz" -C "$work" || return 1
   # where @jepa/native's require('@jepa/addon') looks (the bundle keeps each module's own place)
   mkdir -p "$root/packages/native/node_modules/@jepa" && ln -sfn "$root/native" "$root/packages/native/node_modules/@jepa/addon" &&
     cp "$carry/device-main.mjs" "$work/" || return 1
@@ -91,7 +92,7 @@ unpack() {
 step unpack 60 unpack || { echo "gpu-check: the carry did not unpack" >&2; exit 1; }
 node=$work/bin/node
 main=$work/device-main.mjs
-headers=(tmp/gpu-carry/headers/node-api tmp/gpu-carry/headers/node-addon-api)
+headers=("$work/headers/node-api" "$work/headers/node-addon-api")
 # the forged real-size models stay outside $work, so a rerun on a warm machine reuses them (and the build)
 models=$root/tmp/gpu-models
 
