@@ -1,9 +1,9 @@
 // jepa embed --normalize: every vector (every token with --pool none) at unit L2 length, and exactly the
-// engine's l2NormalizeRows of the un-normalised output (the rule the server's and MCP's `normalize` use).
+// session's l2NormalizeRows of the un-normalised output (the rule the server's and MCP's `normalize` use).
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { l2NormalizeRows } from '@jepa/engine';
+import { l2NormalizeRows } from '@jepa/session';
 import { forgeModel } from '@jepa/gguf';
 import { readNpy } from '@jepa/preprocess';
 import { runCli, seededPng } from '@jepa/testing';

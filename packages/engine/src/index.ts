@@ -16,20 +16,8 @@ export type {
   RolloutResult,
 } from './operations/world.js';
 export { requestActionStats } from './operations/action-stats.js';
-export {
-  POOLS,
-  choosePool,
-  headPooled,
-  l2NormalizeRows,
-  poolBatch,
-  pooledWidth,
-  type VectorPool,
-  poolOutputs,
-  projectStates,
-  type Pool,
-  type TokenPool,
-  type Vector,
-} from '@jepa/session';
+// the pooling rule is the session's; a request names its pool and gets its vectors in these types
+export type { Pool, Vector } from '@jepa/session';
 export { featureMap, featureMapJob, featureMapOffThread, encodePng, renderOffThread, tensorGrid, type FeatureMap } from './operations/feature-map.js';
 export { renderFeatureMap, type FeatureMapJob } from './operations/feature-map-render.js';
 export type { ModelCard, ModelState } from './registry/model-slot.js';
