@@ -26,6 +26,7 @@ import regex
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 VOCAB = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, '..', 'shared', 'reference', 'clip-bpe', 'bpe_simple_vocab_16e6.txt.gz')
 OUT = os.path.join(ROOT, 'fixtures', 'text', 'clip-ids.json')
+OUT_RANDOM = os.path.join(ROOT, 'fixtures', 'text', 'clip-ids-random.json')
 
 # ---- ftfy 6's fix_text, the subset without encoding guesses ------------------------------------
 
@@ -146,11 +147,16 @@ class Clip:
             ids += [self.ids[piece] for piece in self.bpe(mapped)]
         return ids
 
-    def tokenize(self, text, context=77):
+    def tokens(self, text, context=77):
+        """The row before its padding (ids may be 0: '!' is id 0)."""
         tokens = [self.ids['<|startoftext|>'], *self.encode(text), self.ids['<|endoftext|>']]
         if len(tokens) > context:
             tokens = tokens[:context]
             tokens[-1] = self.ids['<|endoftext|>']
+        return tokens
+
+    def tokenize(self, text, context=77):
+        tokens = self.tokens(text, context)
         return tokens + [0] * (context - len(tokens))
 
 
@@ -199,6 +205,37 @@ STRINGS = [
 ]
 
 
+# Fragments that seeded random strings are drawn from: words in both cases, contractions, digits,
+# punctuation, entities (one and two levels, named, numeric, unknown), every kind of whitespace, control
+# characters, '<' (which turns ftfy's entity fix off), curly quotes, ligatures, full-width forms, accents
+# composed and not, Greek, Cyrillic, CJK, Hangul, Arabic, Devanagari, emoji with joiners and modifiers.
+FRAGMENTS = [
+    'a', 'the', 'Photo', 'DOG', 'cat', 'running', 'unbelievable', 'xylophone', 'q', 'zzz', 'night',
+    "'s", "'T", "'re", "'VE", "'m", "'ll", "'d", "n't", "'", '"', '`',
+    '0', '7', '42', '2024', '3.14', '1,000', '½', '²', 'Ⅻ', '٣',
+    '.', ',', '!', '?', '...', '--', '(', ')', '[', ']', '{', '}', '/', '\\', '@', '#', '$', '%', '^', '*', '_', '+', '=', '|', '~', ':', ';',
+    '&amp;', '&amp;amp;', '&lt;', '&gt;', '&quot;', '&#39;', '&#x27;', '&#8217;', '&eacute;', '&EACUTE;', '&amp', '&copy', '&notin;', '&bogus;', '&#0;', '&#128;', '&',
+    ' ', '  ', '\t', '\n', '\r\n', '\r', '\x0b', '\x0c', '\x85', '\xa0', '\u2028', '\u2029', '\u3000', '\u200b', '\ufeff', '\x1c', '\x1f',
+    '\x00', '\x07', '\x1b[1m', '\x7f', '\u206a', '\ufffc',
+    '<', '>', '<b>', '</b>', '<|endoftext|>', '<|startoftext|>',
+    '\u2018', '\u2019', '\u201c', '\u201d', '\u02bc', '\ufb01', '\ufb02', '\u0132', '\u01c6',
+    '\uff21', '\uff4d', '\uff10', '\uff01', '\uff06', '\uff71', '\uffe5',
+    'é', 'e\u0301', 'Ö', 'ß', 'ẞ', 'İ', 'ſ', 'ç', 'ñ', 'Ω', 'Σ', 'ΣΑΣ', 'Москва', 'ЖУК',
+    '東京', '猫', 'の', 'タワー', '한국', '中文', 'مرحبا', 'नमस्ते', 'ไทย',
+    '😀', '🐶', '👨\u200d👩\u200d👧', '❤️', '🇫🇷', '👍🏽', '\U0001d54f', '\u0300',
+]
+
+
+def random_strings(count, seed=51):
+    import random
+    rng = random.Random(seed)
+    out = []
+    for _ in range(count):
+        n = rng.choice([1, 2, 3, 5, 8, 13, 40])
+        out.append(''.join(rng.choice(FRAGMENTS) + rng.choice(['', '', ' ']) for _ in range(n)))
+    return out
+
+
 def main():
     clip = Clip(VOCAB)
     assert clip.tokenize('a photo of a dog')[:7] == [49406, 320, 1125, 539, 320, 1929, 49407]
@@ -213,6 +250,15 @@ def main():
         }, f, ensure_ascii=True, indent=1)
         f.write('\n')
     print(f'{OUT}: {len(cases)} cases')
+    rows = [{'text': t, 'ids': clip.tokens(t)} for t in random_strings(500)]
+    with open(OUT_RANDOM, 'w', encoding='utf-8') as f:
+        json.dump({
+            'source': 'scripts/text/clip_tokenizer_ids.py: random_strings(500, seed=51), ids unpadded (the row before its 0s)',
+            'contextLength': 77,
+            'cases': rows,
+        }, f, ensure_ascii=True, indent=0)
+        f.write('\n')
+    print(f'{OUT_RANDOM}: {len(rows)} cases')
 
 
 if __name__ == '__main__':

@@ -26,7 +26,8 @@ beforeAll(() => {
   tok = ClipTokenizer.fromFile(VOCAB);
 });
 
-const unpadded = (ids: ArrayLike<number>) => Array.from(ids).filter((id) => id !== 0);
+/** A row of 77 from its ids before padding ('!' is id 0, so padding cannot be told by value). */
+const padded = (ids: number[]) => [...ids, ...new Array<number>(77 - ids.length).fill(0)];
 
 describe('CLIP token ids', () => {
   it('reads the vocabulary: 49408 ids, start 49406, end 49407', () => {
@@ -37,8 +38,8 @@ describe('CLIP token ids', () => {
   });
 
   it('gives the ids CLIP gives on the README examples', () => {
-    expect(unpadded(tok.tokenize('a photo of a dog'))).toEqual([49406, 320, 1125, 539, 320, 1929, 49407]);
-    expect(unpadded(tok.tokenize('A RED car, parked at night!!'))).toEqual([49406, 320, 736, 1615, 267, 16487, 536, 930, 748, 49407]);
+    expect(Array.from(tok.tokenize('a photo of a dog'))).toEqual(padded([49406, 320, 1125, 539, 320, 1929, 49407]));
+    expect(Array.from(tok.tokenize('A RED car, parked at night!!'))).toEqual(padded([49406, 320, 736, 1615, 267, 16487, 536, 930, 748, 49407]));
   });
 
   it(`holds ${golden.cases.length} hard strings`, () => {
@@ -54,6 +55,13 @@ describe('CLIP token ids', () => {
       expect(Array.from(row)).toEqual(c.ids);
     });
   }
+
+  it('gives the reference ids on 500 seeded random strings (fixtures/text/clip-ids-random.json)', () => {
+    const random = JSON.parse(readFileSync(`${FIXTURES}clip-ids-random.json`, 'utf8')) as { cases: Case[] };
+    expect(random.cases).toHaveLength(500);
+    const wrong = random.cases.filter((c) => JSON.stringify(Array.from(tok.tokenize(c.text))) !== JSON.stringify(padded(c.ids)));
+    expect(wrong.slice(0, 3).map((c) => c.text)).toEqual([]);
+  });
 
   it('cuts a long text at 77 with the end token last, and pads a short one with 0', () => {
     const long = golden.cases.filter((c) => tok.encode(c.text).length + 2 > 77);
