@@ -16,7 +16,7 @@ const scratch = resolve(process.argv[2] ?? 'tmp/hf');
 const entry = createRequire(`${scratch}/`).resolve('@huggingface/tokenizers');
 const { Tokenizer } = await import(pathToFileURL(entry).href.replace(/\.cjs$/, '.mjs'));
 const root = new URL('../../../fixtures/text/', import.meta.url);
-const vocabPath = new URL('bpe_simple_vocab_16e6.txt.gz', root);
+const vocabPath = new URL('clip-merges-48894.txt.gz', root);
 const merges = gunzipSync(readFileSync(vocabPath))
   .toString('utf8')
   .split('\n')

@@ -13,7 +13,7 @@ import { basicClean, pyStrip } from '../src/clean.js';
 import { fixText } from '../src/ftfy.js';
 
 const FIXTURES = fileURLToPath(new URL('../../../fixtures/text/', import.meta.url));
-const VOCAB = `${FIXTURES}bpe_simple_vocab_16e6.txt.gz`;
+const VOCAB = `${FIXTURES}clip-merges-48894.txt.gz`;
 
 interface Case {
   text: string;

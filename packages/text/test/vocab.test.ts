@@ -9,7 +9,7 @@ import { isJepaError } from '@jepa/errors';
 import { describe, expect, it } from 'vitest';
 import { ClipTokenizer, parseClipVocab, readClipVocab, TextError } from '../src/index.js';
 
-const VOCAB = fileURLToPath(new URL('../../../fixtures/text/bpe_simple_vocab_16e6.txt.gz', import.meta.url));
+const VOCAB = fileURLToPath(new URL('../../../fixtures/text/clip-merges-48894.txt.gz', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'jepa-text-'));
 
 function refusal(f: () => unknown): TextError {
