@@ -21,6 +21,8 @@ import ts from 'typescript';
 /** Bottom first: a package may import the packages of lower layers only. */
 export const LAYERS = [
   ['@jepa/errors'],
+  // CLIP's tokenizer for dino.txt's text tower: pure TypeScript, under everything that reads text
+  ['@jepa/text'],
   // the index of embeddings on disk: a library of its own, under the engine that searches and fills it
   ['@jepa/search'],
   ['@jepa/gguf', '@jepa/preprocess', '@jepa/addon', '@jepa/addon-linux-x64'],
