@@ -3,7 +3,6 @@ import { GgufError } from '../errors.js';
 import type { GgufMetadata } from '../gguf/value.js';
 import {
   FAMILIES,
-  FAMILY_TRAITS,
   type Activation,
   type AttnMode,
   type CropRounding,
@@ -16,6 +15,7 @@ import {
   type Resample,
   type RopeLayout,
 } from './families.js';
+import { FAMILY_TRAITS } from './family/registry.js';
 import { LIMITS, MIN_ROPE_HEAD_DIM, SCHEMA_VERSION } from './limits.js';
 import { MetadataValues } from './metadata-values.js';
 import type {
