@@ -54,6 +54,7 @@ export { hparamsToMetadata } from './schema/to-metadata.js';
 export { FILE_TYPE_Q8_ROW, ROW_SCALE_SUFFIX, rowScaleName } from './schema/file-types.js';
 export { expectedTensors, tensorNames, type TensorRole, type TensorSpec } from './schema/tensors.js';
 export { ropePairOrder } from './schema/rope-pair-order.js';
+export { POSITION_SCHEMES, positionPrefixRows, type PositionSchemeTraits } from './schema/position-schemes.js';
 export { validateModel, loadModelSpec, loadModelSpecFromSource } from './validate/validate-model.js';
 export { encodeHalf, encodeHalfScanned, f32BitsToBf16, f32BitsToF16, scanNonFinite, type HalfKind, type NonFinite } from './half.js';
 export { forgeModel, forgeModelBytes, forgeHparams, type ForgeKnobs, type ForgedModel } from './forge/forge.js';

@@ -5,6 +5,8 @@ import { forgeHparams } from '../src/forge/forge.js';
 import { defineFamily } from '../src/schema/family/define.js';
 import { FAMILIES, type Family } from '../src/schema/families.js';
 import { FAMILY_DEFINITIONS, FAMILY_TRAITS } from '../src/schema/family/registry.js';
+import { POSITION_SCHEMES } from '../src/schema/position-schemes.js';
+import { expectedTensors, tensorNames } from '../src/schema/tensors.js';
 import { parseHparams } from '../src/schema/parse-hparams.js';
 import { hparamsToMetadata } from '../src/schema/to-metadata.js';
 
@@ -62,5 +64,14 @@ describe('family definitions', () => {
     expect(() => parseHparams(new Map(hparamsToMetadata(h)))).not.toThrow();
     const wrong = { ...h, enc: { ...h.enc, pos: FAMILY_DEFINITIONS.vjepa2.encoder.pos, rope: FAMILY_DEFINITIONS.vjepa2.encoder.rope } };
     expect(() => parseHparams(new Map(hparamsToMetadata(wrong)))).toThrow(/jepa\.enc\.pos = 'rope3d' but the ijepa family uses 'sincos2d'/);
+  });
+
+  it.each(FAMILIES)("%s: the position scheme's declaration is what its tensor table holds", (family: Family) => {
+    const h = forgeHparams(family);
+    const scheme = POSITION_SCHEMES[h.enc.pos];
+    const table = expectedTensors(h).find((t) => t.name === tensorNames.encPosEmbed);
+    expect(table !== undefined).toBe(scheme.table);
+    expect(scheme.table).toBe(scheme.rotary === null);
+    if (table) expect(table.shape).toEqual([h.enc.embedDim, (scheme.clsRows ? h.enc.nCls : 0) + h.enc.nPatches]);
   });
 });
