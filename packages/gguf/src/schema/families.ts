@@ -1,3 +1,4 @@
+/** Every family's name; each has its definition (traits, encoder defaults, tiny recipe) in ./family/<name>.ts. */
 export const FAMILIES = ['ijepa', 'vjepa', 'vjepa2', 'vjepa2_1', 'hfvit', 'lewm', 'levjepa', 'videomae', 'vivit', 'dinov3'] as const;
 export type Family = (typeof FAMILIES)[number];
 
