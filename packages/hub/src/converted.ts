@@ -1,10 +1,11 @@
 // jepa's cache of converted models: one GGUF per repository, commit, converter version and type,
-// converted by @jepa/convert (which writes a temp file beside it and renames it when complete).
+// converted by @jepa/convert on a thread of its own (it writes a temp file beside it and renames it when complete).
 import { createRequire } from 'node:module';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type ConvertProgress, convertCheckpoint, type WeightDtype } from '@jepa/convert';
+import type { ConvertProgress, WeightDtype } from '@jepa/convert';
 import { getRepoFolderName } from '@huggingface/hub';
+import { convertInThread } from './convert-thread.js';
 import type { Snapshot } from './pull.js';
 
 export const CONVERTER_VERSION: string = (createRequire(import.meta.url)('@jepa/convert/package.json') as { version: string }).version;
@@ -20,5 +21,5 @@ export function convertedRoot(jepaCache: string): string {
 
 export async function convertSnapshot(snapshot: Snapshot, out: string, type: WeightDtype, onProgress?: (p: ConvertProgress) => void): Promise<void> {
   await mkdir(join(out, '..'), { recursive: true });
-  await convertCheckpoint(snapshot.checkpoint, out, { dtype: type, ...(onProgress ? { onProgress } : {}) });
+  await convertInThread({ checkpoint: snapshot.checkpoint, out, type }, onProgress);
 }
