@@ -22,7 +22,8 @@ export function convertInThread(job: ConvertJob, onProgress?: (p: ConvertProgres
     worker.on('message', (reply: Reply) => {
       if ('progress' in reply) onProgress?.(reply.progress);
       else if ('done' in reply) finish();
-      else if (reply.error.code !== null) finish(new ConvertError(reply.error.code as ConvertErrorCode, reply.error.message, { kind: reply.error.kind }));
+      else if (reply.error.code !== null)
+        finish(new ConvertError(reply.error.code as ConvertErrorCode, reply.error.message, { kind: reply.error.kind }));
       else finish(new Error(reply.error.message));
     });
     worker.on('error', (err) => finish(err));
