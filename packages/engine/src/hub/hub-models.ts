@@ -118,7 +118,8 @@ export class HubModels {
       });
     } catch (err) {
       const refusal = hubRefusal(err);
-      this.log(`model: ${id}: ${refusal instanceof Error ? refusal.message : String(refusal)}`);
+      const message = refusal instanceof Error ? refusal.message : String(refusal);
+      this.log(`model: ${message.startsWith(`${id}:`) ? message : `${id}: ${message}`}`);
       throw refusal;
     }
     const seconds = ((performance.now() - t0) / 1000).toFixed(2);
