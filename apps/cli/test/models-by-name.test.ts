@@ -188,7 +188,7 @@ describe('models by name through the jepa CLI', () => {
       [
         ['pull', 'tiny/hfvit', '--type', 'q4'],
         {},
-        "jepa: 'tiny/hfvit' --type: type 'q4' is not one of f32, f16, bf16 (jepa-quantize takes the f32 GGUF to q8_row and the other types)\n",
+        "jepa: 'tiny/hfvit' --type: type 'q4' is not one of f32, f16, bf16, q8_0, q8_row, q6_k, q5_k, q5_1, q5_0, q4_k, q4_1, q4_0\n",
       ],
     ];
     for (const [args, extra, line] of cases) {

@@ -1,5 +1,6 @@
-// A conversion in a worker thread of its own: the converter's work (reading, casting and writing every
-// tensor) is synchronous CPU time, and a server pulling a model keeps answering while it runs.
+// A conversion (or a quantization) in a worker thread of its own: the converter's and the quantizer's
+// work (reading, casting and writing every tensor) is synchronous CPU time, and a server pulling a
+// model keeps answering while it runs.
 import { Worker } from 'node:worker_threads';
 import { ConvertError, type ConvertErrorCode, type ConvertProgress } from '@jepa/convert';
 import type { ErrorKind } from '@jepa/errors';
@@ -7,7 +8,7 @@ import type { ConvertJob } from './convert-worker.js';
 
 type Reply = { progress: ConvertProgress } | { done: true } | { error: { code: string | null; kind: ErrorKind; message: string } };
 
-/** Runs `convertCheckpoint(job)` on a new worker thread; its refusals come back as ConvertErrors with their code and kind. */
+/** Runs `convertCheckpoint` (or `quantizeFile`) on a new worker thread; the converter's refusals come back as ConvertErrors with their code and kind. */
 export function convertInThread(job: ConvertJob, onProgress?: (p: ConvertProgress) => void): Promise<void> {
   return new Promise<void>((done, fail) => {
     const worker = new Worker(new URL('./convert-worker.js', import.meta.url), { workerData: job });

@@ -69,7 +69,7 @@ afterAll(async () => {
 });
 
 describe('models by name in the server', () => {
-  it('POST /v1/models/load pulls, converts and loads hf:ORG/NAME; it embeds as the locally converted file does (:f16 does not)', async () => {
+  it('POST /v1/models/load pulls, converts and loads hf:ORG/NAME; it embeds as the locally converted file does (:f16 and :q8_0 do not)', async () => {
     const server = await startServer({ modelsDir: lazy, hub: settings() });
     const byFile = await startServer({ models: [local], hub: false });
     try {
@@ -82,8 +82,13 @@ describe('models by name in the server', () => {
       const half = await embedding(server, 'hf:tiny/hfvit:f16');
       expect(half.length).toBe(named.length);
       expect(sameBits(half, named)).toBe(false);
+      // a quantized name: the f32 GGUF quantized (packages/hub/test/pull.test.ts holds it to jepa-quantize's bytes)
+      const q8 = await embedding(server, 'hf:tiny/hfvit:q8_0');
+      expect(q8.length).toBe(named.length);
+      expect(sameBits(q8, named)).toBe(false);
       const cards = await listed(server);
       expect(cards['hf:tiny/hfvit:f16']).toMatchObject({ state: 'loaded', downloaded: true });
+      expect(cards['hf:tiny/hfvit:q8_0']).toMatchObject({ state: 'loaded', downloaded: true });
     } finally {
       await server.close();
       await byFile.close();
