@@ -49,11 +49,23 @@ async function listed(server: { url: string }): Promise<Record<string, any>> {
   return Object.fromEntries(r.json.data.map((c: { id: string }) => [c.id, c]));
 }
 
+/** A checkpoint the converter finds no family in (a language model's, say): one tensor under a name no mapping knows. */
+function notVision(): Map<string, Buffer> {
+  const header = Buffer.from(JSON.stringify({ 'encoder.word_embeddings.weight': { dtype: 'F32', shape: [2], data_offsets: [0, 8] } }));
+  const length = Buffer.alloc(8);
+  length.writeBigUInt64LE(BigInt(header.length));
+  return new Map([
+    ['config.json', Buffer.from(JSON.stringify({ model_type: 'bert' }))],
+    ['model.safetensors', Buffer.concat([length, header, Buffer.alloc(8)])],
+  ]);
+}
+
 beforeAll(async () => {
   hub.seed(
     'tiny/hfvit',
     filesOfFolder(HFVIT, (p) => CHECKPOINT.test(p)),
   );
+  hub.seed('tiny/text', notVision());
   hub.seed(
     'tiny/hfvit-slow',
     filesOfFolder(HFVIT, (p) => CHECKPOINT.test(p)),
@@ -153,13 +165,25 @@ describe('models by name in the server', () => {
     const first = await startServer({ modelsDir: lazy, hub: shared });
     const r = await post(first, '/v1/models/load', { model: 'hf:tiny/hfvit' });
     expect(r.status, JSON.stringify(r.json)).toBe(200);
+    // downloaded into the same cache, but not a model the converter knows: refused, and not listed below
+    const text = await post(first, '/v1/models/load', { model: 'hf:tiny/text' });
+    expect(text.status, JSON.stringify(text.json)).toBe(400);
+    expect(text.json.error.param).toBe('model');
     await first.close();
     const second = await startServer({ modelsDir: lazy, hub: shared });
     try {
       const cards = await listed(second);
       expect(cards.demo).toMatchObject({ state: 'unloaded' });
       expect(cards.demo.downloaded).toBeUndefined();
-      expect(cards['hf:tiny/hfvit']).toMatchObject({ object: 'model', state: 'unloaded', downloaded: true, converted: true, pull: null });
+      expect(cards['hf:tiny/hfvit']).toMatchObject({
+        object: 'model',
+        state: 'unloaded',
+        downloaded: true,
+        converted: true,
+        family: 'hfvit',
+        pull: null,
+      });
+      expect(Object.keys(cards).sort()).toEqual(['demo', 'hf:tiny/hfvit']);
       // the negative control: a snapshot with its checkpoint gone is listed as not downloaded
       rmSync(join(shared.cacheDir, 'models--tiny--hfvit', 'snapshots', hub.repos.get('tiny/hfvit')!.branches.get('main')!, 'model.safetensors'));
       expect((await listed(second))['hf:tiny/hfvit']).toMatchObject({ downloaded: false, converted: true });

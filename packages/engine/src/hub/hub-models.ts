@@ -31,6 +31,8 @@ export interface HubModelCard {
   downloaded: boolean;
   /** jepa's cache holds its GGUF, converted by this converter version. */
   converted: boolean;
+  /** The family the converter finds in the checkpoint (null while it is not downloaded). */
+  family: string | null;
   pull: PullProgress | null;
 }
 
@@ -50,6 +52,8 @@ type HubModule = typeof import('@jepa/hub');
 export class HubModels {
   readonly #pulls = new Map<string, Pull>();
   #module: Promise<HubModule> | undefined;
+  /** The family the converter finds in each downloaded snapshot (a commit's files never change), null where it finds none. */
+  readonly #families = new Map<string, Promise<string | null>>();
   #settings: HubSettings | undefined;
 
   constructor(
@@ -128,10 +132,34 @@ export class HubModels {
     return id;
   }
 
-  /** The `hf:` models the caches hold (one per revision a ref names, else per commit) and those being pulled, less the served ones. */
+  /**
+   * The `hf:` models the caches hold (one per revision a ref names, else per commit) and those being
+   * pulled, less the served ones. A cache shared with Python holds language models too: a downloaded
+   * snapshot is listed only where the converter finds a family in it, one not fully downloaded only
+   * where jepa's cache holds its GGUF. A cache that cannot be read is logged, and lists nothing.
+   */
   async cards(): Promise<HubModelCard[]> {
-    const { hub, settings } = await this.#hub();
     const out = new Map<string, HubModelCard>();
+    try {
+      for (const card of await this.#cached()) out.set(card.id, card);
+    } catch (err) {
+      this.log(`models: cannot list the Hugging Face cache: ${(err as Error).message}`);
+    }
+    for (const [id, pull] of this.#pulls) {
+      if (this.target.has(id)) continue;
+      const known = out.get(id);
+      out.set(id, {
+        ...(known ?? { id, object: 'model', created: pull.progress.started_at, owned_by: 'jepa', downloaded: false, converted: false, family: null }),
+        state: 'pulling',
+        pull: { ...pull.progress },
+      });
+    }
+    return [...out.values()].sort((a, b) => a.id.localeCompare(b.id));
+  }
+
+  async #cached(): Promise<HubModelCard[]> {
+    const { hub, settings } = await this.#hub();
+    const out: HubModelCard[] = [];
     for (const model of await hub.listCachedModels(settings)) {
       if (model.folder === undefined) continue;
       for (const revision of model.revisions) {
@@ -140,9 +168,11 @@ export class HubModels {
           const id = formatReference(ref);
           if (this.target.has(id)) continue;
           const snapshot = await hub.cachedSnapshot(ref, settings);
-          const created = snapshot ? Math.floor((await stat(snapshot.folder)).mtimeMs / 1000) : 0;
           const converted = model.converted.some((c) => c.commit === revision.commit && c.converter === hub.CONVERTER_VERSION && c.type === ref.type);
-          out.set(id, {
+          const family = snapshot ? await this.#familyOf(snapshot.checkpoint) : null;
+          if (snapshot ? family === null : !converted) continue;
+          const created = snapshot ? Math.floor((await stat(snapshot.folder)).mtimeMs / 1000) : 0;
+          out.push({
             id,
             object: 'model',
             created,
@@ -150,21 +180,29 @@ export class HubModels {
             state: 'unloaded',
             downloaded: snapshot !== undefined,
             converted,
+            family,
             pull: null,
           });
         }
       }
     }
-    for (const [id, pull] of this.#pulls) {
-      if (this.target.has(id)) continue;
-      const known = out.get(id);
-      out.set(id, {
-        ...(known ?? { id, object: 'model', created: pull.progress.started_at, owned_by: 'jepa', downloaded: false, converted: false }),
-        state: 'pulling',
-        pull: { ...pull.progress },
-      });
+    return out;
+  }
+
+  #familyOf(checkpoint: string): Promise<string | null> {
+    let found = this.#families.get(checkpoint);
+    if (!found) {
+      found = (async () => {
+        try {
+          const { detectFamily } = await import('@jepa/convert');
+          return (await detectFamily(checkpoint)).family;
+        } catch {
+          return null;
+        }
+      })();
+      this.#families.set(checkpoint, found);
     }
-    return [...out.values()].sort((a, b) => a.id.localeCompare(b.id));
+    return found;
   }
 
   /** The names being pulled now. */
