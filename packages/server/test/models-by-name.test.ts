@@ -67,6 +67,11 @@ beforeAll(async () => {
   );
   hub.seed('tiny/text', notVision());
   hub.seed(
+    'tiny/gated',
+    filesOfFolder(HFVIT, (p) => CHECKPOINT.test(p)),
+    { gated: true },
+  );
+  hub.seed(
     'tiny/hfvit-slow',
     filesOfFolder(HFVIT, (p) => CHECKPOINT.test(p)),
     { salt: 'slow' },
@@ -220,6 +225,9 @@ describe('models by name in the server', () => {
       expect(missing.message).toMatch(/^HF_HUB_OFFLINE=1 and the cache \(.*\) does not hold hf:tiny\/hfvit/);
       expect(await refusal(unreachable, 'hf:tiny/hfvit')).toMatchObject({ status: 503, code: 'hub_unreachable', param: 'model' });
       expect(await refusal(off, 'hf:tiny/hfvit')).toMatchObject({ status: 400, code: 'hub_off', param: 'model' });
+      const gated = await refusal(capped, 'hf:tiny/gated');
+      expect(gated).toMatchObject({ status: 403, code: 'hub_gated', type: 'permission_error', param: 'model' });
+      expect(gated.message).toMatch(/^hf:tiny\/gated is gated: accept its terms at .*, then set HF_TOKEN/);
       // a request naming a model the Hub lacks gets the same line
       const r = await post(capped, '/v1/embeddings', { model: 'hf:tiny/none', input: [image] });
       expect(r.status).toBe(404);
@@ -227,6 +235,25 @@ describe('models by name in the server', () => {
     } finally {
       await Promise.all([capped.close(), offline.close(), unreachable.close(), off.close()]);
     }
+  });
+
+  it('--model hf:ORG/NAME at start-up takes a keep-alive under any spelling of its name', async () => {
+    const server = await startServer({
+      models: ['hf:tiny/hfvit@main:f32'],
+      keepAliveById: new Map([['hf:tiny/hfvit@main', 60_000]]),
+      hub: settings(),
+    });
+    try {
+      const cards = await listed(server);
+      expect(Object.keys(cards)).toEqual(['hf:tiny/hfvit']);
+      expect(cards['hf:tiny/hfvit']).toMatchObject({ state: 'loaded', keep_alive: '1m', downloaded: true });
+    } finally {
+      await server.close();
+    }
+    // the negative control: a keep-alive for a name no model is served under is refused at start-up
+    await expect(startServer({ models: ['hf:tiny/hfvit'], keepAliveById: new Map([['hf:tiny/other', 60_000]]), hub: settings() })).rejects.toThrow(
+      "keep-alive for 'hf:tiny/other': no model is called that",
+    );
   });
 
   it('jepa serve --model hf:ORG/NAME pulls at start-up and serves the model under its name', async () => {
