@@ -223,7 +223,6 @@ const cases: Case[] = [
     2,
     /^jepa: -m .*untrained\.gguf: .* has no action-conditioned \(LeWM\) predictor$/,
   ],
-  ['serve without models', ['serve'], 2, /^jepa: give --model FILE or --models-dir DIR$/],
   ['serve -m missing', ['serve', '-m', missing], 2, /^jepa: -m .*no-such-file\.gguf: no such file or folder$/],
   ['serve --models-dir a file', ['serve', '--models-dir', image], 2, /^jepa: --models-dir .*sample\.jpg: that is a file; name a folder$/],
   ['queue add of a missing glob', ['queue', 'add', 'q', join(tmp, '*.webm')], 2, /^jepa: no file matches /],

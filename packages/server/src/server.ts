@@ -14,6 +14,8 @@ export interface ServerOptions {
   models?: readonly string[];
   /** A folder whose every `.gguf` is served too, each loaded on its first request. */
   modelsDir?: string;
+  /** Start with no model at all, to load `hf:` names on demand (POST /v1/models/load); default: refused. */
+  allowNoModels?: boolean;
   /** Idle time after which a model unloads, in ms (default Infinity: never; 0: after each request). */
   keepAliveMs?: number;
   /** Per-model keep-alive in ms, by model id. */
@@ -106,6 +108,7 @@ export async function createServer(options: ServerOptions = {}): Promise<JepaSer
   const engine = await Engine.create({
     models: options.models ?? [],
     modelsDir: options.modelsDir,
+    ...(options.allowNoModels ? { allowNoModels: true } : {}),
     ...(options.keepAliveMs !== undefined ? { keepAliveMs: options.keepAliveMs } : {}),
     ...(options.keepAliveById ? { keepAliveById: options.keepAliveById } : {}),
     ...(options.maxModelBytes !== undefined ? { maxModelBytes: options.maxModelBytes } : {}),

@@ -272,4 +272,26 @@ describe('models by name in the server', () => {
       await child.exit;
     }
   });
+
+  it('jepa serve with no model starts empty, says how to load one, and serves a name loaded on demand', async () => {
+    const s = settings();
+    const child = await serveChild(['-t', '2'], {
+      env: { HF_ENDPOINT: hub.url, HF_HUB_CACHE: s.cacheDir, JEPA_CACHE: s.jepaCache, HF_TOKEN: '', HF_HUB_OFFLINE: '' },
+    });
+    const byFile = await startServer({ models: [local], hub: false });
+    try {
+      expect(child.stderr()).toMatch(/no models yet: POST \/v1\/models\/load \{"model":"hf:ORG\/NAME"\} pulls one/);
+      expect(await listed(child)).toEqual({});
+      const before = await post(child, '/v1/embeddings', { model: 'hf-tiny', input: [image] });
+      expect(before.status).toBe(404);
+      const load = await post(child, '/v1/models/load', { model: 'hf:tiny/hfvit' });
+      expect(load.status, JSON.stringify(load.json)).toBe(200);
+      expect((await listed(child))['hf:tiny/hfvit']).toMatchObject({ state: 'loaded', downloaded: true });
+      expect(sameBits(await embedding(child, 'hf:tiny/hfvit'), await embedding(byFile, 'hfvit'))).toBe(true);
+    } finally {
+      await byFile.close();
+      child.child.kill('SIGTERM');
+      await child.exit;
+    }
+  });
 });

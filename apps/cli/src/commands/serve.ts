@@ -101,7 +101,7 @@ export function serveCommand(program: Command): void {
     )
     .option('--index <dir>', 'an index (jepa index add) for POST /v1/search and POST /v1/index; the first add makes it when missing')
     .action(async (flags: ServeFlags) => {
-      if (!flags.model?.length && !flags.modelsDir) throw new UserError('give --model FILE or --models-dir DIR');
+      const empty = !flags.model?.length && !flags.modelsDir;
       for (const m of flags.model ?? []) servedModel(m);
       if (flags.modelsDir !== undefined) checkInputFolder(flags.modelsDir, '--models-dir');
       const apiKey = flags.apiKey ?? process.env.JEPA_API_KEY;
@@ -116,6 +116,7 @@ export function serveCommand(program: Command): void {
         const { createServer } = await import('@jepa/server');
         server = await createServer({
           models: flags.model ?? [],
+          ...(empty ? { allowNoModels: true } : {}),
           ...(flags.modelsDir ? { modelsDir: flags.modelsDir } : {}),
           host: flags.host,
           port: flags.port,
@@ -139,6 +140,7 @@ export function serveCommand(program: Command): void {
       say(
         `listening on ${server.url}${apiKey ? ' (API key required)' : ''}; ${threads} CPU thread${threads === 1 ? '' : 's'} per model${flags.model?.length ? '; loading models' : ''}`,
       );
+      if (empty) say('no models yet: POST /v1/models/load {"model":"hf:ORG/NAME"} pulls one; GET /v1/models lists those in the caches');
       let stopping = false;
       const stop = (signal: string) => {
         if (stopping) {
