@@ -11,7 +11,7 @@ import { patchGrid, patchify, type PatchGeometry } from './patchify.js';
 import { ropeTables, signedSin, type RopeTables, type TokenGrid } from './rope3d.js';
 import { rope2dTables } from './rope2d.js';
 import { interpolatePositions } from './position-interpolation.js';
-import { POSITION_SCHEMES, positionPrefixRows, tensorNames, type EncoderHparams, type Rope3dParams } from '@jepa/gguf';
+import { FAMILY_DEFINITIONS, POSITION_SCHEMES, positionPrefixRows, tensorNames, type EncoderHparams, type Rope3dParams } from '@jepa/gguf';
 import { Deadline, kvTypeFor, runGraph, type NodeTiming } from './graph-runner.js';
 import { ModelContext } from './model-context.js';
 
@@ -372,6 +372,7 @@ export class EncoderContext extends ModelContext<EncoderGraph> {
       this.model.weights,
       { batch, patches, patchLen, image, ...(keep === undefined ? {} : { keep }) },
       {
+        hooks: FAMILY_DEFINITIONS[this.model.spec.family].graph,
         flash,
         kvType: this.kvType,
         blockCausal,

@@ -1,4 +1,4 @@
-// The one encoder graph every family runs, chosen by metadata alone:
+// The one encoder graph every family runs, chosen by metadata and the stages its family names (EncoderGraphHooks):
 //   tokens = patch_embed(patches) [+ pos table] [+ modality vector], prefixed by CLS / registers;
 //   L pre-LN blocks: x += proj(attn(ln1(x)))·ls1 ; x += fc2(act(fc1(ln2(x))))·ls2 (3-D or 2-D RoPE on q, k);
 //   (the MLP may be SwiGLU, w3(silu(x1) ⊙ x2), and qkv may have no bias: jepa.enc.ffn_kind / qkv_bias);
@@ -6,7 +6,7 @@
 //   mode every hierarchy norm of the block it follows, concatenated along channels: what the 2.1 g/G predictors read).
 // `layers` keeps the first N blocks, then the final norm; `stages` keeps each stage as an output too.
 import { typeByName, type Context, type Graph, type Tensor } from '@jepa/native';
-import { POSITION_SCHEMES, positionPrefixRows, tensorNames, type EncoderHparams } from '@jepa/gguf';
+import { POSITION_SCHEMES, positionPrefixRows, tensorNames, type EncoderGraphHooks, type EncoderHparams } from '@jepa/gguf';
 import { GraphError } from './errors.js';
 import { blockStageName, stageOutput } from './encoder-stages.js';
 import { GGML_F32 } from './layers/attention.js';
@@ -32,6 +32,8 @@ export interface EncoderGraphShape {
 }
 
 export interface EncoderGraphOptions {
+  /** The stages the model's family names (FAMILY_DEFINITIONS[family].graph). */
+  hooks: EncoderGraphHooks;
   flash: boolean;
   kvType: number;
   blockCausal: boolean;
@@ -89,7 +91,7 @@ export function buildEncoderGraph(e: EncoderHparams, w: Weights, shape: EncoderG
   const ctx = graphContext(nLayer, o.stages ? BLOCK_TENSORS + 1 : BLOCK_TENSORS, n);
   const patches = graphInput(ctx, GGML_F32, [shape.patchLen, np, batch], 'patches');
 
-  let x = embedPatches(ctx, e, w, patches, shape.image, o.precF32); // [D, np, batch]
+  let x = TOKENIZERS[o.hooks.tokenize](ctx, e, w, patches, shape.image, o.precF32); // [D, np, batch]
   const scheme = POSITION_SCHEMES[e.pos];
   const { pos, posTable } = positionTable(ctx, e, w, np);
   if (pos) {
@@ -108,7 +110,7 @@ export function buildEncoderGraph(e: EncoderHparams, w: Weights, shape: EncoderG
   const rope = scheme.rotary ? ropeInputs(ctx, e.headDim, n, '') : null;
   const mask = o.blockCausal ? maskInput(ctx, n, n, 'block_causal_mask') : null;
 
-  const hierLayers = o.hierarchy ? e.hierLayers : null;
+  const hierLayers = o.hierarchy && o.hooks.end === 'hierarchy_norms' ? e.hierLayers : null;
   if (o.hierarchy && hierLayers === null) throw new GraphError('UNSUPPORTED', 'this encoder has no hierarchy norms (jepa.enc.hier_layers)');
   const levels: Tensor[] = [];
   const stages: { name: string; tensor: Tensor }[] = [];
@@ -133,7 +135,7 @@ export function buildEncoderGraph(e: EncoderHparams, w: Weights, shape: EncoderG
     const level = hierLayers ? hierLayers.indexOf(l) : -1;
     if (level >= 0) levels.push(layerNorm(ctx, x, w, tensorNames.encHierNorm(level), e.lnEps));
   }
-  const output = hierLayers ? levels.reduce((a, b) => ctx.concat(a, b, 0)) : finalNorm(ctx, e, w, x);
+  const output = hierLayers ? levels.reduce((a, b) => ctx.concat(a, b, 0)) : ENDS[o.hooks.end](ctx, e, w, x);
   output.name = 'tokens';
   output.setOutput();
   if (o.stages) stages.push({ name: 'final-norm', tensor: output });
@@ -153,8 +155,16 @@ export function buildEncoderGraph(e: EncoderHparams, w: Weights, shape: EncoderG
   };
 }
 
-/** The patch tokens: the video or (V-JEPA 2.1, one frame) image tokenizer, plus its modality vector where the encoder has them. */
-function embedPatches(ctx: Context, e: EncoderHparams, w: Weights, patches: Tensor, image: boolean, precF32: boolean): Tensor {
+type Tokenizer = (ctx: Context, e: EncoderHparams, w: Weights, patches: Tensor, image: boolean, precF32: boolean) => Tensor;
+
+/** The patch tokens, by the family's tokenize hook. */
+const TOKENIZERS: Readonly<Record<EncoderGraphHooks['tokenize'], Tokenizer>> = {
+  patch: (ctx, _e, w, patches, _image, precF32) => linear(ctx, patches, w, tensorNames.encPatchEmbed, precF32),
+  modality_tokenizer: modalityTokens,
+};
+
+/** The video or (one frame) image tokenizer, plus its modality vector where the encoder has them (V-JEPA 2.1). */
+function modalityTokens(ctx: Context, e: EncoderHparams, w: Weights, patches: Tensor, image: boolean, precF32: boolean): Tensor {
   const x = linear(ctx, patches, w, image ? tensorNames.encPatchEmbedImg : tensorNames.encPatchEmbed, precF32);
   if (e.imgTubeletSize === null) return x;
   return ctx.add(x, w.get(image ? tensorNames.encImgModEmbed : tensorNames.encVideoModEmbed));
@@ -195,8 +205,21 @@ function prefixRows(ctx: Context, e: EncoderHparams, w: Weights, pos: Tensor | n
   return head;
 }
 
-/** enc.norm; V-JEPA 2.1's last hierarchy norm in its place; none where jepa.enc.final_norm is false (VideoMAE with mean pooling). */
+type EncoderEnd = (ctx: Context, e: EncoderHparams, w: Weights, x: Tensor) => Tensor;
+
+/** The encoder's output tokens from the last block's, by the family's end hook (hierarchy mode aside). */
+const ENDS: Readonly<Record<EncoderGraphHooks['end'], EncoderEnd>> = {
+  final_norm: finalNorm,
+  hierarchy_norms: lastHierarchyNorm,
+};
+
+/** enc.norm; none where jepa.enc.final_norm is false (VideoMAE with mean pooling). */
 function finalNorm(ctx: Context, e: EncoderHparams, w: Weights, x: Tensor): Tensor {
-  if (e.hierLayers !== null) return layerNorm(ctx, x, w, tensorNames.encHierNorm(e.hierLayers.length - 1), e.lnEps);
   return e.finalNorm ? layerNorm(ctx, x, w, tensorNames.encNorm, e.lnEps) : ctx.cont(x);
+}
+
+/** V-JEPA 2.1's last hierarchy norm in place of enc.norm. */
+function lastHierarchyNorm(ctx: Context, e: EncoderHparams, w: Weights, x: Tensor): Tensor {
+  if (e.hierLayers === null) throw new GraphError('UNSUPPORTED', 'this encoder has no hierarchy norms (jepa.enc.hier_layers)');
+  return layerNorm(ctx, x, w, tensorNames.encHierNorm(e.hierLayers.length - 1), e.lnEps);
 }

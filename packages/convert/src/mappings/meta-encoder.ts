@@ -1,6 +1,6 @@
 // Shared by the Meta pickles (I-JEPA .pth.tar, V-JEPA .pth.tar, V-JEPA 2 / 2.1 .pt): picking the
 // encoder entry, stripping the DDP/wrapper prefixes, and the widths read from the tensors.
-import type { Family } from '@jepa/gguf';
+import { FAMILY_DEFINITIONS, type Family } from '@jepa/gguf';
 import { ConvertError } from '../errors.js';
 import { selectStateDict, stripPrefixes, valueAt } from '../readers/state-dict.js';
 import type { Source } from '../source.js';
@@ -75,17 +75,10 @@ export function metaEncoderFields(w: MetaWidths, nHead: number): Omit<EncoderFie
   return { embedDim, nLayer, nHead, ffnDim, patchSize, tubeletSize, inChans, lnEps: Math.fround(1e-6), act: 'gelu' };
 }
 
-/** Heads of the released encoders by width (families.md); other widths need --n-head. */
-const RELEASED_HEADS: Partial<Record<Family, Record<number, number>>> = {
-  ijepa: { 1280: 16, 1408: 16 },
-  vjepa: { 1024: 16, 1280: 16 },
-  vjepa2: { 1024: 16, 1280: 16, 1408: 22 },
-  vjepa2_1: { 768: 12, 1024: 16, 1408: 22, 1664: 26 },
-};
-
 export function headsFor(family: Family, embedDim: number, overrides: ArchOverrides): { nHead: number; note: string | null } {
   if (overrides.nHead !== undefined) return { nHead: overrides.nHead, note: null };
-  const known = RELEASED_HEADS[family]?.[embedDim];
+  // the heads of the family's released encoders by width (its definition's releasedHeads); other widths need --n-head
+  const known = FAMILY_DEFINITIONS[family].releasedHeads[embedDim];
   if (known === undefined) {
     throw new ConvertError(
       'CONVERT_BAD_CONFIG',

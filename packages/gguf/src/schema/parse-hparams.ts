@@ -15,7 +15,7 @@ import {
   type Resample,
   type RopeLayout,
 } from './families.js';
-import { FAMILY_TRAITS } from './family/registry.js';
+import { FAMILY_DEFINITIONS, FAMILY_TRAITS } from './family/registry.js';
 import { LIMITS, MIN_ROPE_HEAD_DIM, SCHEMA_VERSION } from './limits.js';
 import { MetadataValues } from './metadata-values.js';
 import { POSITION_SCHEMES } from './position-schemes.js';
@@ -352,6 +352,10 @@ function parseHead(
   invariant(labels === null || labels.length === nClasses, `jepa.head.labels has ${labels?.length} entries, jepa.head.n_classes is ${nClasses}`);
   if (kind === 'linear') {
     const pool = m.req<string>('jepa.head.pool', why) as HeadPool;
+    invariant(
+      pool !== 'mean' || FAMILY_DEFINITIONS[family].tensors.includes('head_fc_norm'),
+      `jepa.head.pool = 'mean' but the ${family} head has no head.fc_norm for the token mean: it reads token 0 ('first')`,
+    );
     const lnEps = pool === 'mean' ? m.req<number>('jepa.head.ln_eps', 'a mean-pooled linear head normalises the mean with head.fc_norm') : null;
     return { head: { kind: 'linear', nClasses, pool, lnEps }, labels };
   }

@@ -1,5 +1,7 @@
+import { FAMILY_DEFINITIONS } from './family/registry.js';
 import { POSITION_SCHEMES, positionPrefixRows } from './position-schemes.js';
 import type { AcPredictorHparams, ActionPredictorHparams, EncoderHparams, HeadHparams, MaskedPredictorHparams, ModelHparams } from './model-spec.js';
+import type { FamilyTensorPart } from './tensor-parts.js';
 
 /**
  * The canonical GGUF tensor names and shapes of schema v1 — the one place they are spelled.
@@ -73,32 +75,44 @@ class TableBuilder {
   }
 }
 
-/** Every tensor a model with these hparams has, in the order the forge and the converter write them. */
-export function expectedTensors(h: Pick<ModelHparams, 'enc' | 'pred' | 'head'>): TensorSpec[] {
+/** The tensor parts a family declares (FamilyDefinition.tensors): those it may have beyond the plain ViT's. */
+type Parts = ReadonlySet<FamilyTensorPart>;
+
+/**
+ * Every tensor a model with these hparams has, in the order the forge and the converter write them: the plain
+ * ViT table with the parts its family declares (family/<name>.ts), each where the hparams call for it.
+ */
+export function expectedTensors(h: Pick<ModelHparams, 'family' | 'enc' | 'pred' | 'head'>): TensorSpec[] {
   const b = new TableBuilder();
-  encoderTensors(b, h.enc);
+  const parts: Parts = new Set(FAMILY_DEFINITIONS[h.family].tensors);
+  encoderTensors(b, h.enc, parts);
   if (h.pred?.kind === 'masked') maskedPredictorTensors(b, h.enc, h.pred);
   if (h.pred?.kind === 'action') actionPredictorTensors(b, h.enc, h.pred);
   if (h.pred?.kind === 'ac') acPredictorTensors(b, h.enc, h.pred);
-  if (h.head) headTensors(b, h.enc, h.head);
+  if (h.head) headTensors(b, h.enc, h.head, parts);
   return b.specs;
 }
 
-function encoderTensors(b: TableBuilder, e: EncoderHparams): void {
+function encoderTensors(b: TableBuilder, e: EncoderHparams, parts: Parts): void {
   const D = e.embedDim;
   b.linear(tensorNames.encPatchEmbed, e.inChans * e.tubeletSize * e.patchSize * e.patchSize, D);
-  if (e.imgTubeletSize !== null) {
+  if (parts.has('image_tokenizer') && e.imgTubeletSize !== null) {
     b.linear(tensorNames.encPatchEmbedImg, e.inChans * e.imgTubeletSize * e.patchSize * e.patchSize, D);
     b.vec(tensorNames.encImgModEmbed, D);
     b.vec(tensorNames.encVideoModEmbed, D);
   }
   if (POSITION_SCHEMES[e.pos].table) b.vec(tensorNames.encPosEmbed, D, positionPrefixRows(e) + e.nPatches);
-  if (e.nCls > 0) b.vec(tensorNames.encClsToken, D, e.nCls);
-  if (e.nReg > 0) b.vec(tensorNames.encRegTokens, D, e.nReg);
-  for (let i = 0; i < e.nLayer; i++) b.vitBlock(tensorNames.encBlock(i), D, e.ffnDim, e.layerScale, e);
-  if (e.hierLayers === null) {
-    if (e.finalNorm) b.norm(tensorNames.encNorm, D);
+  if (parts.has('cls_token') && e.nCls > 0) b.vec(tensorNames.encClsToken, D, e.nCls);
+  if (parts.has('reg_tokens') && e.nReg > 0) b.vec(tensorNames.encRegTokens, D, e.nReg);
+  const block = blockVariant(e, parts);
+  for (let i = 0; i < e.nLayer; i++) b.vitBlock(tensorNames.encBlock(i), D, e.ffnDim, parts.has('layer_scale') && e.layerScale, block);
+  if (!parts.has('hier_norms') || e.hierLayers === null) {
+    if (!parts.has('final_norm_optional') || e.finalNorm) b.norm(tensorNames.encNorm, D);
   } else for (let k = 0; k < e.hierLayers.length; k++) b.norm(tensorNames.encHierNorm(k), D);
+}
+
+function blockVariant(e: EncoderHparams, parts: Parts): BlockVariant {
+  return { ffnKind: parts.has('swiglu_ffn') ? e.ffnKind : 'mlp', qkvBias: !parts.has('qkv_bias_optional') || e.qkvBias };
 }
 
 function maskedPredictorTensors(b: TableBuilder, e: EncoderHparams, p: MaskedPredictorHparams): void {
@@ -156,10 +170,10 @@ function actionPredictorTensors(b: TableBuilder, e: EncoderHparams, p: ActionPre
   b.linear('pred.out_proj.fc2', p.projHidden, P);
 }
 
-function headTensors(b: TableBuilder, e: EncoderHparams, h: HeadHparams): void {
+function headTensors(b: TableBuilder, e: EncoderHparams, h: HeadHparams, parts: Parts): void {
   const D = e.embedDim;
   if (h.kind === 'linear') {
-    if (h.pool === 'mean') b.norm('head.fc_norm', D);
+    if (parts.has('head_fc_norm') && h.pool === 'mean') b.norm('head.fc_norm', D);
     b.linear('head.cls', D, h.nClasses);
     return;
   }

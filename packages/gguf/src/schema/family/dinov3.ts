@@ -8,15 +8,9 @@ export const DINOV3_ROPE_BASE = 100;
 
 export const dinov3 = defineFamily({
   name: 'dinov3',
-  traits: {
-    pos: 'rope2d',
-    ropeLayout: 'interleaved',
-    nCls: 1,
-    registers: true,
-    layerScale: true,
-    swiglu: true,
-    qkvBiasOptional: true,
-  },
+  traits: { pos: 'rope2d', ropeLayout: 'interleaved' },
+  // storage_tokens are its registers; the mask token (masked-image modelling only) is not kept
+  tensors: ['cls_token', 'reg_tokens', 'layer_scale', 'swiglu_ffn', 'qkv_bias_optional'],
   encoder: {
     rope: { layout: 'interleaved', theta: DINOV3_ROPE_BASE, interpolate: false, refGrid: null },
     layerScale: true,

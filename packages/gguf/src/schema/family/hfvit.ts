@@ -4,5 +4,6 @@ import { defineFamily } from './define.js';
 
 export const hfvit = defineFamily({
   name: 'hfvit',
-  traits: { pos: 'learned', nCls: 1, registers: true, layerScale: true, swiglu: true, qkvBiasOptional: true },
+  traits: { pos: 'learned' },
+  tensors: ['cls_token', 'reg_tokens', 'layer_scale', 'swiglu_ffn', 'qkv_bias_optional'],
 });

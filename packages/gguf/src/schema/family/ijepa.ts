@@ -5,6 +5,7 @@ import { defineFamily } from './define.js';
 export const ijepa = defineFamily({
   name: 'ijepa',
   traits: { pos: 'sincos2d', predictors: ['masked'] },
+  releasedHeads: { 1280: 16, 1408: 16 },
   tiny: {
     // the HF port's recipe: squash to the trained size, mean = std = 0.5
     pre: { mean: [0.5, 0.5, 0.5], std: [0.5, 0.5, 0.5], resize: { mode: 'squash', size: 8 }, resample: 'bilinear' },

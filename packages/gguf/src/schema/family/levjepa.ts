@@ -3,6 +3,7 @@ import { defineFamily } from './define.js';
 
 export const levjepa = defineFamily({
   name: 'levjepa',
-  traits: { pos: 'rope3d', ropeLayout: 'tiled', video: true, nCls: 1, blockCausal: true },
+  traits: { pos: 'rope3d', ropeLayout: 'tiled', video: true, blockCausal: true },
+  tensors: ['cls_token'],
   tiny: { encoder: { tubeletSize: 1 } },
 });

@@ -4,6 +4,7 @@ import { tinyActionPredictor } from './tiny-predictors.js';
 
 export const lewm = defineFamily({
   name: 'lewm',
-  traits: { pos: 'learned', nCls: 1, predictors: ['action'], predictorRequired: true },
+  traits: { pos: 'learned', predictors: ['action'], predictorRequired: true },
+  tensors: ['cls_token'],
   tiny: { encoder: { lnEps: Math.fround(1e-12) }, predictor: tinyActionPredictor },
 });

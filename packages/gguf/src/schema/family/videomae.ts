@@ -4,7 +4,9 @@ import { defineFamily } from './define.js';
 
 export const videomae = defineFamily({
   name: 'videomae',
-  traits: { pos: 'sincos1d', video: true, head: 'linear', finalNormOptional: true },
+  traits: { pos: 'sincos1d', video: true, head: 'linear' },
+  // with mean pooling: no enc.norm, and head.fc_norm on the token mean
+  tensors: ['final_norm_optional', 'head_fc_norm'],
   // the released classifiers mean-pool: no final norm
   tiny: { encoder: { finalNorm: false } },
 });

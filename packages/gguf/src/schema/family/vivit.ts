@@ -3,5 +3,6 @@ import { defineFamily } from './define.js';
 
 export const vivit = defineFamily({
   name: 'vivit',
-  traits: { pos: 'learned', video: true, nCls: 1, head: 'linear' },
+  traits: { pos: 'learned', video: true, head: 'linear' },
+  tensors: ['cls_token'],
 });

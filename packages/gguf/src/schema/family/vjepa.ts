@@ -5,5 +5,6 @@ import { defineFamily } from './define.js';
 export const vjepa = defineFamily({
   name: 'vjepa',
   traits: { pos: 'sincos3d', video: true, predictors: ['masked'], head: 'attentive' },
+  releasedHeads: { 1024: 16, 1280: 16 },
   tiny: { headDepth: 0 },
 });

@@ -11,10 +11,11 @@ export const vjepa2_1 = defineFamily({
     video: true,
     predictors: ['masked'],
     head: 'attentive',
-    imageTokenizer: true,
-    hierarchyNorms: true,
     predictorModalityVectors: true,
   },
+  tensors: ['image_tokenizer', 'hier_norms'],
+  graph: { tokenize: 'modality_tokenizer', end: 'hierarchy_norms' },
+  releasedHeads: { 768: 12, 1024: 16, 1408: 22, 1664: 26 },
   tiny: {
     encoder: {
       rope: { layout: 'interleaved', theta: 10000, interpolate: true, refGrid: 4 },

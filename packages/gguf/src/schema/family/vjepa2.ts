@@ -5,5 +5,6 @@ import { tinyRopePredictor } from './tiny-predictors.js';
 export const vjepa2 = defineFamily({
   name: 'vjepa2',
   traits: { pos: 'rope3d', ropeLayout: 'tiled', video: true, predictors: ['masked', 'ac'], head: 'attentive' },
+  releasedHeads: { 1024: 16, 1280: 16, 1408: 22 },
   tiny: { predictor: (enc) => tinyRopePredictor(enc, false) },
 });
