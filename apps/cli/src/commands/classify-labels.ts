@@ -24,7 +24,7 @@ export async function classifyByLabels(
   const scores = session.textScores(vectors, texts);
   if (flags.logits) {
     const all = new Float32Array(scores.length * labels.length);
-    scores.forEach((row, i) => all.set(row, i * labels.length));
+    for (const [i, row] of scores.entries()) all.set(row, i * labels.length);
     writeFileSync(flags.logits, encodeNpy(all, [scores.length, labels.length]));
     say(`scores [${scores.length}, ${labels.length}] (exp(logit_scale)·cos, one column per label) -> ${flags.logits}`);
   }
