@@ -31,8 +31,8 @@ export function indexedModel(path: string, pool: Pool | undefined): IndexedModel
   checkInputFile(path, '-m');
   const spec = aboutFile(`-m ${path}`, path, () => loadModelSpec(path));
   const p = resolvePool(spec, pool);
-  if (p !== 'mean' && p !== 'cls' && p !== 'cls+mean')
-    throw new UserError(`--pool ${p}: an index holds one vector per item; use mean, cls or cls+mean`);
+  if (p !== 'mean' && p !== 'cls' && p !== 'cls+mean' && p !== 'aligned')
+    throw new UserError(`--pool ${p}: an index holds one vector per item; use mean, cls, cls+mean or aligned (dino.txt)`);
   return { path, spec, pool: p, identity: modelIdentity(path, spec.name, pooledWidth(spec, p), p) };
 }
 

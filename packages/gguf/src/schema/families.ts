@@ -67,4 +67,6 @@ export interface FamilyTraits {
   /** Encoder blocks may carry the SwiGLU MLP (jepa.enc.ffn_kind) and may drop the qkv bias (jepa.enc.qkv_bias). */
   readonly swiglu: boolean;
   readonly qkvBiasOptional: boolean;
+  /** The model may carry dino.txt's vision head and text tower (jepa.text.*). */
+  readonly text: boolean;
 }

@@ -97,6 +97,7 @@ const PLAIN_TRAITS: Omit<FamilyTraits, 'pos'> = {
   predictorModalityVectors: false,
   swiglu: false,
   qkvBiasOptional: false,
+  text: false,
 };
 
 const PLAIN_GRAPH: EncoderGraphHooks = { tokenize: 'patch', end: 'final_norm' };

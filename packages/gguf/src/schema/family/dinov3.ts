@@ -8,7 +8,7 @@ export const DINOV3_ROPE_BASE = 100;
 
 export const dinov3 = defineFamily({
   name: 'dinov3',
-  traits: { pos: 'rope2d', ropeLayout: 'interleaved' },
+  traits: { pos: 'rope2d', ropeLayout: 'interleaved', text: true }, // text: dino.txt's vision head and text tower (jepa.text.*)
   // storage_tokens are its registers; the mask token (masked-image modelling only) is not kept
   tensors: ['cls_token', 'reg_tokens', 'layer_scale', 'swiglu_ffn', 'qkv_bias_optional'],
   encoder: {
