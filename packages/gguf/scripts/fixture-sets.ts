@@ -3,7 +3,7 @@ import { mulberry32 } from '../src/forge/rng.js';
 import { GGML_TYPES, GgmlType, tensorNbytes } from '../src/ggml-types.js';
 import { gv, type GgufValue } from '../src/gguf/value.js';
 import { GgufWriter } from '../src/gguf/writer.js';
-import { FAMILIES } from '../src/schema/families.js';
+import { FAMILIES } from '../src/schema/family/registry.js';
 
 /** Every scalar and array metadata type; `nested` adds arrays of arrays, which ggml's C reader does not accept. */
 export function allTypesMetadata(nested: boolean): [string, GgufValue][] {

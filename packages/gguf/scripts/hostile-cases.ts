@@ -12,7 +12,7 @@ import { forgeModelBytes, type ForgeKnobs } from '../src/forge/forge.js';
 import { ByteBuilder } from '../src/gguf/byte-builder.js';
 import { readGgufFromBuffer } from '../src/gguf/reader.js';
 import { GGUF_VALUE_TAGS, type GgufValue } from '../src/gguf/value.js';
-import type { Family } from '../src/schema/families.js';
+import type { Family } from '../src/schema/family/registry.js';
 
 export type Scale = 'real' | 'test';
 export type Part = Uint8Array | { readonly pattern: Uint8Array; readonly times: number };

@@ -43,7 +43,7 @@ export { schemaReadOptions, schemaValuePolicy } from './schema/read-policy.js';
 export { bufferSource, type ByteSource } from './gguf/byte-source.js';
 export { GgufWriter, type DeclaredTensor, type GgufWriteResult } from './gguf/writer.js';
 export * from './schema/families.js';
-export { FAMILY_DEFINITIONS, FAMILY_TRAITS, HEAD_FAMILIES, isVideoOnlyFamily } from './schema/family/registry.js';
+export { FAMILIES, FAMILY_DEFINITIONS, FAMILY_TRAITS, HEAD_FAMILIES, isVideoOnlyFamily, type Family } from './schema/family/registry.js';
 export { defineFamily, type EncoderGraphHooks, type FamilyDefinition, type FamilyEncoderDefaults, type TinyRecipe } from './schema/family/define.js';
 export { FAMILY_TENSOR_PARTS, type FamilyTensorPart } from './schema/tensor-parts.js';
 export { DINOV3_ROPE_BASE } from './schema/family/dinov3.js';

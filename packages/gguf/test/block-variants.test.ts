@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { forgeModelBytes, type ForgeKnobs } from '../src/forge/forge.js';
 import { gv } from '../src/gguf/value.js';
-import type { Family } from '../src/schema/families.js';
+import type { Family } from '../src/schema/family/registry.js';
 import type { ModelHparams } from '../src/schema/model-spec.js';
 import { expectRefused, load } from './helpers.js';
 

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { forgeHparams } from '../src/forge/forge.js';
 import { defineFamily } from '../src/schema/family/define.js';
-import { FAMILIES, type Family } from '../src/schema/families.js';
+import { FAMILIES, type Family } from '../src/schema/family/registry.js';
 import { FAMILY_DEFINITIONS, FAMILY_TRAITS } from '../src/schema/family/registry.js';
 import { POSITION_SCHEMES } from '../src/schema/position-schemes.js';
 import { expectedTensors, tensorNames } from '../src/schema/tensors.js';

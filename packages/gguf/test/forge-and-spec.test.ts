@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { forgeHparams, forgeModel, forgeModelBytes } from '../src/forge/forge.js';
 import { GgmlType } from '../src/ggml-types.js';
 import { readGgufFromBuffer } from '../src/gguf/reader.js';
-import { FAMILIES } from '../src/schema/families.js';
+import { FAMILIES } from '../src/schema/family/registry.js';
 import { FAMILY_TRAITS } from '../src/schema/family/registry.js';
 import { KEYS } from '../src/schema/keys.js';
 import { parseHparams } from '../src/schema/parse-hparams.js';

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { forgeHparams, forgeModelBytes, type ForgeKnobs } from '../src/forge/forge.js';
 import { GgmlType } from '../src/ggml-types.js';
 import { FILE_TYPE_Q8_ROW, rowScaleName } from '../src/schema/file-types.js';
-import type { Family } from '../src/schema/families.js';
+import type { Family } from '../src/schema/family/registry.js';
 import { expectedTensors } from '../src/schema/tensors.js';
 import { gv } from '../src/gguf/value.js';
 import type { GgufErrorCode } from '../src/errors.js';

@@ -3,7 +3,7 @@ import type { GgufErrorCode } from '../src/errors.js';
 import { forgeModelBytes, type ForgeKnobs } from '../src/forge/forge.js';
 import { GgmlType } from '../src/ggml-types.js';
 import { gv, type GgufValue } from '../src/gguf/value.js';
-import type { Family } from '../src/schema/families.js';
+import type { Family } from '../src/schema/family/registry.js';
 import { expectRefused } from './helpers.js';
 import { rawGguf } from './raw-gguf.js';
 

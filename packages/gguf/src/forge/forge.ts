@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { GgmlType } from '../ggml-types.js';
 import type { GgufValue } from '../gguf/value.js';
 import { GgufWriter } from '../gguf/writer.js';
-import type { Family } from '../schema/families.js';
+import type { Family } from '../schema/family/registry.js';
 import { FAMILY_DEFINITIONS } from '../schema/family/registry.js';
 import type { ModelHparams } from '../schema/model-spec.js';
 import { expectedTensors, type TensorSpec } from '../schema/tensors.js';

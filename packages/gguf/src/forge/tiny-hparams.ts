@@ -1,4 +1,4 @@
-import type { Family } from '../schema/families.js';
+import type { Family } from '../schema/family/registry.js';
 import { FAMILY_DEFINITIONS } from '../schema/family/registry.js';
 import type { EncoderHparams, HeadHparams, ModelHparams, PredictorHparams, PreprocessSpec } from '../schema/model-spec.js';
 

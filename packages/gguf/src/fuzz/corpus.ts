@@ -1,6 +1,6 @@
 import { forgeModelBytes } from '../forge/forge.js';
 import { ByteBuilder } from '../gguf/byte-builder.js';
-import { FAMILIES, type Family } from '../schema/families.js';
+import { FAMILIES, type Family } from '../schema/family/registry.js';
 import { hparamsToMetadata } from '../schema/to-metadata.js';
 
 /** A valid file to mutate, with where its structure is: value type tags, counts, tensor-table fields. */

@@ -1,7 +1,3 @@
-/** Every family's name; each has its definition (traits, encoder defaults, tiny recipe) in ./family/<name>.ts. */
-export const FAMILIES = ['ijepa', 'vjepa', 'vjepa2', 'vjepa2_1', 'hfvit', 'lewm', 'levjepa', 'videomae', 'vivit', 'dinov3'] as const;
-export type Family = (typeof FAMILIES)[number];
-
 export const ACTIVATIONS = ['gelu', 'gelu_tanh', 'quick_gelu', 'silu', 'relu'] as const;
 export type Activation = (typeof ACTIVATIONS)[number];
 /**

@@ -3,7 +3,6 @@ import {
   ACTIVATIONS,
   ATTN_MODES,
   CROP_ROUNDINGS,
-  FAMILIES,
   FFN_KINDS,
   HEAD_KINDS,
   HEAD_POOLS,
@@ -13,6 +12,7 @@ import {
   RESAMPLERS,
   ROPE_LAYOUTS,
 } from './families.js';
+import { FAMILIES } from './family/registry.js';
 import { LIMITS } from './limits.js';
 
 /** The GGUF value type a key must be stored as; anything else is refused (JEPA_KEY_TYPE), never converted. */

@@ -1,20 +1,19 @@
 import { formatBytes, maxInputMib } from '../budgets.js';
 import { GgufError } from '../errors.js';
 import type { GgufMetadata } from '../gguf/value.js';
-import {
-  FAMILIES,
-  type Activation,
-  type AttnMode,
-  type CropRounding,
-  type Family,
-  type FamilyTraits,
-  type FfnKind,
-  type HeadPool,
-  type PositionScheme,
-  type PredictorPosition,
-  type Resample,
-  type RopeLayout,
+import type {
+  Activation,
+  AttnMode,
+  CropRounding,
+  FamilyTraits,
+  FfnKind,
+  HeadPool,
+  PositionScheme,
+  PredictorPosition,
+  Resample,
+  RopeLayout,
 } from './families.js';
+import { FAMILIES, type Family } from './family/registry.js';
 import { FAMILY_DEFINITIONS, FAMILY_TRAITS } from './family/registry.js';
 import { LIMITS, MIN_ROPE_HEAD_DIM, SCHEMA_VERSION } from './limits.js';
 import { MetadataValues } from './metadata-values.js';

@@ -2,7 +2,7 @@
 // stages it names, the encoder fields every checkpoint of it shares, the head counts of its released encoders,
 // and the tiny model the forge builds of it. A family is one file beside this one, listed in ../families.ts.
 import type { FamilyTraits } from '../families.js';
-import type { EncoderHparams, HeadHparams, PredictorHparams, PreprocessSpec } from '../model-spec.js';
+import type { EncoderHparams, HeadHparams, PredictorHparams, PreprocessSpec } from '../hparam-parts.js';
 import type { FamilyTensorPart } from '../tensor-parts.js';
 
 /**

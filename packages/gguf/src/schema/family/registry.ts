@@ -1,5 +1,5 @@
-// The table of families: each name in FAMILIES (../families.ts) has one definition here, made in its own file.
-import { FAMILIES, type Family, type FamilyTraits } from '../families.js';
+// The table of families: each family is one definition, made in its own file; its name is its definition's.
+import type { FamilyTraits } from '../families.js';
 import type { FamilyDefinition } from './define.js';
 import { dinov3 } from './dinov3.js';
 import { hfvit } from './hfvit.js';
@@ -12,19 +12,18 @@ import { vjepa } from './vjepa.js';
 import { vjepa2 } from './vjepa2.js';
 import { vjepa2_1 } from './vjepa2-1.js';
 
-/** Each family's definition under its name; a name of FAMILIES without one does not compile. */
-export const FAMILY_DEFINITIONS: { readonly [F in Family]: FamilyDefinition<F> } = Object.freeze({
-  ijepa,
-  vjepa,
-  vjepa2,
-  vjepa2_1,
-  hfvit,
-  lewm,
-  levjepa,
-  videomae,
-  vivit,
-  dinov3,
-});
+const DEFINITIONS = [ijepa, vjepa, vjepa2, vjepa2_1, hfvit, lewm, levjepa, videomae, vivit, dinov3] as const;
+
+/** A family's name (jepa.family). */
+export type Family = (typeof DEFINITIONS)[number]['name'];
+
+/** Every family's name, in the order of DEFINITIONS. */
+export const FAMILIES = Object.freeze(DEFINITIONS.map((d) => d.name)) as readonly Family[] as readonly [Family, ...Family[]];
+
+/** Each family's definition under its name. */
+export const FAMILY_DEFINITIONS: { readonly [F in Family]: FamilyDefinition<F> } = Object.freeze(
+  Object.fromEntries(DEFINITIONS.map((d) => [d.name, d])) as { [F in Family]: FamilyDefinition<F> },
+);
 
 /** What a family's graph is built from (FamilyTraits): the definitions' traits, by name. */
 export const FAMILY_TRAITS: Readonly<Record<Family, FamilyTraits>> = Object.freeze(

@@ -1,5 +1,5 @@
 // The predictors of the forge's tiny models (see TinyRecipe.predictor), sized to the tiny encoder.
-import type { ActionPredictorHparams, EncoderHparams, MaskedPredictorHparams } from '../model-spec.js';
+import type { ActionPredictorHparams, EncoderHparams, MaskedPredictorHparams } from '../hparam-parts.js';
 
 const f32 = Math.fround;
 
