@@ -39,14 +39,28 @@ export {
   type ParsedItem,
   type Sampling,
 } from './items/parse-item.js';
+export {
+  MAX_TEXT_CHARS,
+  isText,
+  mediaOnly,
+  parseInput,
+  parseInputs,
+  parseText,
+  parseTexts,
+  type InputItem,
+  type TextItem,
+} from './items/text-item.js';
 export { parseIds } from './items/parse-ids.js';
 export { imageSize, type ImageSize } from './items/image-size.js';
 export { parseActions } from './items/parse-actions.js';
 export { PathPolicy, isWithin } from './items/path-policy.js';
 export type { EncodedItem, PlannedEncoded, WindowPlace } from './items/encode-items.js';
 export {
+  MAX_LABELS,
   MAX_WINDOW_FRAMES,
   classifyFields,
+  labelsField,
+  textField,
   embedFields,
   featuresFields,
   idsField,

@@ -1,4 +1,4 @@
-// The attentive classifier on each item (or each window of a sampled video).
+// The classifier head on each item (or each window of a sampled video), or zero-shot labels (zero-shot.ts).
 import type { ModelSpec } from '@jepa/gguf';
 import type { ClassScore } from '@jepa/graph';
 import { requirePart } from '@jepa/session';
@@ -10,6 +10,7 @@ import type { ModelSlot } from '../registry/model-slot.js';
 import { type CallOptions, type EngineCore, type Usage, usage } from './engine-core.js';
 import { headScores } from './outputs.js';
 import { withEncodedItems } from './planned.js';
+import { zeroShot } from './zero-shot.js';
 
 export interface ClassifyRequest {
   model?: unknown;
@@ -18,6 +19,8 @@ export interface ClassifyRequest {
   topK?: number | undefined;
   /** Another input size than the model's recipe (ImageSize). */
   size?: ImageSize | undefined;
+  /** Zero-shot: these labels through the model's text side instead of its head (a dino.txt model). */
+  labels?: readonly string[] | undefined;
 }
 
 export interface ItemClasses {
@@ -50,6 +53,7 @@ export function classifier(slot: ModelSlot, topK: number | undefined) {
 }
 
 export async function classify(core: EngineCore, req: ClassifyRequest, call: CallOptions = {}): Promise<ClassifyResult> {
+  if (req.labels !== undefined) return zeroShot(core, { ...req, labels: req.labels }, call);
   const { id, spec } = await core.header(req.model);
   classCount(id, spec, req.topK);
   return core.withModel(id, (slot) => classifyOn(core, slot, req, call));
