@@ -7,6 +7,7 @@ import type { ModelSession } from '@jepa/session';
 import type { WorldModel } from '@jepa/worldmodel';
 import type { Batcher } from '../queue/batcher.js';
 import type { Operation } from '../queue/engine-metrics.js';
+import { hasTextSide } from '../operations/text-side.js';
 
 export interface ModelCard {
   id: string;
@@ -22,6 +23,8 @@ export interface ModelCard {
   image_size: number;
   recipe: ModelSpec['pre'];
   labels: readonly string[] | null;
+  /** Whether it takes words (a dino.txt model's text side): text embeddings, zero-shot labels, text search. */
+  text: boolean;
   /** The operations this model serves: embed and features always, the rest as its heads allow. */
   operations: Operation[];
   /** Whether the weights are in memory now (a request loads an unloaded model). */
@@ -60,6 +63,7 @@ export function modelCard(id: string, created: number, s: ModelSpec, residency: 
     image_size: s.enc.imgSize,
     recipe: s.pre,
     labels: s.labels,
+    text: hasTextSide(s),
     operations,
     ...residency,
   };
