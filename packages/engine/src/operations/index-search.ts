@@ -78,7 +78,7 @@ export async function searchIndex(core: EngineCore, req: IndexSearchRequest, cal
   }
   const mode = req.mode ?? 'auto';
   if (req.row !== undefined) return { model: null, hits: index.search(index.row(req.row).vector, { k: req.k, mode, exclude: req.row }) };
-  if (req.text !== undefined) refuseWords(index.model);
+  if (req.text !== undefined) index.checkTextQuery('text');
   const model = await indexModel(core, index, req.model);
   const item = req.text === undefined ? req.item! : ({ field: 'text', kind: 'text', text: req.text } as const);
   const r = await embed(core, { model, items: [item], pool: index.model.pool as VectorPool, normalize: true }, call);
@@ -88,16 +88,6 @@ export async function searchIndex(core: EngineCore, req: IndexSearchRequest, cal
     throw new SearchError('query_kind', 'the query gave no vector (no frames in its range)');
   }
   return { model, hits: index.search(first.vector.values, { k: req.k, mode }) };
-}
-
-/** Refuses words for an index whose vectors are not a text model's aligned ones, in one line naming its model and pool. */
-export function refuseWords(model: IndexModel): void {
-  if (model.pool !== ALIGNED)
-    throw badField(
-      'text',
-      `the index holds ${model.file}'s "${model.pool}" vectors, not a text model's aligned ones: words search only an index made by a dino.txt model (pool "${ALIGNED}")`,
-      'unsupported_index',
-    );
 }
 
 export interface IndexAddRequest {
