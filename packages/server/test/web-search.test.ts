@@ -82,6 +82,8 @@ describe('the page searches the index', () => {
   it('a dropped image: its nearest rows as thumbnails, itself first, a video hit with its time range', async () => {
     const page = await open(browser, withIndex);
     expect(await page.$eval('body', (b) => b.dataset.index)).toBe('9');
+    // an index of image vectors (pool cls): no search by words
+    expect(await page.$eval('#words', (f) => (f as HTMLFormElement).hidden)).toBe(true);
     await dropFile(page, images[2]!);
     await page.waitForSelector('.matches[data-done="1"]', { timeout: 60_000 });
     const figures = await page.$$eval('figure.match', (fs) =>
@@ -119,6 +121,7 @@ describe('the page searches the index', () => {
   it('a server without an index: no search', async () => {
     const page = await open(browser, without);
     expect(await page.$eval('body', (b) => b.dataset.index)).toBe('none');
+    expect(await page.$eval('#words', (f) => (f as HTMLFormElement).hidden)).toBe(true);
     await dropFile(page, images[1]!);
     await page.waitForSelector('.item[data-done]', { timeout: 60_000 });
     expect(await page.$$('.matches')).toHaveLength(0);
