@@ -17,6 +17,7 @@ import torch  # noqa: E402
 import common  # noqa: E402
 import fam_dinov2_hub  # noqa: E402
 import fam_dinov3  # noqa: E402
+import fam_dinotxt  # noqa: E402
 import fam_hfvit  # noqa: E402
 import fam_hfvit_variants  # noqa: E402
 import fam_ijepa  # noqa: E402
@@ -33,6 +34,8 @@ import vectors  # noqa: E402
 
 # fixture folder -> generator; the folder name starts with the family name.
 GENERATORS = {
+    # dino.txt's vision head and text tower over the dinov3_meta backbone (generated after it: it reads its .pth)
+    "dinotxt": fam_dinotxt.generate,
     "hfvit": lambda: fam_hfvit.generate("hfvit", seed=1001, dim=48, n_head=2, n_layer=2, patch=14,
                                         config_grid=4, interp_grid=3, n_register=0),
     "hfvit_reg": lambda: fam_hfvit.generate("hfvit_reg", seed=1002, dim=32, n_head=2, n_layer=2, patch=14,

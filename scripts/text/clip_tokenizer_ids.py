@@ -105,10 +105,12 @@ def byte_table():
 
 
 class Clip:
-    def __init__(self, path):
+    def __init__(self, path, n_merges=49152 - 256 - 2):
+        """n_merges: CLIP reads 48,894; a tiny test vocabulary reads fewer (ids: 512 byte pieces, the merges, the
+        two special tokens)."""
         self.bytes = byte_table()
         lines = gzip.open(path).read().decode('utf-8').split('\n')
-        merges = [tuple(line.split()) for line in lines[1:49152 - 256 - 2 + 1]]
+        merges = [tuple(line.split()) for line in lines[1:n_merges + 1]]
         vocab = list(self.bytes.values())
         vocab += [v + '</w>' for v in vocab]
         vocab += [''.join(m) for m in merges]

@@ -18,7 +18,9 @@ import { ConvertError } from './errors.js';
 import { checkLicense, resolveLicense } from './license.js';
 import { validatedHparams } from './mappings/hparams.js';
 import { detectMapping } from './mappings/index.js';
+import { isDinotxtCheckpoint, mapMetaDinotxt } from './mappings/meta-dinotxt.js';
 import { mapMetaProbe } from './mappings/meta-probe.js';
+import { defaultVocabPath, readBpeMerges } from './bpe-merges.js';
 import type { OutputTensor, TensorMap } from './mappings/tensor-map.js';
 import type { ArchOverrides, MappedModel } from './mappings/types.js';
 import type { Checkpoint } from './readers/checkpoint.js';
@@ -53,6 +55,15 @@ export interface ConvertOptions extends ArchOverrides {
   probeHeads?: number;
   /** Leave out the classifier head (`--no-head`); `noPredictor` (in ArchOverrides) leaves out the predictor. */
   noHead?: boolean;
+  /**
+   * dino.txt: the source is the vision-head-and-text-encoder .pth and this is its DINOv3 backbone .pth; one GGUF
+   * holds both, with the vocabulary.
+   */
+  backbone?: string;
+  /** dino.txt: CLIP's BPE merges file (default: bpe_simple_vocab_16e6.txt.gz beside the source). */
+  vocab?: string;
+  /** dino.txt: the text tower's heads (default width / 64, the released model's 20). */
+  textHeads?: number;
   /** general.license (an SPDX identifier), instead of config.json's or the family's release licence. */
   license?: string;
   onProgress?: (p: ConvertProgress) => void;
@@ -197,7 +208,27 @@ function leftovers(
   return { unmapped, ignored };
 }
 
-async function convertSource(source: Source, probe: Checkpoint | null, out: string, options: ConvertOptions): Promise<ConvertSummary> {
+/** Adds dino.txt's vision head and text tower (a second file) to the mapped DINOv3 backbone. */
+async function attachText(mapped: MappedModel, text: Checkpoint, options: ConvertOptions): Promise<TensorMap> {
+  if (mapped.parts.family !== 'dinov3')
+    throw new ConvertError('CONVERT_BAD_OPTION', `--backbone must be a DINOv3 backbone .pth for dino.txt, not a ${mapped.parts.family} checkpoint`);
+  const vocab = options.vocab ?? defaultVocabPath(text.path);
+  const merges = readBpeMerges(vocab, options.vocab !== undefined);
+  const t = await mapMetaDinotxt(text, mapped.parts.enc, merges, options.textHeads);
+  mapped.parts.text = t.text;
+  mapped.notes.push(
+    `dino.txt from ${text.path}: vision head ${t.text.visionNLayer} blocks; text tower ${t.text.nLayer} blocks of width ${t.text.embedDim}, ${t.text.nHead} heads; ${t.text.merges.length} merges from ${vocab}`,
+  );
+  return t.map;
+}
+
+async function convertSource(
+  source: Source,
+  probe: Checkpoint | null,
+  out: string,
+  options: ConvertOptions,
+  text: Checkpoint | null = null,
+): Promise<ConvertSummary> {
   const dtype = options.dtype ?? 'f32';
   if (!WEIGHT_DTYPES.includes(dtype))
     throw new ConvertError('CONVERT_BAD_OPTION', `dtype '${String(dtype)}' is not one of ${WEIGHT_DTYPES.join(', ')}`);
@@ -219,7 +250,12 @@ async function convertSource(source: Source, probe: Checkpoint | null, out: stri
     throw new ConvertError('CONVERT_BAD_OPTION', '--ac-extrinsics applies to a V-JEPA 2-AC predictor, which this checkpoint does not have');
   mapped.parts.license = resolveLicense(license, source, mapping);
   const predictorMaps = mapped.extraMaps ?? [];
-  const maps = [mapped.map, ...predictorMaps, ...(probe ? [attachProbe(mapped, probe, options)] : [])];
+  const maps = [
+    mapped.map,
+    ...predictorMaps,
+    ...(probe ? [attachProbe(mapped, probe, options)] : []),
+    ...(text ? [await attachText(mapped, text, options)] : []),
+  ];
   const { unmapped, ignored } = leftovers(maps, predictorMaps, mapping.layout, options.allowUnmapped ?? false);
   const outputs = trimmed(mapped, new Map(maps.flatMap((m) => [...m.outputs])), options);
   const hparams = validatedHparams(mapped.parts, FILE_TYPE[dtype]);
@@ -247,6 +283,11 @@ async function convertSource(source: Source, probe: Checkpoint | null, out: stri
 /** Converts a checkpoint (file or folder), with an optional separate probe file, into one GGUF file at `out`. */
 export async function convertCheckpoint(src: string, out: string, options: ConvertOptions = {}): Promise<ConvertSummary> {
   const source = await openSource(src);
+  if (source.checkpoint.format === 'torch-zip' && isDinotxtCheckpoint(source.checkpoint)) return convertDinotxt(source, out, options);
+  if (options.backbone !== undefined || options.vocab !== undefined || options.textHeads !== undefined) {
+    await source.checkpoint.close();
+    throw new ConvertError('CONVERT_BAD_OPTION', `--backbone, --vocab and --text-heads are for a dino.txt head-and-text file; ${src} is not one`);
+  }
   let probe: Checkpoint | null = null;
   try {
     if (options.probe !== undefined) probe = await openCheckpoint(options.probe);
@@ -254,6 +295,26 @@ export async function convertCheckpoint(src: string, out: string, options: Conve
   } finally {
     await probe?.close();
     await source.checkpoint.close();
+  }
+}
+
+/** The dino.txt file `text` with its backbone (options.backbone) as the source the conversion maps. */
+async function convertDinotxt(text: Source, out: string, options: ConvertOptions): Promise<ConvertSummary> {
+  let backbone: Source | null = null;
+  try {
+    if (options.backbone === undefined)
+      throw new ConvertError(
+        'CONVERT_BAD_OPTION',
+        `${text.path} is dino.txt's vision head and text encoder; give its DINOv3 backbone with --backbone BACKBONE.pth`,
+      );
+    if (options.probe !== undefined) throw new ConvertError('CONVERT_BAD_OPTION', '--probe adds a classifier head, which a dino.txt model has no place for');
+    backbone = await openSource(options.backbone);
+    if (backbone.checkpoint.format === 'torch-zip' && isDinotxtCheckpoint(backbone.checkpoint))
+      throw new ConvertError('CONVERT_BAD_OPTION', `--backbone ${options.backbone} is a dino.txt head-and-text file too; give the backbone .pth`);
+    return await convertSource(backbone, null, out, options, text.checkpoint);
+  } finally {
+    await backbone?.checkpoint.close();
+    await text.checkpoint.close();
   }
 }
 

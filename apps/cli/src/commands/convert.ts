@@ -16,6 +16,9 @@ interface ConvertFlags {
   predNHead?: string;
   probe?: string;
   probeHeads?: string;
+  backbone?: string;
+  vocab?: string;
+  textHeads?: string;
   entry?: string;
   acExtrinsics?: boolean;
   /** commander's `--no-predictor` / `--no-head`: false when given. */
@@ -70,6 +73,9 @@ export function convertCommand(program: Command): void {
     .option('--ac-extrinsics', 'V-JEPA 2-AC: the predictor uses its camera-extrinsics token (the released model does not)')
     .option('--probe <file>', 'a Meta attentive-probe file to convert as the classifier head')
     .option('--probe-heads <n>', "the probe's heads when they differ from the encoder's")
+    .option('--backbone <file>', "dino.txt: the DINOv3 backbone .pth of the head-and-text file being converted")
+    .option('--vocab <file>', "dino.txt: CLIP's BPE merges (default: bpe_simple_vocab_16e6.txt.gz beside the source)")
+    .option('--text-heads <n>', "dino.txt: the text tower's heads (default its width / 64)")
     .option('--no-predictor', 'leave the predictor out (a predictor that cannot be mapped then does not stop the encoder)')
     .option('--no-head', 'leave the classifier head out')
     .option('--license <spdx>', "general.license to write (default: config.json's, else the family's release licence)")
@@ -87,6 +93,9 @@ export function convertCommand(program: Command): void {
         predNHead: positiveInt(flags.predNHead, '--pred-n-head'),
         probe: flags.probe,
         probeHeads: positiveInt(flags.probeHeads, '--probe-heads'),
+        backbone: flags.backbone,
+        vocab: flags.vocab,
+        textHeads: positiveInt(flags.textHeads, '--text-heads'),
         entry: flags.entry,
         acExtrinsics: flags.acExtrinsics,
         noPredictor: !flags.predictor,

@@ -10,6 +10,7 @@ import {
   type ModelHparams,
   type PredictorHparams,
   type PreprocessSpec,
+  type TextHparams,
 } from '@jepa/gguf';
 import { ConvertError } from '../errors.js';
 
@@ -46,6 +47,7 @@ export interface HparamParts {
   enc: EncoderHparams;
   pred?: PredictorHparams | null;
   head?: HeadHparams | null;
+  text?: TextHparams | null;
   pre: PreprocessSpec;
   labels?: readonly string[] | null;
 }
@@ -60,6 +62,7 @@ export function validatedHparams(p: HparamParts, fileType: number): ModelHparams
     enc: p.enc,
     pred: p.pred ?? null,
     head: p.head ?? null,
+    text: p.text ?? null,
     pre: p.pre,
     labels: p.labels ?? null,
   };

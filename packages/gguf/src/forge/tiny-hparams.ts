@@ -48,6 +48,7 @@ export function tinyHparams(family: Family, withPredictor: boolean, withHead: bo
     enc,
     pred,
     head,
+    text: null,
     pre: { ...pre, mean: pre.mean.map(f32), std: pre.std.map(f32) },
     labels,
   };

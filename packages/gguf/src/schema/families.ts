@@ -66,6 +66,8 @@ export interface FamilyTraits {
   /** Encoder blocks may carry the SwiGLU MLP (jepa.enc.ffn_kind) and may drop the qkv bias (jepa.enc.qkv_bias). */
   readonly swiglu: boolean;
   readonly qkvBiasOptional: boolean;
+  /** The model may carry dino.txt's vision head and text tower (jepa.text.*). */
+  readonly text: boolean;
 }
 
 const base = {
@@ -84,6 +86,7 @@ const base = {
   predictorModalityVectors: false,
   swiglu: false,
   qkvBiasOptional: false,
+  text: false,
 } as const;
 
 export const FAMILY_TRAITS: Readonly<Record<Family, FamilyTraits>> = Object.freeze({
@@ -116,6 +119,7 @@ export const FAMILY_TRAITS: Readonly<Record<Family, FamilyTraits>> = Object.free
     layerScale: true,
     swiglu: true,
     qkvBiasOptional: true,
+    text: true,
   },
 });
 

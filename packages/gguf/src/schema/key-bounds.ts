@@ -19,6 +19,9 @@ export const MAX_STRING_KEY_BYTES = 4 * 1024;
 /** A label is at most 4096 characters (keys.ts), so at most 4·4096 bytes of UTF-8. */
 export const MAX_LABEL_BYTES = 4 * 4096;
 
+/** BPE merges a text vocabulary may have: CLIP's 48,894 and room for larger ones. */
+export const MAX_MERGES = 2 ** 18;
+
 const ARRAY_ITEM: Partial<Record<KeyType, GgufValueType>> = { 'f32[]': 'f32', 'u32[]': 'u32', 'string[]': 'string' };
 
 export function keyBound(def: KeyDef): KeyBound {
@@ -33,6 +36,8 @@ export function keyBound(def: KeyDef): KeyBound {
       return { kind: 'array', itemType, maxItems: LIMITS.inChans[1], why: `one per channel, and jepa.enc.in_chans is at most ${LIMITS.inChans[1]}` };
     case 'jepa.enc.hier_layers':
       return { kind: 'array', itemType, maxItems: LIMITS.hierNorms[1], why: `one per hierarchy norm, at most ${LIMITS.hierNorms[1]}` };
+    case 'jepa.text.merges':
+      return { kind: 'array', itemType, maxItems: MAX_MERGES, why: `CLIP's vocabulary has 48894; at most ${MAX_MERGES}`, maxItemBytes: 1024 };
     case 'jepa.head.labels': {
       const max = maxLabels();
       return { kind: 'array', itemType, maxItems: max, why: `JEPA_MAX_LABELS=${max}; set it higher to allow`, maxItemBytes: MAX_LABEL_BYTES };

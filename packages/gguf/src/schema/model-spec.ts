@@ -163,6 +163,38 @@ export interface PreprocessSpec {
   readonly cropRounding: CropRounding;
 }
 
+/**
+ * dino.txt's text side (dinov3 only): the vision head over the backbone's normed tokens (pre-LN blocks with layer
+ * scale, SwiGLU, qkv without bias, no RoPE, then ln_final; the aligned vector is concat(CLS, mean of the patch rows),
+ * 2·D wide), and the text tower (token embedding + learned positions, causal pre-LN blocks with a GELU MLP and no
+ * qkv bias, ln_final, the row of the end-of-text token, a Linear without bias to outDim), with CLIP's BPE merges.
+ */
+export interface TextHparams {
+  readonly embedDim: number;
+  readonly nLayer: number;
+  readonly nHead: number;
+  readonly headDim: number;
+  readonly ffnDim: number;
+  /** Token positions (CLIP's 77): rows of text.pos_embd, the most tokens a text has, start and end included. */
+  readonly context: number;
+  readonly lnEps: number;
+  readonly act: Activation;
+  /** Width of both aligned vectors: the text projection's output and the vision side's concat(CLS, mean), 2·D. */
+  readonly outDim: number;
+  /** The score of an image and a text is exp(logitScale)·cos(image, text). */
+  readonly logitScale: number;
+  /** CLIP's BPE merges, "first second" each, in rank order. */
+  readonly merges: readonly string[];
+  /** 512 byte pieces + merges + the two special tokens. */
+  readonly vocabSize: number;
+  readonly startId: number;
+  readonly endId: number;
+  /** The vision head's blocks (heads: the encoder's). */
+  readonly visionNLayer: number;
+  readonly visionFfnDim: number;
+  readonly visionLnEps: number;
+}
+
 /** Hyperparameters only: what the metadata says, after validation. */
 export interface ModelHparams {
   readonly family: Family;
@@ -173,6 +205,8 @@ export interface ModelHparams {
   readonly enc: EncoderHparams;
   readonly pred: PredictorHparams | null;
   readonly head: HeadHparams | null;
+  /** dino.txt's vision head and text tower, or null. */
+  readonly text: TextHparams | null;
   readonly pre: PreprocessSpec;
   readonly labels: readonly string[] | null;
 }

@@ -28,6 +28,7 @@ import type {
   PredictorHparams,
   PreprocessSpec,
   Rope3dParams,
+  TextHparams,
 } from './model-spec.js';
 
 function invariant(ok: boolean, message: string): void {
@@ -66,10 +67,11 @@ export function parseHparams(metadata: GgufMetadata, skippedKeys: Iterable<strin
   const enc = parseEncoder(m, family, traits);
   const pred = parsePredictor(m, family, traits, enc);
   const { head, labels } = parseHead(m, family, traits, enc);
+  const text = parseText(m, family, traits, enc);
   const pre = parsePre(m, enc);
   checkInputBudget(enc, pre);
   m.refuseUnusedKeys(family);
-  return { family, schemaVersion: SCHEMA_VERSION, name, license, fileType, enc, pred, head, pre, labels };
+  return { family, schemaVersion: SCHEMA_VERSION, name, license, fileType, enc, pred, head, text, pre, labels };
 }
 
 function parseEncoder(m: MetadataValues, family: Family, traits: FamilyTraits): EncoderHparams {
@@ -362,6 +364,52 @@ function parseHead(
   return {
     head: { kind: 'attentive', nClasses, depth, nHead, headDim: enc.embedDim / nHead, ffnDim, lnEps, act },
     labels,
+  };
+}
+
+/** dino.txt's text side: present when jepa.text.embed_dim is set. */
+function parseText(m: MetadataValues, family: Family, traits: FamilyTraits, enc: EncoderHparams): TextHparams | null {
+  const embedDim = m.opt<number>('jepa.text.embed_dim');
+  if (embedDim === null) return null;
+  invariant(traits.text, `jepa.text.embed_dim is set but ${family} models have no text side (dino.txt is dinov3's)`);
+  const why = 'a model with a text tower (jepa.text.embed_dim)';
+  const nLayer = m.req<number>('jepa.text.n_layer', why);
+  const nHead = m.req<number>('jepa.text.n_head', why);
+  const ffnDim = m.req<number>('jepa.text.ffn_dim', why);
+  const context = m.req<number>('jepa.text.context', why);
+  const lnEps = m.req<number>('jepa.text.ln_eps', why);
+  const act = m.req<string>('jepa.text.act', why) as Activation;
+  const outDim = m.req<number>('jepa.text.out_dim', why);
+  const logitScale = m.req<number>('jepa.text.logit_scale', why);
+  const merges = m.req<string[]>('jepa.text.merges', why);
+  const startId = m.req<number>('jepa.text.start_id', why);
+  const endId = m.req<number>('jepa.text.end_id', why);
+  const visionNLayer = m.req<number>('jepa.text.vision_n_layer', why);
+  const visionFfnDim = m.req<number>('jepa.text.vision_ffn_dim', why);
+  invariant(embedDim % nHead === 0, `jepa.text.embed_dim ${embedDim} is not divisible by jepa.text.n_head ${nHead}`);
+  invariant(outDim === 2 * enc.embedDim, `jepa.text.out_dim ${outDim} must be 2·jepa.enc.embed_dim = ${2 * enc.embedDim}: the image side is concat(CLS, patch mean)`);
+  merges.forEach((merge, i) => invariant(/^\S+ \S+$/u.test(merge), `jepa.text.merges[${i}] is not two pieces separated by one space`));
+  const vocabSize = 512 + merges.length + 2;
+  invariant(startId === vocabSize - 2, `jepa.text.start_id ${startId} must be 512 + ${merges.length} merges = ${vocabSize - 2}`);
+  invariant(endId === vocabSize - 1, `jepa.text.end_id ${endId} must be the last id, ${vocabSize - 1}`);
+  return {
+    embedDim,
+    nLayer,
+    nHead,
+    headDim: embedDim / nHead,
+    ffnDim,
+    context,
+    lnEps,
+    act,
+    outDim,
+    logitScale,
+    merges,
+    vocabSize,
+    startId,
+    endId,
+    visionNLayer,
+    visionFfnDim,
+    visionLnEps: lnEps,
   };
 }
 

@@ -1,4 +1,12 @@
-import type { AcPredictorHparams, ActionPredictorHparams, EncoderHparams, HeadHparams, MaskedPredictorHparams, ModelHparams } from './model-spec.js';
+import type {
+  AcPredictorHparams,
+  ActionPredictorHparams,
+  EncoderHparams,
+  HeadHparams,
+  MaskedPredictorHparams,
+  ModelHparams,
+  TextHparams,
+} from './model-spec.js';
 
 /**
  * The canonical GGUF tensor names and shapes of schema v1 — the one place they are spelled.
@@ -28,6 +36,13 @@ export const tensorNames = {
   encHierNorm: (k: number) => `enc.hier_norm.${k}`,
   predBlock: (i: number) => `pred.blk.${i}`,
   headBlock: (i: number) => `head.blk.${i}`,
+  alignBlock: (i: number) => `align.blk.${i}`,
+  alignNorm: 'align.norm',
+  textTokenEmbd: 'text.token_embd',
+  textPosEmbd: 'text.pos_embd',
+  textBlock: (i: number) => `text.blk.${i}`,
+  textNorm: 'text.norm',
+  textProj: 'text.proj',
 } as const;
 
 /** What an encoder block may vary beyond its widths (jepa.enc.ffn_kind, jepa.enc.qkv_bias). */
@@ -73,14 +88,30 @@ class TableBuilder {
 }
 
 /** Every tensor a model with these hparams has, in the order the forge and the converter write them. */
-export function expectedTensors(h: Pick<ModelHparams, 'enc' | 'pred' | 'head'>): TensorSpec[] {
+export function expectedTensors(h: Pick<ModelHparams, 'enc' | 'pred' | 'head'> & { text?: TextHparams | null }): TensorSpec[] {
   const b = new TableBuilder();
   encoderTensors(b, h.enc);
   if (h.pred?.kind === 'masked') maskedPredictorTensors(b, h.enc, h.pred);
   if (h.pred?.kind === 'action') actionPredictorTensors(b, h.enc, h.pred);
   if (h.pred?.kind === 'ac') acPredictorTensors(b, h.enc, h.pred);
   if (h.head) headTensors(b, h.enc, h.head);
+  if (h.text) textTensors(b, h.enc, h.text);
   return b.specs;
+}
+
+/**
+ * dino.txt: the vision head's blocks (SwiGLU, no qkv bias, layer scale) and norm, then the text tower. The token
+ * table is 'f32' (read by get_rows, never a product), so a quantized file keeps it whole.
+ */
+function textTensors(b: TableBuilder, e: EncoderHparams, t: TextHparams): void {
+  for (let i = 0; i < t.visionNLayer; i++)
+    b.vitBlock(tensorNames.alignBlock(i), e.embedDim, t.visionFfnDim, true, { ffnKind: 'swiglu', qkvBias: false });
+  b.norm(tensorNames.alignNorm, e.embedDim);
+  b.vec(tensorNames.textTokenEmbd, t.embedDim, t.vocabSize);
+  b.vec(tensorNames.textPosEmbd, t.embedDim, t.context);
+  for (let i = 0; i < t.nLayer; i++) b.vitBlock(tensorNames.textBlock(i), t.embedDim, t.ffnDim, false, { ffnKind: 'mlp', qkvBias: false });
+  b.norm(tensorNames.textNorm, t.embedDim);
+  b.linear(tensorNames.textProj, t.embedDim, t.outDim, false);
 }
 
 function encoderTensors(b: TableBuilder, e: EncoderHparams): void {

@@ -102,6 +102,23 @@ export function hparamsToMetadata(h: ModelHparams): [string, GgufValue][] {
     }
     if (h.labels !== null) put('jepa.head.labels', gv.strs(h.labels));
   }
+  const t = h.text;
+  if (t) {
+    put('jepa.text.embed_dim', gv.u32(t.embedDim));
+    put('jepa.text.n_layer', gv.u32(t.nLayer));
+    put('jepa.text.n_head', gv.u32(t.nHead));
+    put('jepa.text.ffn_dim', gv.u32(t.ffnDim));
+    put('jepa.text.context', gv.u32(t.context));
+    put('jepa.text.ln_eps', gv.f32(t.lnEps));
+    put('jepa.text.act', gv.str(t.act));
+    put('jepa.text.out_dim', gv.u32(t.outDim));
+    put('jepa.text.logit_scale', gv.f32(t.logitScale));
+    put('jepa.text.merges', gv.strs(t.merges));
+    put('jepa.text.start_id', gv.u32(t.startId));
+    put('jepa.text.end_id', gv.u32(t.endId));
+    put('jepa.text.vision_n_layer', gv.u32(t.visionNLayer));
+    put('jepa.text.vision_ffn_dim', gv.u32(t.visionFfnDim));
+  }
   const pre = h.pre;
   put('jepa.pre.mean', gv.f32s(pre.mean));
   put('jepa.pre.std', gv.f32s(pre.std));
