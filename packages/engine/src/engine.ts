@@ -18,6 +18,7 @@ import { type EngineMetrics, SILENT_METRICS } from './queue/engine-metrics.js';
 import { RequestScope } from './queue/request-scope.js';
 import { type ClassifyRequest, type ClassifyResult, classify } from './operations/classify.js';
 import { type EmbedRequest, type EmbedResult, embed } from './operations/embed.js';
+import { zeroShot } from './operations/zero-shot.js';
 import type { CallOptions, EngineCore, ModelHeader } from './operations/engine-core.js';
 import { type FeaturesRequest, type FeaturesResult, features } from './operations/features.js';
 import {
@@ -318,8 +319,9 @@ export class Engine {
     return features(this.#core, req, call);
   }
 
-  /** The head's top classes for each item (each window of a sampled video). */
+  /** The head's top classes for each item (each window of a sampled video); with labels, zero-shot through the model's text side. */
   classify(req: ClassifyRequest, call: CallOptions = {}): Promise<ClassifyResult> {
+    if (req.labels !== undefined) return zeroShot(this.#core, { ...req, labels: req.labels }, call);
     return classify(this.#core, req, call);
   }
 

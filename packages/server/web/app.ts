@@ -96,7 +96,8 @@ const searchApi: SearchApi = {
   },
 };
 
-const wordsForm = byId<HTMLFormElement>('words');
+const wordsBox = byId<HTMLElement>('words');
+const wordsForm = byId<HTMLFormElement>('words-form');
 const wordsInput = byId<HTMLInputElement>('words-text');
 const wordsHits = byId<HTMLElement>('words-hits');
 
@@ -104,7 +105,7 @@ async function loadIndex(): Promise<void> {
   searchIndex = await api<{ rows: number; model: { pool: string } }>('/v1/search').catch(() => null);
   document.body.dataset.index = searchIndex ? String(searchIndex.rows) : 'none';
   // words search an index of a text model's aligned vectors only
-  wordsForm.hidden = searchIndex?.model.pool !== 'aligned';
+  wordsBox.hidden = searchIndex?.model.pool !== 'aligned';
 }
 
 wordsForm.addEventListener('submit', (e) => {

@@ -1,4 +1,4 @@
-// The classifier head on each item (or each window of a sampled video), or zero-shot labels (zero-shot.ts).
+// The classifier head on each item (or each window of a sampled video); a request with labels is zero-shot.ts's.
 import type { ModelSpec } from '@jepa/gguf';
 import type { ClassScore } from '@jepa/graph';
 import { requirePart } from '@jepa/session';
@@ -10,7 +10,6 @@ import type { ModelSlot } from '../registry/model-slot.js';
 import { type CallOptions, type EngineCore, type Usage, usage } from './engine-core.js';
 import { headScores } from './outputs.js';
 import { withEncodedItems } from './planned.js';
-import { zeroShot } from './zero-shot.js';
 
 export interface ClassifyRequest {
   model?: unknown;
@@ -53,7 +52,6 @@ export function classifier(slot: ModelSlot, topK: number | undefined) {
 }
 
 export async function classify(core: EngineCore, req: ClassifyRequest, call: CallOptions = {}): Promise<ClassifyResult> {
-  if (req.labels !== undefined) return zeroShot(core, { ...req, labels: req.labels }, call);
   const { id, spec } = await core.header(req.model);
   classCount(id, spec, req.topK);
   return core.withModel(id, (slot) => classifyOn(core, slot, req, call));

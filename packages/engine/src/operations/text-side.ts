@@ -14,14 +14,9 @@ interface TextSession {
   textScore(image: Vector, text: Vector): number;
 }
 
-/** Whether the model has a text side (a dino.txt model). */
-export function hasTextSide(spec: ModelSpec): boolean {
-  return !!(spec as { text?: unknown }).text;
-}
-
 /** Refuses (field `model`) a model `id` without a text side, from its header. */
 export function requireText(spec: ModelSpec, id: string): void {
-  if (!hasTextSide(spec)) throw badOption('model', `${id} has no text side (words need a dino.txt model)`, 'unsupported_model');
+  if (spec.text === null) throw badOption('model', `${id} has no text side (words need a dino.txt model)`, 'unsupported_model');
 }
 
 /** The texts' vectors, in order, one graph on the compute lane. */

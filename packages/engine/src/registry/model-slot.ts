@@ -7,7 +7,6 @@ import type { ModelSession } from '@jepa/session';
 import type { WorldModel } from '@jepa/worldmodel';
 import type { Batcher } from '../queue/batcher.js';
 import type { Operation } from '../queue/engine-metrics.js';
-import { hasTextSide } from '../operations/text-side.js';
 
 export interface ModelCard {
   id: string;
@@ -63,7 +62,7 @@ export function modelCard(id: string, created: number, s: ModelSpec, residency: 
     image_size: s.enc.imgSize,
     recipe: s.pre,
     labels: s.labels,
-    text: hasTextSide(s),
+    text: s.text !== null,
     operations,
     ...residency,
   };
