@@ -56,7 +56,9 @@ export function runTextSearchBench(o: TextSearchOptions, log: (line: string) => 
     const wallMs: number[] = [];
     for (let i = 0; i < o.warmup + o.runs; i++) {
       const t0 = process.hrtime.bigint();
-      const r = spawnSync(process.execPath, [cli, 'search', '--db', dir, '--text', o.text, '-k', '10', '-t', String(o.threads)], { encoding: 'utf8' });
+      const r = spawnSync(process.execPath, [cli, 'search', '--db', dir, '--text', o.text, '-k', '10', '-t', String(o.threads)], {
+        encoding: 'utf8',
+      });
       const ms = Number(process.hrtime.bigint() - t0) / 1e6;
       if (r.status !== 0) throw new Error(`jepa search --text failed: ${r.stderr.trim()}`);
       if (i >= o.warmup) wallMs.push(ms);

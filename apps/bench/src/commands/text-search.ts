@@ -6,7 +6,9 @@ import { machineInfo } from '../machine.js';
 export function registerTextSearchBench(program: Command): void {
   program
     .command('text-search')
-    .description('a query by words end to end through `jepa search --text` (a process per query) on an index of N rows of a dino.txt model: wall p50/p90')
+    .description(
+      'a query by words end to end through `jepa search --text` (a process per query) on an index of N rows of a dino.txt model: wall p50/p90',
+    )
     .requiredOption('-m, --model <gguf>', 'a dino.txt GGUF (jepa convert DINOTXT.pth --backbone ...)')
     .option('--rows <n>', 'rows in the index', int, 100_000)
     .option('--text <words>', 'the query', 'a red car parked at night')
