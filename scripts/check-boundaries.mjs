@@ -53,9 +53,9 @@ export const ALLOWED = [
 const WORKSPACE_DIRS = ['packages', 'apps'];
 const SOURCE = /\.(ts|mts|cts|js|mjs|cjs)$/;
 const SKIPPED_DIRS = new Set(['node_modules', 'dist', 'ggml', 'tmp', 'coverage']);
-/** The code that runs models through a session: no Model.load, createContext, createHeadContext or createPredictorContext. */
+/** The code that runs models through a session: no Model.load, createContext, createHeadContext, createPredictorContext, createTextContext or createAlignContext. */
 const ONE_PATH = [/^packages\/(engine|corpus|server|mcp|search)\/src\//, /^apps\/cli\/src\//];
-const OWN_PIPELINE = /\bModel\.load\(|\.create(Head|Predictor)?Context\(/;
+const OWN_PIPELINE = /\bModel\.load\(|\.create(Head|Predictor|Text|Align)?Context\(/;
 /** The packages that run graphs, and the one file among them that reads the environment. */
 const RUNTIME_PACKAGES = /^packages\/(graph|worldmodel|session|engine)\/src\//;
 const RUNTIME_READER = 'packages/graph/src/runtime-options.ts';

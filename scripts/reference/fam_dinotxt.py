@@ -168,7 +168,7 @@ def generate(name="dinotxt", seed=1051):
     common.torch_save_deterministic(weights, os.path.join(out_dir, HEAD_AND_TEXT))
 
     rows = [clip.tokenize(t, CONTEXT) for t in TEXTS]
-    np.save(os.path.join(out_dir, "token_ids.npy"), np.array(rows, dtype=np.int32))
+    np.save(os.path.join(out_dir, "token_ids.npy"), np.array(rows, dtype=np.int64))
     text = torch.stack([text_forward(weights, r) for r in rows])
     text_noncausal = torch.stack([text_forward(weights, r, causal=False) for r in rows])
     text_last = torch.stack([text_forward(weights, r, pool="last") for r in rows])
@@ -211,7 +211,7 @@ def generate(name="dinotxt", seed=1051):
                     "text_ffn": 4 * TEXT_DIM, "context": CONTEXT, "n_merges": N_MERGES, "vocab_size": vocab_size,
                     "out_dim": 2 * dim, "logit_scale": float(weights["logit_scale"]), "weights_dtype": "float16", "eps": EPS},
         "texts": TEXTS,
-        "token_ids": "token_ids.npy: int32 [texts, 77], CLIP's rows (start, ids, end, 0s; over-long cut with the end "
+        "token_ids": "token_ids.npy: int64 [texts, 77], CLIP's rows (start, ids, end, 0s; over-long cut with the end "
                      "token last) from scripts/text/clip_tokenizer_ids.py Clip(vocab, n_merges=128)",
         "text_vectors": "text_vectors.npy [texts, 2D]",
         "image_cases": cases,

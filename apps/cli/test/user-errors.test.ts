@@ -70,7 +70,7 @@ const cases: Case[] = [
     '--pool max',
     ['embed', '-m', demo, image, '--pool', 'max'],
     2,
-    /^jepa: option '--pool <mode>' argument 'max' is invalid: Allowed choices are mean, cls, cls\+mean, none, lewm, pooler\.$/,
+    /^jepa: option '--pool <mode>' argument 'max' is invalid: Allowed choices are mean, cls, cls\+mean, none, lewm, pooler, aligned\.$/,
   ],
   [
     '--decoder gpu',

@@ -20,7 +20,9 @@ export function readBpeMerges(path: string, given: boolean): string[] {
   } catch (cause) {
     const code = (cause as NodeJS.ErrnoException).code;
     const hint = given ? '' : `; give CLIP's vocabulary with --vocab (the default is ${DEFAULT_VOCAB} beside the dino.txt file)`;
-    throw new ConvertError('CONVERT_IO', `BPE vocabulary ${path}: ${code === 'ENOENT' ? 'no such file' : `cannot read it (${code})`}${hint}`, { cause });
+    throw new ConvertError('CONVERT_IO', `BPE vocabulary ${path}: ${code === 'ENOENT' ? 'no such file' : `cannot read it (${code})`}${hint}`, {
+      cause,
+    });
   }
   let text: string;
   try {
@@ -32,7 +34,10 @@ export function readBpeMerges(path: string, given: boolean): string[] {
   while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
   lines.forEach((line, i) => {
     if (!/^\S+ \S+$/u.test(line))
-      throw new ConvertError('CONVERT_BAD_CONFIG', `${basename(path)}: line ${i + 2} is not a merge of two pieces: ${JSON.stringify(line.slice(0, 40))}`);
+      throw new ConvertError(
+        'CONVERT_BAD_CONFIG',
+        `${basename(path)}: line ${i + 2} is not a merge of two pieces: ${JSON.stringify(line.slice(0, 40))}`,
+      );
   });
   return lines;
 }

@@ -307,7 +307,8 @@ async function convertDinotxt(text: Source, out: string, options: ConvertOptions
         'CONVERT_BAD_OPTION',
         `${text.path} is dino.txt's vision head and text encoder; give its DINOv3 backbone with --backbone BACKBONE.pth`,
       );
-    if (options.probe !== undefined) throw new ConvertError('CONVERT_BAD_OPTION', '--probe adds a classifier head, which a dino.txt model has no place for');
+    if (options.probe !== undefined)
+      throw new ConvertError('CONVERT_BAD_OPTION', '--probe adds a classifier head, which a dino.txt model has no place for');
     backbone = await openSource(options.backbone);
     if (backbone.checkpoint.format === 'torch-zip' && isDinotxtCheckpoint(backbone.checkpoint))
       throw new ConvertError('CONVERT_BAD_OPTION', `--backbone ${options.backbone} is a dino.txt head-and-text file too; give the backbone .pth`);

@@ -25,7 +25,7 @@ describe('readFields: one schema per request shape', () => {
   it('names the field and what it must be', () => {
     expect(refusal({ pool: 'max' }, embedFields)).toEqual({
       param: 'pool',
-      message: 'pool: must be one of "mean", "cls", "cls+mean", "none", "lewm", "pooler"',
+      message: 'pool: must be one of "mean", "cls", "cls+mean", "none", "lewm", "pooler", "aligned"',
       kind: 'input',
     });
     expect(refusal({ top_k: 0 }, classifyFields).message).toBe('top_k: must be >= 1');

@@ -10,6 +10,7 @@ export type GraphErrorCode =
   | 'NO_CLS'
   | 'NO_HEAD'
   | 'NO_PREDICTOR'
+  | 'NO_TEXT'
   | 'OFF_GRID'
   | 'OVER_BUDGET'
   | 'TIMEOUT'

@@ -42,6 +42,8 @@ export {
   type PredictorContextOptions,
 } from './predictor/masked-predictor-context.js';
 export { predictorEncoderOutput } from './predictor/predictor-input.js';
+export { AlignContext, type AlignContextOptions } from './text/align-context.js';
+export { endPosition, TextContext, type TextContextOptions } from './text/text-context.js';
 export { Deadline, GraphRunner, kvTypeFor, runGraph, timingsByOp, type BuiltGraph, type NodeTiming } from './graph-runner.js';
 export { attention, GGML_F16, GGML_F32, type AttentionOptions } from './layers/attention.js';
 export { layerNorm } from './layers/layer-norm.js';

@@ -8,6 +8,8 @@ import { type RuntimeOptions, runtimeFromEnv } from './runtime-options.js';
 import type { ModelHandle, ModelOwned } from './model-handle.js';
 import { HeadContext, type HeadContextOptions } from './heads/head-context.js';
 import { MaskedPredictorContext, type PredictorContextOptions } from './predictor/masked-predictor-context.js';
+import { AlignContext, type AlignContextOptions } from './text/align-context.js';
+import { TextContext, type TextContextOptions } from './text/text-context.js';
 import { loadWeights, type Weights } from './weights.js';
 
 export interface ModelLoadOptions {
@@ -92,6 +94,16 @@ export class Model implements ModelHandle, AsyncDisposable {
   /** The V-JEPA 2 / 2.1 masked predictor (a model with `jepa.pred.kind = masked`). */
   createPredictorContext(options: PredictorContextOptions = {}): MaskedPredictorContext {
     return new MaskedPredictorContext(this, options);
+  }
+
+  /** dino.txt's text tower (a model with jepa.text.*). */
+  createTextContext(options: TextContextOptions = {}): TextContext {
+    return new TextContext(this, options);
+  }
+
+  /** dino.txt's vision head over encoder outputs (a model with jepa.text.*). */
+  createAlignContext(options: AlignContextOptions = {}): AlignContext {
+    return new AlignContext(this, options);
   }
 
   /** Whether dispose() was called: a context's calls that start after it are refused (DISPOSED). */

@@ -1,6 +1,8 @@
-export { ModelSession, type PoolOptions, type SessionInput, type SessionOptions } from './model-session.js';
+export { ModelSession, type PoolOptions, type SessionInput, type SessionOptions, type TextEmbedOptions } from './model-session.js';
+export { textScores } from './text-scores.js';
 export {
   POOLS,
+  alignedVectors,
   choosePool,
   headPooled,
   l2NormalizeRows,

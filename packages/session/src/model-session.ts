@@ -3,7 +3,10 @@
 // turns encoder outputs into vectors. The engine's models, the corpus jobs and every CLI command run a
 // model through one of these. Disposing it waits for the calls in flight, then frees the weights.
 import type { ModelSpec } from '@jepa/gguf';
+import { ClipTokenizer, clipVocabFromMerges } from '@jepa/text';
 import {
+  type AlignContext,
+  type AlignContextOptions,
   type EncodeOutput,
   type EncoderContext,
   type EncoderContextOptions,
@@ -14,10 +17,13 @@ import {
   type ModelLoadOptions,
   type PredictorContextOptions,
   predictorEncoderOutput,
+  type TextContext,
+  type TextContextOptions,
 } from '@jepa/graph';
 import { type ItemTensor, ModelInput, type ModelInputOptions } from '@jepa/input';
 import { AcWorldModel, type AcWorldModelOptions, WorldModel, type WorldModelOptions } from '@jepa/worldmodel';
-import { type Pool, type Vector, choosePool, headPooled, l2NormalizeRows, poolOutputs, projectStates } from './pooling.js';
+import { type Pool, type Vector, alignedVectors, choosePool, headPooled, l2NormalizeRows, poolOutputs, projectStates } from './pooling.js';
+import { textScores } from './text-scores.js';
 import { requirePart } from './model-parts.js';
 import { disposedError } from './refusal.js';
 import { StackBuffer } from './stack-buffer.js';
@@ -33,6 +39,17 @@ export interface SessionOptions extends ModelLoadOptions {
   predictor?: PredictorContextOptions;
   world?: WorldModelOptions;
   actionConditioned?: AcWorldModelOptions;
+  /** dino.txt's text tower and vision head. */
+  text?: TextContextOptions;
+  align?: AlignContextOptions;
+}
+
+/** Options of `embedText`. */
+export interface TextEmbedOptions {
+  /** L2-normalise each vector. */
+  normalize?: boolean;
+  /** Runs the text tower's graph: the engine's compute lane. */
+  compute?: <T>(work: () => Promise<T>) => Promise<T>;
 }
 
 /** How a call pools: the pool (default the model's, choosePool), L2 normalisation, and what runs the head or projector graph. */
@@ -66,6 +83,9 @@ export class ModelSession implements AsyncDisposable {
   #predictorEncoder: EncoderContext | undefined;
   #world: WorldModel | undefined;
   #actionConditioned: AcWorldModel | undefined;
+  #text: TextContext | undefined;
+  #align: AlignContext | undefined;
+  #tokenizer: ClipTokenizer | undefined;
 
   /** Takes the model over: disposing the session disposes it. */
   constructor(
@@ -150,7 +170,59 @@ export class ModelSession implements AsyncDisposable {
     return this.#actionConditioned;
   }
 
-  /** The pooling a call uses: its own, else CLS where the model has one, else the patch mean; `field` names it in a refusal. */
+  /** Whether the model has dino.txt's text side: embedText, textScores and the 'aligned' pool. */
+  get hasText(): boolean {
+    return this.spec.text !== null;
+  }
+
+  /** dino.txt's text tower; refused (model: … has no text tower) on a model without one. */
+  textTower(): TextContext {
+    requirePart(this.spec, this.id, 'text');
+    this.#text ??= this.model.createTextContext(this.#options.text);
+    return this.#text;
+  }
+
+  /** dino.txt's vision head over encoder outputs. */
+  visionHead(): AlignContext {
+    requirePart(this.spec, this.id, 'text');
+    this.#align ??= this.model.createAlignContext(this.#options.align);
+    return this.#align;
+  }
+
+  /** CLIP's tokenizer over the model's own merges (jepa.text.merges). */
+  tokenizer(): ClipTokenizer {
+    requirePart(this.spec, this.id, 'text');
+    this.#tokenizer ??= new ClipTokenizer(clipVocabFromMerges(this.spec.text!.merges, `${this.id}'s jepa.text.merges`));
+    return this.#tokenizer;
+  }
+
+  /**
+   * One aligned vector per text, in order ([out_dim] each): CLIP's tokenizer, cut to the context (77) with the end
+   * token last, then the text tower. Comparable with images' 'aligned' vectors by textScores.
+   */
+  embedText(texts: readonly string[], options: TextEmbedOptions = {}): Promise<Vector[]> {
+    return this.#inFlight(async () => {
+      const tower = this.textTower();
+      const context = this.spec.text!.context;
+      const rows = texts.map((t) => this.tokenizer().tokenize(t, context));
+      const compute = options.compute ?? ((work) => work());
+      const vectors = (await compute(() => tower.embed(rows))).map((values) => ({ values, shape: [values.length] }));
+      if (options.normalize) for (const v of vectors) l2NormalizeRows(v.values, v.values.length);
+      return vectors;
+    });
+  }
+
+  /**
+   * exp(logit_scale)·cos of every image vector ('aligned') with every text vector: [images][texts]. The one score
+   * of dino.txt (zero-shot logits, text search ranks).
+   */
+  textScores(images: readonly (Vector | ArrayLike<number>)[], texts: readonly (Vector | ArrayLike<number>)[]): Float32Array[] {
+    requirePart(this.spec, this.id, 'text');
+    const values = (v: Vector | ArrayLike<number>) => ('values' in v ? v.values : v);
+    return textScores(images.map(values), texts.map(values), this.spec.text!.logitScale);
+  }
+
+  /** The pooling a call uses: its own, else 'aligned' on a dino.txt model, else CLS where the model has one, else the patch mean; `field` names it in a refusal. */
   choosePool(pool?: Pool, field = 'pool'): Pool {
     return choosePool(this.spec, pool, field);
   }
@@ -163,7 +235,9 @@ export class ModelSession implements AsyncDisposable {
         ? await compute(() => projectStates(this.world(), outs))
         : pool === 'pooler'
           ? await compute(() => headPooled(this.head(), outs))
-          : poolOutputs(outs, pool);
+          : pool === 'aligned'
+            ? await compute(() => alignedVectors(this.visionHead(), outs))
+            : poolOutputs(outs, pool);
     if (options.normalize) for (const v of vectors) l2NormalizeRows(v.values, v.shape[v.shape.length - 1]!);
     return vectors;
   }

@@ -2,20 +2,26 @@
 // the CLS token, both side by side, every token, LeWM's state (the projector on the CLS token), or the vector a
 // classifier head reads (its pooler's output).
 import type { ModelSpec } from '@jepa/gguf';
-import type { EncodeOutput, HeadContext, PoolMode } from '@jepa/graph';
+import type { AlignContext, EncodeOutput, HeadContext, PoolMode } from '@jepa/graph';
 import type { WorldModel } from '@jepa/worldmodel';
 import { badOption } from './refusal.js';
 
-export type Pool = PoolMode | 'none' | 'lewm' | 'pooler';
+/** aligned: dino.txt's vision head output, the vector that shares a space with text (2·D). */
+export type Pool = PoolMode | 'none' | 'lewm' | 'pooler' | 'aligned';
 
-export const POOLS: readonly Pool[] = ['mean', 'cls', 'cls+mean', 'none', 'lewm', 'pooler'];
+export const POOLS: readonly Pool[] = ['mean', 'cls', 'cls+mean', 'none', 'lewm', 'pooler', 'aligned'];
 
 /** The pools that read the encoder output alone, with no model part after it. */
-export type TokenPool = Exclude<Pool, 'lewm' | 'pooler'>;
+export type TokenPool = Exclude<Pool, 'lewm' | 'pooler' | 'aligned'>;
 
-/** The pooling a request uses: its own, else CLS where the model has one, else the patch mean; `field` names it in a refusal. */
+/**
+ * The pooling a request uses: its own, else the aligned vector where the model has a text side (dino.txt), else CLS
+ * where it has one, else the patch mean; `field` names it in a refusal.
+ */
 export function choosePool(spec: ModelSpec, pool: Pool | undefined, field = 'pool'): Pool {
-  const p = pool ?? (spec.enc.nCls > 0 ? 'cls' : 'mean');
+  const p = pool ?? (spec.text ? 'aligned' : spec.enc.nCls > 0 ? 'cls' : 'mean');
+  if (p === 'aligned' && !spec.text)
+    throw badOption(field, `"aligned" needs a dino.txt model; ${spec.name} (${spec.family}) has no vision head or text tower`);
   if ((p === 'cls' || p === 'cls+mean') && spec.enc.nCls === 0) throw badOption(field, `${spec.family} models have no CLS token; use "mean"`);
   if (p === 'lewm' && spec.pred?.kind !== 'action') throw badOption(field, `"lewm" needs a LeWorldModel; this is ${spec.family}`);
   if (p === 'pooler' && !spec.head) throw badOption(field, `"pooler" needs a classifier head; ${spec.name} (${spec.family}) has none`);
@@ -23,10 +29,14 @@ export function choosePool(spec: ModelSpec, pool: Pool | undefined, field = 'poo
 }
 
 /** The pools that give one vector per item from the encoder output alone (what an index holds). */
-export type VectorPool = PoolMode;
+export type VectorPool = PoolMode | 'aligned';
 
-/** The width of one pooled vector: the encoder's, twice it for cls+mean. */
+/** The width of one pooled vector: the encoder's, twice it for cls+mean, dino.txt's out_dim for aligned. */
 export function pooledWidth(spec: ModelSpec, pool: VectorPool): number {
+  if (pool === 'aligned') {
+    choosePool(spec, pool); // refuses a model without a text side
+    return spec.text!.outDim;
+  }
   return pool === 'cls+mean' ? 2 * spec.enc.embedDim : spec.enc.embedDim;
 }
 
@@ -48,6 +58,13 @@ export function poolBatch(out: EncodeOutput, pool: TokenPool): Vector[] {
 /** poolBatch over several outputs, their items in order. `lewm` is projectStates', `pooler` headPooled's. */
 export function poolOutputs(outs: readonly EncodeOutput[], pool: TokenPool): Vector[] {
   return outs.flatMap((o) => poolBatch(o, pool));
+}
+
+/** dino.txt's aligned vector (concat(CLS, patch mean) after the vision head) of every item of the outputs, in order. */
+export async function alignedVectors(align: AlignContext, outs: readonly EncodeOutput[]): Promise<Vector[]> {
+  const vectors: Vector[] = [];
+  for (const out of outs) for (const values of await align.aligned(out)) vectors.push({ values, shape: [values.length] });
+  return vectors;
 }
 
 /** The classifier head's pooled vector of every item of the outputs, in order. */

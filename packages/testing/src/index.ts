@@ -1,6 +1,8 @@
 export {
   CLI_MAIN,
   DEMO_MODEL,
+  DINOTXT,
+  DINOTXT_FILES,
   FIXTURES,
   fixturePath,
   IJEPA_PRED,

@@ -16,6 +16,15 @@ export const REFERENCE = fixturePath('reference');
 export const REFERENCE_HEADS = fixturePath('reference-heads');
 /** V-JEPA 2.1's hierarchy model (4 levels into the predictor). */
 export const VJEPA2_1_HIER = join(REFERENCE, 'vjepa2_1_hier');
+/** dino.txt in Meta's layout over the dinov3_meta backbone (scripts/reference/fam_dinotxt.py). */
+export const DINOTXT = join(REFERENCE, 'dinotxt');
+export const DINOTXT_FILES = {
+  headAndText: join(DINOTXT, 'dinov3_vittiny16_dinotxt_vision_head_and_text_encoder-seeded.pth'),
+  backbone: join(REFERENCE, 'dinov3_meta', 'dinov3_vittiny16_pretrain_seeded.pth'),
+  vocab: join(DINOTXT, 'bpe_tiny_128.txt.gz'),
+  /** The tiny text tower is 16 wide: not CLIP's 64-wide heads, so its 2 heads are given (--text-heads). */
+  textHeads: 2,
+} as const;
 /** Meta's I-JEPA pretraining checkpoint with its predictor. */
 export const IJEPA_PRED = join(REFERENCE, 'ijepa_pred');
 export const LEWM = join(REFERENCE_HEADS, 'lewm');

@@ -43,20 +43,29 @@ export function parseClipVocab(gz: Uint8Array, name = 'BPE vocabulary'): ClipVoc
   if (lines.length < MERGE_COUNT + 1) {
     throw new TextError('vocab_corrupt', `${name}: ${Math.max(0, lines.length - 1)} merge lines, CLIP's vocabulary needs ${MERGE_COUNT}`);
   }
+  return clipVocabFromMerges(lines.slice(1, MERGE_COUNT + 1), name, 2);
+}
+
+/**
+ * A vocabulary from its merges ("first second" each, in rank order), of any count: ids are the 256 byte characters,
+ * the same with '</w>', one per merge, then <|startoftext|> and <|endoftext|> (a GGUF's jepa.text.merges; tiny test
+ * models carry a few). `firstLine` numbers the merges in a refusal (2 in the file, after its header).
+ */
+export function clipVocabFromMerges(merges: readonly string[], name = 'BPE vocabulary', firstLine = 1): ClipVocab {
   const ids = new Map<string, number>();
   const ranks = new Map<string, number>();
   let next = 0;
   for (const ch of VOCAB_BYTE_CHARS) ids.set(ch, next++);
   for (const ch of VOCAB_BYTE_CHARS) ids.set(`${ch}</w>`, next++);
-  for (let rank = 0; rank < MERGE_COUNT; rank++) {
-    const parts = pySplit(lines[rank + 1]);
+  merges.forEach((merge, rank) => {
+    const parts = pySplit(merge);
     if (parts.length !== 2) {
-      throw new TextError('vocab_corrupt', `${name}: line ${rank + 2} is not a merge of two pieces: ${JSON.stringify(lines[rank + 1].slice(0, 40))}`);
+      throw new TextError('vocab_corrupt', `${name}: line ${rank + firstLine} is not a merge of two pieces: ${JSON.stringify(merge.slice(0, 40))}`);
     }
     // later entries win, as in CLIP's dict(zip(...))
     ids.set(parts[0] + parts[1], next++);
     ranks.set(pairKey(parts[0], parts[1]), rank);
-  }
+  });
   ids.set(START_OF_TEXT, next++);
   ids.set(END_OF_TEXT, next++);
   return { ids, ranks };

@@ -73,7 +73,7 @@ export function convertCommand(program: Command): void {
     .option('--ac-extrinsics', 'V-JEPA 2-AC: the predictor uses its camera-extrinsics token (the released model does not)')
     .option('--probe <file>', 'a Meta attentive-probe file to convert as the classifier head')
     .option('--probe-heads <n>', "the probe's heads when they differ from the encoder's")
-    .option('--backbone <file>', "dino.txt: the DINOv3 backbone .pth of the head-and-text file being converted")
+    .option('--backbone <file>', 'dino.txt: the DINOv3 backbone .pth of the head-and-text file being converted')
     .option('--vocab <file>', "dino.txt: CLIP's BPE merges (default: bpe_simple_vocab_16e6.txt.gz beside the source)")
     .option('--text-heads <n>', "dino.txt: the text tower's heads (default its width / 64)")
     .option('--no-predictor', 'leave the predictor out (a predictor that cannot be mapped then does not stop the encoder)')

@@ -6,8 +6,8 @@ import { type CorpusItem, type CorpusRecord, embedCorpus } from '@jepa/corpus';
 import { loadModelSpec, type ModelSpec } from '@jepa/gguf';
 import { ModelInput, type VideoWindowSource } from '@jepa/input';
 import type { WindowOptions } from '@jepa/preprocess';
-import { ALIGNED_POOL, type IndexModel, modelIdentity } from '@jepa/search';
-import { type Pool, pooledWidth, type VectorPool } from '@jepa/session';
+import { type IndexModel, modelIdentity } from '@jepa/search';
+import { type Pool, pooledWidth } from '@jepa/session';
 import { say } from '../display-text.js';
 import { type InputFlags, inputOptions } from '../input-options.js';
 import { openSession, type RuntimeFlags } from '../open-session.js';
@@ -31,9 +31,9 @@ export function indexedModel(path: string, pool: Pool | undefined): IndexedModel
   checkInputFile(path, '-m');
   const spec = aboutFile(`-m ${path}`, path, () => loadModelSpec(path));
   const p = resolvePool(spec, pool);
-  if (p !== 'mean' && p !== 'cls' && p !== 'cls+mean' && (p as string) !== ALIGNED_POOL)
-    throw new UserError(`--pool ${p}: an index holds one vector per item; use mean, cls, cls+mean or, for a dino.txt model, ${ALIGNED_POOL}`);
-  return { path, spec, pool: p, identity: modelIdentity(path, spec.name, pooledWidth(spec, p as VectorPool), p) };
+  if (p !== 'mean' && p !== 'cls' && p !== 'cls+mean' && p !== 'aligned')
+    throw new UserError(`--pool ${p}: an index holds one vector per item; use mean, cls, cls+mean or aligned (dino.txt)`);
+  return { path, spec, pool: p, identity: modelIdentity(path, spec.name, pooledWidth(spec, p), p) };
 }
 
 /** The items of one file: a still, a video's windows (with window options), or one clip. */

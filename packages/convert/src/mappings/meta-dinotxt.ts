@@ -48,7 +48,8 @@ export async function mapMetaDinotxt(c: Checkpoint, enc: EncoderHparams, vocabMe
   const map = new TensorMap(c.tensors, []);
   const [vocabSize, width] = map.matrixShape(`${TEXT}.token_embedding.weight`);
   const nMerges = vocabSize - 514;
-  if (nMerges < 0) throw new ConvertError('CONVERT_SHAPE_MISMATCH', `'${TEXT}.token_embedding.weight' has ${vocabSize} rows; a CLIP vocabulary has at least 514`);
+  if (nMerges < 0)
+    throw new ConvertError('CONVERT_SHAPE_MISMATCH', `'${TEXT}.token_embedding.weight' has ${vocabSize} rows; a CLIP vocabulary has at least 514`);
   if (vocabMerges.length < nMerges)
     throw new ConvertError(
       'CONVERT_BAD_CONFIG',
@@ -65,16 +66,21 @@ export async function mapMetaDinotxt(c: Checkpoint, enc: EncoderHparams, vocabMe
   const [context] = map.matrixShape(`${TEXT}.positional_embedding`);
   const nLayer = countBlocks(map.source.keys(), /^text_model\.backbone\.blocks\.(\d+)\./);
   const visionNLayer = countBlocks(map.source.keys(), /^visual_model\.head\.blocks\.(\d+)\./);
-  if (visionNLayer === 0) throw new ConvertError('CONVERT_MISSING_TENSOR', `the checkpoint has no '${VISION}.blocks.0.*': dino.txt's vision head is missing`);
+  if (visionNLayer === 0)
+    throw new ConvertError('CONVERT_MISSING_TENSOR', `the checkpoint has no '${VISION}.blocks.0.*': dino.txt's vision head is missing`);
   const [ffnDim] = map.matrixShape(`${TEXT}.blocks.0.feed_forward.fc1.weight`);
   const [visionFfnDim, headWidth] = map.matrixShape(`${VISION}.blocks.0.mlp.w1.weight`);
   if (headWidth !== enc.embedDim)
-    throw new ConvertError('CONVERT_SHAPE_MISMATCH', `the vision head is ${headWidth} wide but the backbone is ${enc.embedDim}: give the backbone this head was trained on`);
+    throw new ConvertError(
+      'CONVERT_SHAPE_MISMATCH',
+      `the vision head is ${headWidth} wide but the backbone is ${enc.embedDim}: give the backbone this head was trained on`,
+    );
   const [outDim] = map.matrixShape(PROJECTION);
   const logitScale = (await map.ref(LOGIT_SCALE).readAsFloat32())[0]!;
   map.consume(LOGIT_SCALE);
 
-  for (let i = 0; i < visionNLayer; i++) mapBlock(map, tensorNames.alignBlock(i), `${VISION}.blocks.${i}`, VISION_BLOCK, { swiglu: true, qkvBias: false });
+  for (let i = 0; i < visionNLayer; i++)
+    mapBlock(map, tensorNames.alignBlock(i), `${VISION}.blocks.${i}`, VISION_BLOCK, { swiglu: true, qkvBias: false });
   mapNorm(map, tensorNames.alignNorm, `${VISION}.ln_final`);
   map.copy(tensorNames.textTokenEmbd, `${TEXT}.token_embedding.weight`, 'rows');
   map.copy(tensorNames.textPosEmbd, `${TEXT}.positional_embedding`, 'rows');

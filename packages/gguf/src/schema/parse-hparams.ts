@@ -387,7 +387,10 @@ function parseText(m: MetadataValues, family: Family, traits: FamilyTraits, enc:
   const visionNLayer = m.req<number>('jepa.text.vision_n_layer', why);
   const visionFfnDim = m.req<number>('jepa.text.vision_ffn_dim', why);
   invariant(embedDim % nHead === 0, `jepa.text.embed_dim ${embedDim} is not divisible by jepa.text.n_head ${nHead}`);
-  invariant(outDim === 2 * enc.embedDim, `jepa.text.out_dim ${outDim} must be 2·jepa.enc.embed_dim = ${2 * enc.embedDim}: the image side is concat(CLS, patch mean)`);
+  invariant(
+    outDim === 2 * enc.embedDim,
+    `jepa.text.out_dim ${outDim} must be 2·jepa.enc.embed_dim = ${2 * enc.embedDim}: the image side is concat(CLS, patch mean)`,
+  );
   merges.forEach((merge, i) => invariant(/^\S+ \S+$/u.test(merge), `jepa.text.merges[${i}] is not two pieces separated by one space`));
   const vocabSize = 512 + merges.length + 2;
   invariant(startId === vocabSize - 2, `jepa.text.start_id ${startId} must be 512 + ${merges.length} merges = ${vocabSize - 2}`);
