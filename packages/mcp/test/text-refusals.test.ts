@@ -34,8 +34,8 @@ describe('words to a model without a text side', () => {
   });
 
   it('embed_text and classify name the model', async () => {
-    expect(await mcp.refused('embed_text', { text: 'a red car' })).toMatch(/^model: vit has no text side/);
-    expect(await mcp.refused('classify', { media: photo, labels: ['a dog', 'a cat'] })).toMatch(/^model: vit has no text side/);
+    expect(await mcp.refused('embed_text', { text: 'a red car' })).toMatch(/^model: vit \(hfvit\) has no text tower/);
+    expect(await mcp.refused('classify', { media: photo, labels: ['a dog', 'a cat'] })).toMatch(/^model: vit \(hfvit\) has no text tower/);
   });
 
   it('search by text names the index and its pooling', async () => {

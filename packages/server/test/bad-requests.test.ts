@@ -118,7 +118,7 @@ const cases: Case[] = [
     name: 'an item that is a string (words) to a model without a text side',
     status: 400,
     param: 'model',
-    message: /^model: still has no text side/,
+    message: /^model: still \(hfvit\) has no text tower/,
     send: embed({ model: 'still', input: ['abc'] }),
   },
   { name: 'an item with two kinds', status: 400, param: 'input[0]', send: item({ image: goodPng, video: goodPng }) },

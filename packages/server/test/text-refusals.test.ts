@@ -38,7 +38,7 @@ function refused(r: { status: number; json: { error?: { message: string; param: 
 describe('words to a model without a text side', () => {
   it('/v1/embeddings refuses a string, an array of strings and {text} items, naming the model', async () => {
     for (const input of ['a red car', ['a red car', 'a dog'], [{ text: 'a red car' }], [{ image: png(8, 8, 1).toString('base64') }, 'a dog']])
-      expect(refused(await post(server, '/v1/embeddings', { model: 'still', input }), 'model')).toMatch(/^model: still has no text side/);
+      expect(refused(await post(server, '/v1/embeddings', { model: 'still', input }), 'model')).toMatch(/^model: still \(hfvit\) has no text tower/);
   });
 
   it('the openai SDK gets the refusal as a 400 APIError', async () => {
@@ -49,13 +49,13 @@ describe('words to a model without a text side', () => {
     );
     expect(err).toBeInstanceOf(OpenAI.APIError);
     expect((err as InstanceType<typeof OpenAI.APIError>).status).toBe(400);
-    expect((err as InstanceType<typeof OpenAI.APIError>).message).toMatch(/still has no text side/);
+    expect((err as InstanceType<typeof OpenAI.APIError>).message).toMatch(/still \(hfvit\) has no text tower/);
   });
 
   it('/v1/classify refuses labels, naming the model', async () => {
     const input = { image: png(8, 8, 2).toString('base64') };
     expect(refused(await post(server, '/v1/classify', { model: 'still', input, labels: ['a dog', 'a cat'] }), 'model')).toMatch(
-      /^model: still has no text side/,
+      /^model: still \(hfvit\) has no text tower/,
     );
   });
 

@@ -5,25 +5,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readNpy } from '@jepa/preprocess';
 import { runCli } from './cli.js';
-import { REFERENCE } from './paths.js';
-
-export const DINOTXT = join(REFERENCE, 'dinotxt');
+import { DINOTXT, DINOTXT_FILES } from './paths.js';
 
 /** `jepa convert` of the fixture into `out` (throws with the CLI's stderr when it fails); `out`. */
 export function convertDinotxt(out: string): string {
   const r = runCli(
-    [
-      'convert',
-      join(DINOTXT, 'dinov3_vittiny16_dinotxt_vision_head_and_text_encoder-seeded.pth'),
-      '--backbone',
-      join(REFERENCE, 'dinov3_meta', 'dinov3_vittiny16_pretrain_seeded.pth'),
-      '--vocab',
-      join(DINOTXT, 'bpe_tiny_128.txt.gz'),
-      '--text-heads',
-      '2',
-      '-o',
-      out,
-    ],
+    ['convert', DINOTXT_FILES.headAndText, '--backbone', DINOTXT_FILES.backbone, '--vocab', DINOTXT_FILES.vocab, '--text-heads', '2', '-o', out],
     { env: { JEPA_DEVICE: 'cpu' }, timeout: 120_000 },
   );
   if (r.status !== 0) throw new Error(`jepa convert of the dino.txt fixture failed: ${r.stderr.trim()}`);

@@ -90,15 +90,11 @@ async function textVector(index: VectorIndex, text: string, query: string | unde
   const model = await queryModel(index, flags);
   const session = await openSession(model.path, flags);
   try {
-    const [vector] = await (session as unknown as TextSession).embedText([text], { normalize: true });
+    const [vector] = await session.embedText([text], { normalize: true });
     return vector!.values;
   } finally {
     await session.dispose();
   }
-}
-
-interface TextSession {
-  embedText(texts: readonly string[], options?: { normalize?: boolean }): Promise<{ values: Float32Array }[]>;
 }
 
 /** A range as one window: spanning end - start seconds, or a window of the model's frames from start. */

@@ -26,13 +26,14 @@ export async function zeroShot(core: EngineCore, req: ClassifyRequest & { labels
 async function zeroShotOn(core: EngineCore, slot: ModelSlot, req: ClassifyRequest & { labels: readonly string[] }, k: number, call: CallOptions) {
   return withEncodedItems(core, slot, req.items, call, req.size, async (encoded, warnings) => {
     const outs = encoded.map((e) => e.out);
-    const images = await pooledVectors(core, slot, outs, ALIGNED, true);
-    const labels = await textVectors(core, slot, req.labels, true);
+    const images = await pooledVectors(core, slot, outs, ALIGNED, false);
+    const labels = await textVectors(core, slot, req.labels, false);
+    const scores = labelScores(slot, images, labels);
     core.metrics.itemsDone('classify', encoded.length);
     return {
       model: slot.id,
       data: encoded.map((e, i) => {
-        const logits = labelScores(slot, images[i]!, labels);
+        const logits = scores[i]!;
         const probs = softmax(logits);
         const order = Array.from(logits.keys()).sort((a, b) => probs[b]! - probs[a]! || a - b);
         const top = order.slice(0, k).map((index) => ({ index, label: req.labels[index]!, logit: logits[index]!, prob: probs[index]! }));

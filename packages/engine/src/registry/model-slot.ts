@@ -15,7 +15,7 @@ export interface ModelCard {
   owned_by: 'jepa';
   name: string;
   family: string;
-  /** Width of an embedding (the encoder's; a LeWM state with pool "lewm" is `state_dims` wide). */
+  /** Width of an embedding of the default pool (the encoder's; a dino.txt model's aligned vector; a LeWM state with pool "lewm" is `state_dims` wide). */
   dims: number;
   state_dims?: number;
   frames: number;
@@ -56,7 +56,7 @@ export function modelCard(id: string, created: number, s: ModelSpec, residency: 
     owned_by: 'jepa',
     name: s.name,
     family: s.family,
-    dims: s.enc.embedDim,
+    dims: s.text ? s.text.outDim : s.enc.embedDim,
     ...(s.pred?.kind === 'action' ? { state_dims: s.pred.embedDim } : {}),
     frames: s.enc.nFrames,
     image_size: s.enc.imgSize,
