@@ -2,6 +2,7 @@
 // jepa-bench: each command registers from its own file (commands/, or the folder of its bench).
 import { Command } from 'commander';
 import { registerHeadBenches } from './heads-bench.js';
+import { registerTextBench } from './text-bench.js';
 import { registerLewmBenches } from './lewm-bench.js';
 import { registerAcBenches } from './ac-bench.js';
 import { registerWindowsBench } from './windows-bench.js';
@@ -37,6 +38,7 @@ registerPeersBench(program);
 registerOrtProfileBench(program);
 registerReportBench(program);
 registerHeadBenches(program);
+registerTextBench(program);
 registerPipelineBench(program);
 registerServeBench(program);
 registerServeModelsBench(program);

@@ -21,7 +21,11 @@ beforeAll(async () => {
 
 const flat = (rows: Float32Array[]) => {
   const out = new Float32Array(rows.reduce((a, r) => a + r.length, 0));
-  rows.reduce((at, r) => (out.set(r, at), at + r.length), 0);
+  let at = 0;
+  for (const r of rows) {
+    out.set(r, at);
+    at += r.length;
+  }
   return out;
 };
 

@@ -39,7 +39,11 @@ function judged(what: string, actual: Float32Array, golden: string, width: numbe
 
 function concat(rows: Float32Array[]): Float32Array {
   const out = new Float32Array(rows.reduce((a, r) => a + r.length, 0));
-  rows.reduce((at, r) => (out.set(r, at), at + r.length), 0);
+  let at = 0;
+  for (const r of rows) {
+    out.set(r, at);
+    at += r.length;
+  }
   return out;
 }
 

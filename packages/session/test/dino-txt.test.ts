@@ -30,7 +30,11 @@ afterAll(async () => {
 
 const flat = (vs: { values: Float32Array }[]) => {
   const out = new Float32Array(vs.reduce((a, v) => a + v.values.length, 0));
-  vs.reduce((at, v) => (out.set(v.values, at), at + v.values.length), 0);
+  let at = 0;
+  for (const v of vs) {
+    out.set(v.values, at);
+    at += v.values.length;
+  }
   return out;
 };
 
@@ -71,7 +75,7 @@ describe('dino.txt session', () => {
       expect(Math.abs(n - 1)).toBeLessThan(1e-5);
       const raw = vectors[i]!.values;
       const rn = Math.hypot(...raw);
-      raw.forEach((x, j) => expect(Math.abs(x / rn - v.values[j]!)).toBeLessThan(1e-5));
+      for (const [j, x] of raw.entries()) expect(Math.abs(x / rn - v.values[j]!)).toBeLessThan(1e-5);
     });
   });
 
@@ -82,9 +86,8 @@ describe('dino.txt session', () => {
     const scores = session.textScores(imgs, await session.embedText(texts));
     const expected = npy('dinotxt', 'scores.npy').data;
     expect(scores.length).toBe(2);
-    scores
-      .flatMap((row) => Array.from(row))
-      .forEach((s, i) => expect(Math.abs(s - expected[i]!)).toBeLessThan(1e-4 * Math.max(1, Math.abs(expected[i]!))));
+    for (const [i, s] of scores.flatMap((row) => Array.from(row)).entries())
+      expect(Math.abs(s - expected[i]!)).toBeLessThan(1e-4 * Math.max(1, Math.abs(expected[i]!)));
     // the same function, pure
     expect(textScores([imgs[0]!.values], [imgs[0]!.values], 0)[0]![0]).toBeCloseTo(1, 6);
   });

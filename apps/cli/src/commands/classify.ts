@@ -1,4 +1,5 @@
-// `jepa classify`: encoder tokens -> the model's attentive classifier -> top-k labels.
+// `jepa classify`: encoder tokens -> the model's attentive classifier -> top-k labels; or, with --label / --labels,
+// zero-shot classes of images with a dino.txt model (classify-labels.ts).
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { encodeNpy } from '@jepa/preprocess';
@@ -12,6 +13,9 @@ import { printLines, say } from '../display-text.js';
 import { checkClipInput, clipInput, FRAMES_DIR_OPTION, type ClipFlags } from './clip-input.js';
 import { classifyWindows } from './classify-windows.js';
 import { addWindowOptions, windowOptions, type WindowFlags } from '../window-options.js';
+import { expandInputs } from '../inputs.js';
+import { classifyByLabels } from './classify-labels.js';
+import { collect, textList } from './text-list.js';
 
 interface ClassifyFlags extends RuntimeFlags, ClipFlags, WindowFlags {
   model: string;
@@ -19,28 +23,50 @@ interface ClassifyFlags extends RuntimeFlags, ClipFlags, WindowFlags {
   json?: boolean;
   timeline?: boolean;
   logits?: string;
+  label?: string[];
+  labels?: string;
 }
 
 export function classifyCommand(program: Command): void {
   const cmd = program
     .command('classify')
     .description("top-k classes of a clip (or image) with the model's attentive classifier head")
-    .argument('[image]', 'an image (repeated to the trained frames on a video model)')
-    .requiredOption('-m, --model <gguf>', 'a model with a head (jepa.head.kind)')
+    .argument('[images...]', 'an image (repeated to the trained frames on a video model); with --label, images, folders or globs')
+    .requiredOption('-m, --model <gguf>', 'a model with a head (jepa.head.kind), or a dino.txt model with --label')
+    .option('--label <text>', 'zero-shot: a class named in words (repeatable; needs a dino.txt model)', collect)
+    .option('--labels <file>', 'zero-shot: classes named in words, one per line (after any --label)')
     .option('--video <clip>', 'a video clip (ffmpeg decodes it)')
     .option('--frames-npy <file>', 'a clip as THWC uint8 .npy frames')
     .option(...FRAMES_DIR_OPTION)
     .option('--input-npy <file>', 'an already preprocessed float32 tensor [B,3,T,H,W] or [B,3,H,W]')
     .option('-k, --topk <k>', 'classes to show', positiveInt, 5)
     .option('--json', 'print JSON instead of a table')
-    .option('--logits <file.npy>', 'also write the raw logits [B, classes]')
+    .option('--logits <file.npy>', 'also write the raw logits [B, classes] (zero-shot: the scores exp(logit_scale)·cos, one column per label)')
     .option('--timeline', 'with window options: one compact line per window, its top-1 class and score');
   addRuntimeOptions(cmd);
   addInputOptions(cmd);
   addSizeOption(cmd);
   addWindowOptions(cmd);
-  cmd.action(async (image: string | undefined, flags: ClassifyFlags) => {
+  cmd.action(async (images: string[], flags: ClassifyFlags) => {
     flags.model = await localModel(flags.model);
+    if (flags.label !== undefined || flags.labels !== undefined) {
+      const labels = textList(flags.label, flags.labels, '--labels');
+      if (labels.length === 0) throw new UserError(`--labels ${flags.labels}: no label lines`);
+      if (flags.video || flags.framesNpy || flags.framesDir || flags.inputNpy || windowOptions(flags) || flags.timeline)
+        throw new UserError('--label classifies images; give image files, folders or globs');
+      const files = expandInputs(images);
+      if (files.length === 0) throw new UserError('nothing to classify: give images');
+      checkNpyOutput(flags.logits, '--logits');
+      const session = await openSession(flags.model, flags);
+      try {
+        await classifyByLabels(session, files, labels, flags);
+      } finally {
+        await session.dispose();
+      }
+      return;
+    }
+    if (images.length > 1) throw new UserError(`the classifier head takes one image or clip per call, not ${images.length}`);
+    const image = images[0];
     checkClipInput(image, flags);
     checkNpyOutput(flags.logits, '--logits');
     const windows = windowOptions(flags);

@@ -21,6 +21,8 @@ import { addWindowOptions, windowOptions, type WindowFlags } from '../window-opt
 import { windowItems } from './window-items.js';
 import { checkDumpInputs, writeStageDump } from './stage-dump.js';
 import { positiveInt } from '../runtime-options.js';
+import { embedTexts } from './embed-text.js';
+import { collect, textList } from './text-list.js';
 
 interface EmbedFlags extends RuntimeFlags, InputFlags, WindowFlags {
   model: string;
@@ -34,6 +36,8 @@ interface EmbedFlags extends RuntimeFlags, InputFlags, WindowFlags {
   dumpDir?: string;
   layers?: number;
   normalize?: boolean;
+  text?: string[];
+  texts?: string;
 }
 
 export function embedCommand(program: Command): void {
@@ -46,6 +50,8 @@ export function embedCommand(program: Command): void {
     .option('--frames-npy <files...>', 'clips as THWC uint8 .npy frames')
     .option('--frames-dir <dirs...>', 'clips as folders of frame images, in natural name order')
     .option('--input-npy <file>', 'an already preprocessed float32 tensor [B,3,H,W] or [B,3,T,H,W]')
+    .option('--text <text>', "a text to embed with a dino.txt model's text tower (repeatable; one row each, in order)", collect)
+    .option('--texts <file>', 'texts to embed, one per line (after any --text)')
     .addOption(poolOption())
     .addOption(normalizeOption())
     .option('-o, --output <file>', 'write .npy, .json or .jsonl as the inputs are embedded (default: JSON lines on stdout)')
@@ -58,6 +64,22 @@ export function embedCommand(program: Command): void {
   addWindowOptions(cmd);
   cmd.action(async (images: string[], flags: EmbedFlags) => {
     checkOutputWritable(flags.output);
+    if (flags.text !== undefined || flags.texts !== undefined) {
+      const other = images.length > 0 || flags.video || flags.framesNpy || flags.framesDir || flags.inputNpy;
+      if (other) throw new UserError('--text and --texts embed texts; embed images and clips in another call');
+      for (const [given, name] of [
+        [flags.resume, '--resume'],
+        [flags.dumpDir, '--dump-dir'],
+        [flags.layers, '--layers'],
+        [flags.pool, '--pool'],
+      ] as const)
+        if (given !== undefined && given !== false) throw new UserError(`${name} applies to images and clips, not to --text`);
+      const texts = textList(flags.text, flags.texts, '--texts');
+      if (texts.length === 0) throw new UserError(`nothing to embed: ${flags.texts} has no text lines`);
+      flags.model = await localModel(flags.model);
+      await embedTexts(texts, flags);
+      return;
+    }
     if (flags.resume && !flags.output) throw new UserError('--resume needs -o: there is nothing to resume on stdout');
     const stills = expandInputs(images);
     const clips = [...(flags.video ?? []), ...(flags.framesNpy ?? []), ...(flags.framesDir ?? [])];

@@ -391,7 +391,7 @@ function parseText(m: MetadataValues, family: Family, traits: FamilyTraits, enc:
     outDim === 2 * enc.embedDim,
     `jepa.text.out_dim ${outDim} must be 2·jepa.enc.embed_dim = ${2 * enc.embedDim}: the image side is concat(CLS, patch mean)`,
   );
-  merges.forEach((merge, i) => invariant(/^\S+ \S+$/u.test(merge), `jepa.text.merges[${i}] is not two pieces separated by one space`));
+  for (const [i, merge] of merges.entries()) invariant(/^\S+ \S+$/u.test(merge), `jepa.text.merges[${i}] is not two pieces separated by one space`);
   const vocabSize = 512 + merges.length + 2;
   invariant(startId === vocabSize - 2, `jepa.text.start_id ${startId} must be 512 + ${merges.length} merges = ${vocabSize - 2}`);
   invariant(endId === vocabSize - 1, `jepa.text.end_id ${endId} must be the last id, ${vocabSize - 1}`);
