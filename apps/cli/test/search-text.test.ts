@@ -1,7 +1,8 @@
 // `jepa search --text` as a user runs it. The tiny dino.txt of fixtures/reference/dinotxt, converted here:
 // an index of a few photos and a video's windows (pool "aligned") searched by words ranks the rows as the
 // brute-force cosine between the reference's float64 text vector (fixtures/reference/dinotxt, made from
-// Meta's sources, independent of this engine) and the photos' `jepa embed` vectors, and a window hit
+// Meta's sources, independent of this engine) and the photos' `jepa embed` vectors, its scores those of
+// `jepa embed --text`'s vector, and a window hit
 // carries its times. An index made by a model without a text side refuses words in one line before any
 // model loads, and so do words given with another query.
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -117,6 +118,11 @@ describe('jepa search --text on an index of a dino.txt model', () => {
         texts[t],
       ).toEqual(want.map((w) => w.path));
       for (const [i, h] of got.entries()) expect(Math.abs(h.score - want[i]!.score), `${texts[t]} #${i}`).toBeLessThan(2e-3);
+      // and, to float32 rounding, the cosine of `jepa embed --text`'s own vector
+      const et = jepa('embed', '-m', model, '--text', texts[t]!, '--threads', '2');
+      expect(et.status, et.stderr).toBe(0);
+      const q = unit((JSON.parse(et.stdout.trim()) as { embedding: number[] }).embedding);
+      for (const h of got) expect(Math.abs(h.score - dot(images.get(h.path)!, q)), h.path).toBeLessThan(1e-5);
     }
   });
 
