@@ -12,6 +12,7 @@ import { ItemLoader } from './items/item-loader.js';
 import { PathPolicy } from './items/path-policy.js';
 import { Admission } from './queue/admission.js';
 import { Batcher } from './queue/batcher.js';
+import { TextBatcher } from './queue/text-batcher.js';
 import { ComputeLane } from './queue/compute-lane.js';
 import { Dropped, rejectOnDrop } from './queue/dropped.js';
 import { type EngineMetrics, SILENT_METRICS } from './queue/engine-metrics.js';
@@ -128,6 +129,7 @@ export class Engine {
       notice: log,
       maxBatch,
       batcher: (encoder) => new Batcher(encoder, this.lane, this.metrics, { maxBatch, maxWaitMs }),
+      textBatcher: (embed) => new TextBatcher(embed, this.lane, { maxBatch, maxWaitMs }),
       keepAliveMs,
       ...(options.keepAliveById ? { keepAliveById: options.keepAliveById } : {}),
       maxBytes,

@@ -24,6 +24,7 @@ export type { ModelCard, ModelState } from './registry/model-slot.js';
 export { formatDuration, formatSize, parseDuration, parseSize } from './registry/quantities.js';
 export { Admission, Ticket } from './queue/admission.js';
 export { Batcher, type BatcherOptions } from './queue/batcher.js';
+export { TextBatcher, type TextBatcherOptions } from './queue/text-batcher.js';
 export { ComputeLane } from './queue/compute-lane.js';
 export { Dropped, dropReason, rejectOnDrop, type DropReason } from './queue/dropped.js';
 export { SILENT_METRICS, type EngineMetrics, type Operation, type UnloadReason } from './queue/engine-metrics.js';

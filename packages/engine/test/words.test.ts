@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { ModelSession } from '@jepa/session';
 import { DEMO_MODEL, convertDinotxt, dinotxtReference, seededPng } from '@jepa/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Engine, type EngineError, type InputItem, type ParsedItem } from '../src/index.js';
+import { ComputeLane, Engine, type EngineError, type InputItem, type ParsedItem } from '../src/index.js';
+import { TextBatcher } from '../src/queue/text-batcher.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'jepa-engine-words-'));
 const ref = dinotxtReference();
@@ -57,6 +58,32 @@ describe('words through the engine', () => {
     expect(Array.from(r.data[0]!.logits)).toEqual(Array.from(want));
     expect(r.data[0]!.top).toHaveLength(2);
     expect(r.data[0]!.top[0]!.logit).toBe(Math.max(...want));
+  });
+
+  it("concurrent requests' texts share graphs, each with the bits it has alone", async () => {
+    const texts = ref.texts.filter((t) => t.trim() !== '');
+    const alone = await Promise.all(texts.map(async (t) => (await session.embedText([t]))[0]!.values));
+    const graphs: number[] = [];
+    const batcher = new TextBatcher(
+      (batch) => {
+        graphs.push(batch.length);
+        return session.embedText(batch);
+      },
+      new ComputeLane(),
+      { maxBatch: 8, maxWaitMs: 50 },
+    );
+    const signal = new AbortController().signal;
+    const together = await Promise.all(texts.map((t) => batcher.embed([t], signal)));
+    expect(graphs.length).toBeLessThan(texts.length);
+    expect(graphs.reduce((a, b) => a + b, 0)).toBe(texts.length);
+    for (const [i, v] of together.entries()) expect(Buffer.from(v[0]!.values.buffer).equals(Buffer.from(alone[i]!.buffer)), texts[i]).toBe(true);
+    // through the engine too (its queue holds 4): concurrent requests answer what serial ones do
+    const four = texts.slice(0, 4);
+    const serial = [];
+    for (const t of four) serial.push((await engine.embed({ items: [text(t)] })).data[0]!.vector.values);
+    const concurrent = await Promise.all(four.map((t) => engine.embed({ items: [text(t)] })));
+    for (const [i, r] of concurrent.entries())
+      expect(Buffer.from(r.data[0]!.vector.values.buffer).equals(Buffer.from(serial[i]!.buffer)), four[i]).toBe(true);
   });
 
   it('texts hold places in the queue: more than it takes are busy, a past deadline is a timeout', async () => {

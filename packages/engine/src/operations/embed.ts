@@ -85,12 +85,12 @@ async function embedMixed(core: EngineCore, slot: ModelSlot, req: EmbedRequest, 
     req,
     call,
   );
-  const words = await core.scoped(texts.length, call, () =>
+  const words = await core.scoped(texts.length, call, (scope) =>
     textVectors(
-      core,
       slot,
       texts.map((t) => t.item.text),
       req.normalize,
+      scope.signal,
     ),
   );
   core.metrics.itemsDone('embed', texts.length);

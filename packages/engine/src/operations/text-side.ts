@@ -1,10 +1,9 @@
 // The session's text side as the operations use it: the refusal of a model without one (from its header,
 // before it loads), texts to vectors on the compute lane, and the zero-shot score. Each is the session's.
 import type { ModelSpec } from '@jepa/gguf';
-import { type Pool, type Vector, requirePart } from '@jepa/session';
+import { type Pool, type Vector, l2NormalizeRows, requirePart } from '@jepa/session';
 import type { ModelSlot } from '../registry/model-slot.js';
 import { computeOnItems } from './compute-on-items.js';
-import type { EngineCore } from './engine-core.js';
 
 /** The pool that puts an image in the text's space. */
 export const ALIGNED: Pool = 'aligned';
@@ -14,9 +13,14 @@ export function requireText(spec: ModelSpec, id: string): void {
   requirePart(spec, id, 'text');
 }
 
-/** The texts' vectors, in order, the text tower's graph on the compute lane. */
-export function textVectors(core: EngineCore, slot: ModelSlot, texts: readonly string[], normalize: boolean | undefined): Promise<Vector[]> {
-  return computeOnItems('input', () => slot.session.embedText(texts, { normalize: normalize ?? false, compute: (work) => core.lane.run(work) }));
+/**
+ * The texts' vectors, in order, through the model's text batcher (a graph on the compute lane, shared
+ * with concurrent requests' texts), L2-normalised when asked; `signal` drops them while queued.
+ */
+export async function textVectors(slot: ModelSlot, texts: readonly string[], normalize: boolean | undefined, signal: AbortSignal): Promise<Vector[]> {
+  const vectors = await computeOnItems('input', () => slot.textBatcher().embed(texts, signal));
+  if (normalize) for (const v of vectors) l2NormalizeRows(v.values, v.values.length);
+  return vectors;
 }
 
 /** The session's score of each image vector against each label's text vector, exp(logit_scale)·cos: [images][labels]. */

@@ -24,10 +24,10 @@ export async function zeroShot(core: EngineCore, req: ClassifyRequest & { labels
 }
 
 async function zeroShotOn(core: EngineCore, slot: ModelSlot, req: ClassifyRequest & { labels: readonly string[] }, k: number, call: CallOptions) {
-  return withEncodedItems(core, slot, req.items, call, req.size, async (encoded, warnings) => {
+  return withEncodedItems(core, slot, req.items, call, req.size, async (encoded, warnings, scope) => {
     const outs = encoded.map((e) => e.out);
     const images = await pooledVectors(core, slot, outs, ALIGNED, false);
-    const labels = await textVectors(core, slot, req.labels, false);
+    const labels = await textVectors(slot, req.labels, false, scope.signal);
     const scores = labelScores(slot, images, labels);
     core.metrics.itemsDone('classify', encoded.length);
     return {

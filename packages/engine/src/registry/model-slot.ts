@@ -3,9 +3,10 @@
 import type { ModelSpec } from '@jepa/gguf';
 import type { EncoderContext, HeadContext, MaskedPredictorContext, Model, RuntimeOptions } from '@jepa/graph';
 import type { ModelInput } from '@jepa/input';
-import type { ModelSession } from '@jepa/session';
+import type { ModelSession, Vector } from '@jepa/session';
 import type { WorldModel } from '@jepa/worldmodel';
 import type { Batcher } from '../queue/batcher.js';
+import type { TextBatcher } from '../queue/text-batcher.js';
 import type { Operation } from '../queue/engine-metrics.js';
 
 export interface ModelCard {
@@ -77,12 +78,15 @@ export interface SlotOptions {
   maxBatch: number;
   /** The batcher that feeds this model's encoder context. */
   batcher: (encoder: EncoderContext) => Batcher;
+  /** The batcher that feeds this model's text tower (a dino.txt model), from the session's text embedding. */
+  textBatcher: (embed: (texts: readonly string[]) => Promise<Vector[]>) => TextBatcher;
 }
 
 /** A loaded model in the engine: its session, and the batchers that feed the session's encoders. */
 export class ModelSlot {
   readonly batcher: Batcher;
   #hierarchy: Batcher | undefined;
+  #text: TextBatcher | undefined;
 
   constructor(
     readonly id: string,
@@ -111,6 +115,12 @@ export class ModelSlot {
 
   predictor(): MaskedPredictorContext {
     return this.session.predictor();
+  }
+
+  /** The batcher of the text tower (made on first use; the session refuses a model without one). */
+  textBatcher(): TextBatcher {
+    this.#text ??= this.options.textBatcher((texts) => this.session.embedText(texts));
+    return this.#text;
   }
 
   /** The batcher whose encoder gives what the predictor reads: the shared one, or a hierarchy-mode one (V-JEPA 2.1 g/G). */
