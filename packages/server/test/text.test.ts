@@ -74,6 +74,9 @@ describe('/v1/embeddings with words', () => {
       return r.json.data.map((d: { index: number; embedding: string }) => ({ index: d.index, v: f32(d.embedding) }));
     };
     const [a] = await vec(ref.texts[0]);
+    // usage: a text's tokens, start and end included (the reference's row: its ids up to the end token)
+    const u = await post(server, '/v1/embeddings', { input: [ref.texts[0], ref.texts[5]] });
+    expect(u.json.usage).toEqual({ items: 2, tokens: ref.tokenCounts[0]! + ref.tokenCounts[5]! });
     const [b] = await vec([ref.texts[0]]);
     const [c] = await vec([{ text: ref.texts[0] }]);
     expect(sameBits(a.v, b.v) && sameBits(a.v, c.v)).toBe(true);

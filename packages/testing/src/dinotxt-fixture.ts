@@ -22,6 +22,8 @@ export interface DinotxtReference {
   /** One unit-length float64 text vector per text. */
   textVectors: number[][];
   logitScale: number;
+  /** Each text's tokens in CLIP's row, start and end included (the reference tokenizer's ids up to the end token). */
+  tokenCounts: number[];
 }
 
 function unit(v: ArrayLike<number>): number[] {
@@ -36,8 +38,17 @@ export function dinotxtReference(): DinotxtReference {
   const golden = readNpy(join(DINOTXT, 'text_vectors.npy'));
   const width = golden.shape[1]!;
   const data = golden.data as ArrayLike<number> & { subarray(a: number, b: number): ArrayLike<number> };
+  const ids = readNpy(join(DINOTXT, 'token_ids.npy'));
+  const context = ids.shape[1]!;
+  const rows = ids.data as ArrayLike<number>;
+  const tokenCounts = manifest.texts.map((_, i) => {
+    let end = 0;
+    for (let j = 0; j < context; j++) if (rows[i * context + j]! > rows[i * context + end]!) end = j;
+    return end + 1;
+  });
   return {
     texts: manifest.texts,
+    tokenCounts,
     textVectors: manifest.texts.map((_, i) => unit(data.subarray(i * width, (i + 1) * width))),
     logitScale: manifest.hparams.logit_scale,
   };

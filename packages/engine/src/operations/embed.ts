@@ -10,7 +10,7 @@ import type { ModelSlot } from '../registry/model-slot.js';
 import { type CallOptions, type EngineCore, type Usage, usage } from './engine-core.js';
 import { withEncodedItems } from './planned.js';
 import { pooledVectors } from './outputs.js';
-import { ALIGNED, requireText, textVectors } from './text-side.js';
+import { ALIGNED, requireText, textTokens, textVectors } from './text-side.js';
 import type { Pool, Vector } from '@jepa/session';
 
 export interface EmbedRequest {
@@ -102,7 +102,15 @@ async function embedMixed(core: EngineCore, slot: ModelSlot, req: EmbedRequest, 
     model: slot.id,
     pool: images.pool,
     data,
-    usage: { items: images.usage.items + texts.length, tokens: images.usage.tokens },
+    usage: {
+      items: images.usage.items + texts.length,
+      tokens:
+        images.usage.tokens +
+        textTokens(
+          slot,
+          texts.map((t) => t.item.text),
+        ),
+    },
     warnings: images.warnings,
   };
 }
