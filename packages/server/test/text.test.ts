@@ -4,14 +4,14 @@
 // request gives each side's own bits in the request's order; /v1/classify's zero-shot scores are
 // exp(logit_scale)·cos of the image's and the labels' vectors, softmaxed; /v1/search by words ranks the
 // index's rows by the cosine of the text vector.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { VectorIndex } from '@jepa/search';
 import { convertDinotxt, dinotxtReference } from '@jepa/testing';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JepaServer } from '../src/index.js';
-import { f32, jepa, png, post, sameBits, startServer, THREADS, tmp } from './helpers.js';
+import { f32, jepa, png, post, sameBits, sampleMp4, startServer, THREADS, tmp } from './helpers.js';
 
 const dir = tmp('text');
 const photos = join(dir, 'photos');
@@ -123,6 +123,20 @@ describe('/v1/classify with labels', () => {
     const tooMany = await post(server, '/v1/classify', { input: [image], labels, top_k: 5 });
     expect(tooMany.status).toBe(400);
     expect(tooMany.json.error.param).toBe('top_k');
+  });
+});
+
+describe('/v1/classify with labels on a video, window by window', () => {
+  it("each window's zero-shot labels, with its place in the video", async () => {
+    const labels = [ref.texts[0]!, ref.texts[1]!];
+    const input = { video: readFileSync(sampleMp4).toString('base64'), sampling: { window_seconds: 0.5 } };
+    const r = await post(server, '/v1/classify', { input, labels, logits: true });
+    expect(r.status, JSON.stringify(r.json)).toBe(200);
+    expect(r.json.data.map((d: { start_s: number }) => d.start_s)).toEqual([0, 0.52, 1, 1.52]);
+    for (const d of r.json.data as { top: { label: string }[]; logits: number[] }[]) {
+      expect(d.top.map((c) => c.label).sort()).toEqual([...labels].sort());
+      expect(d.logits).toHaveLength(2);
+    }
   });
 });
 
