@@ -44,6 +44,16 @@ afterAll(async () => {
   await server?.close();
 });
 
+describe('GET /v1/models', () => {
+  it('a dino.txt card takes words, is as wide as its aligned vectors, and names /v1/classify (zero-shot)', async () => {
+    const r = await fetch(`${server.url}/v1/models/dinotxt`);
+    const card = (await r.json()) as { text: boolean; dims: number; endpoints: string[] };
+    expect(card.text).toBe(true);
+    expect(card.dims).toBe(ref.textVectors[0]!.length);
+    expect(card.endpoints).toEqual(['/v1/embeddings', '/v1/features', '/v1/classify']);
+  });
+});
+
 describe('/v1/embeddings with words', () => {
   it("the openai SDK's embeddings.create, base64 by default and float, gives the reference's text vectors", async () => {
     // the SDK's own fetch, its request bodies recorded on the way
