@@ -28,7 +28,9 @@ export const LAYERS = [
   ['@jepa/gguf', '@jepa/preprocess', '@jepa/addon', '@jepa/addon-linux-x64'],
   ['@jepa/native'],
   ['@jepa/graph', '@jepa/input'],
-  ['@jepa/worldmodel', '@jepa/convert'],
+  // the quantizer (quantizeFile, and the jepa-quantize command on it) beside the converter: the hub
+  // quantizes the GGUFs it converts (hf:ORG/NAME:q8_0)
+  ['@jepa/worldmodel', '@jepa/convert', '@jepa/quantize'],
   // models by name: pulled through the Hugging Face cache and converted by @jepa/convert
   ['@jepa/hub'],
   // a loaded model with its input, contexts and pooling: what the engine, the corpus jobs and the CLI run
@@ -38,7 +40,7 @@ export const LAYERS = [
   // the front ends, and the test kit beside them (which no front end's code may import)
   ['@jepa/server', '@jepa/mcp', '@jepa/testing'],
   // the apps: jepa-bench runs the other two, and the package `jepa` carries all three commands
-  ['@jepa/cli', '@jepa/quantize'],
+  ['@jepa/cli'],
   ['@jepa/bench'],
   ['jepa'],
 ];

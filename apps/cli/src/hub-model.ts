@@ -2,7 +2,7 @@
 // (bytes, rate and time left per file, then the conversion) on a TTY stderr; a path is left as it is.
 // @jepa/hub (and the Hub client under it) loads only when a reference is given: a run on a file pays nothing.
 import type { HubReference, PulledModel, ResolveOptions } from '@jepa/hub';
-import { isHubReference } from '@jepa/hub/reference';
+import { isHubReference, parseHubReference } from '@jepa/hub/reference';
 import { ByteProgress } from './byte-progress.js';
 import { say } from './display-text.js';
 import { Progress } from './progress.js';
@@ -50,6 +50,16 @@ export async function localModel(model: string, flag = '-m'): Promise<string> {
   const path = await modelPath(model);
   checkInputFile(path, flag);
   return path;
+}
+
+/**
+ * A model for a command that serves it (serve, mcp): an `hf:` reference checked and passed on as it is
+ * (the engine pulls it, and serves it under that name), a file checked as any path is.
+ */
+export function servedModel(model: string, flag = '-m'): string {
+  if (isHubReference(model)) parseHubReference(model);
+  else checkInputFile(model, flag);
+  return model;
 }
 
 /** `jepa pull`: the reference pulled and converted, with progress unless `quiet`. */

@@ -18,7 +18,7 @@ const env = { env: { JEPA_DEVICE: 'cpu' } };
 const { headAndText, backbone, vocab, textHeads } = DINOTXT_FILES;
 
 function jepa(...args: string[]) {
-  return runCli(args[0] === 'convert' ? args : [...args, '--threads', '1'], env);
+  return runCli(args[0] === 'convert' || args[0] === 'info' ? args : [...args, '--threads', '1'], env);
 }
 
 function ok(...args: string[]) {
@@ -52,6 +52,12 @@ describe('jepa with dino.txt', () => {
     const r = jepa('convert', headAndText, '--vocab', vocab, '-o', join(work, 'x.gguf'));
     expect(r.status).not.toBe(0);
     expect(r.stderr.trim()).toMatch(/^jepa: .*dino\.txt's vision head and text encoder; give its DINOv3 backbone with --backbone BACKBONE\.pth$/);
+  });
+
+  it('info names the model after the dino.txt file and shows its text side', () => {
+    const r = ok('info', model);
+    expect(r.stdout).toMatch(/^name: +dinov3_vittiny16_dinotxt_vision_head_and_text_encoder-seeded$/m);
+    expect(r.stdout).toMatch(/^text: +dino\.txt: vision head 2 blocks .*vocabulary 642 \(128 merges\); vectors 64-d/m);
   });
 
   it('embed --text … --texts FILE gives one row per text, in order: the reference text vectors', () => {

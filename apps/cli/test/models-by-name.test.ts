@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readNpy } from '@jepa/preprocess';
-import { cliMain, filesOfFolder, HubServer, REFERENCE, seededPng } from '@jepa/testing';
+import { cliMain, filesOfFolder, HubServer, RedisServer, REFERENCE, seededPng } from '@jepa/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const HFVIT = join(REFERENCE, 'hfvit');
@@ -108,6 +108,36 @@ describe('models by name through the jepa CLI', () => {
     await hub.start(Number(new URL(hub.url).port));
   }, 120_000);
 
+  it('jepa worker -m hf: pulls the model and its shards hold the vectors jepa embed -m hf: writes', async () => {
+    const redis = await RedisServer.start();
+    const worker = spawn(
+      process.execPath,
+      [cliMain(), 'worker', 'hub', '-m', 'hf:tiny/hfvit', '--out', join(work, 'shards'), '--redis', redis.url, '-t', '1'],
+      { env: { ...process.env, ...env, JEPA_CACHE: join(work, 'jepa-worker') }, stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    let said = '';
+    worker.stderr.on('data', (c: Buffer) => (said += c));
+    try {
+      const added = await jepa(['queue', 'add', 'hub', image, '--redis', redis.url]);
+      expect(added.status, added.stderr).toBe(0);
+      for (let waited = 0; !/1 embedded/.test(said); waited += 100) {
+        if (waited > 60_000) throw new Error(`the worker did not finish its job:\n${said}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      // the worker named the model it pulled, not a file
+      expect(said).toMatch(/worker on hub: .*\(hfvit\)/);
+      const collected = await jepa(['queue', 'collect', 'hub', '-o', join(work, 'collected.npy'), '--redis', redis.url]);
+      expect(collected.status, collected.stderr).toBe(0);
+      const byName = await jepa(['embed', '-m', 'hf:tiny/hfvit', image, '--threads', '1', '-o', join(work, 'by-name-2.npy')]);
+      expect(byName.status, byName.stderr).toBe(0);
+      expect(embedding(join(work, 'collected.npy'))).toEqual(embedding(join(work, 'by-name-2.npy')));
+    } finally {
+      worker.kill('SIGTERM');
+      await new Promise((r) => worker.once('close', r));
+      await redis.stop();
+    }
+  }, 120_000);
+
   it('every command that takes a model takes a reference: info, preprocess, features, index add and search', async () => {
     const info = await jepa(['info', 'hf:tiny/hfvit', '--json', '--no-tensors']);
     expect(info.status, info.stderr).toBe(0);
@@ -158,7 +188,7 @@ describe('models by name through the jepa CLI', () => {
       [
         ['pull', 'tiny/hfvit', '--type', 'q4'],
         {},
-        "jepa: 'tiny/hfvit' --type: type 'q4' is not one of f32, f16, bf16 (jepa-quantize takes the f32 GGUF to q8_row and the other types)\n",
+        "jepa: 'tiny/hfvit' --type: type 'q4' is not one of f32, f16, bf16, q8_0, q8_row, q6_k, q5_k, q5_1, q5_0, q4_k, q4_1, q4_0\n",
       ],
     ];
     for (const [args, extra, line] of cases) {

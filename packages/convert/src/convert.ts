@@ -1,6 +1,7 @@
 // checkpoint → GGUF: detect the layout, map the names, validate the hparams against the schema and
 // the tensors against the hparams, then stream every tensor (one in memory at a time) to a temp file
 // that is renamed when complete.
+import { basename } from 'node:path';
 import {
   encodeHalfScanned,
   expectedTensors,
@@ -216,6 +217,10 @@ async function attachText(mapped: MappedModel, text: Checkpoint, options: Conver
   const merges = readBpeMerges(vocab, options.vocab !== undefined);
   const t = await mapMetaDinotxt(text, mapped.parts.enc, merges, options.textHeads);
   mapped.parts.text = t.text;
+  // the dino.txt file names the model (its backbone is one part of it): its name without the release hash
+  mapped.parts.name = basename(text.path)
+    .replace(/\.(pth|pt)$/i, '')
+    .replace(/-[0-9a-f]{8}$/i, '');
   mapped.notes.push(
     `dino.txt from ${text.path}: vision head ${t.text.visionNLayer} blocks; text tower ${t.text.nLayer} blocks of width ${t.text.embedDim}, ${t.text.nHead} heads; ${t.text.merges.length} merges from ${vocab}`,
   );

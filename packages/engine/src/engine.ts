@@ -6,8 +6,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type RuntimeOptions, runtimeFromEnv } from '@jepa/graph';
+import type { HubSettings } from '@jepa/hub';
 import type { IndexModel } from '@jepa/search';
 import { EngineError, unavailable } from './errors.js';
+import { type HubModelCard, HubModels } from './hub/hub-models.js';
 import { ItemLoader } from './items/item-loader.js';
 import { PathPolicy } from './items/path-policy.js';
 import { Admission } from './queue/admission.js';
@@ -39,7 +41,10 @@ import type { ModelCard, ModelSlot, ModelState } from './registry/model-slot.js'
 import { formatSize } from './registry/quantities.js';
 
 export interface EngineOptions {
-  /** Model files; each is known by its file name without `.gguf`. Loaded at start-up (`ready` waits for them). */
+  /**
+   * Model files, each known by its file name without `.gguf`, and `hf:ORG/NAME[@REVISION][:TYPE]` names,
+   * each known by its reference (pulled and converted first). Loaded at start-up (`ready` waits for them).
+   */
   models?: readonly string[];
   /** Every `.gguf` in this folder too, each loaded on its first use. */
   modelsDir?: string | undefined;
@@ -74,11 +79,16 @@ export interface EngineOptions {
   tempPrefix?: string;
   /** Where loading and internal errors are reported (default: nowhere). */
   log?: (line: string) => void;
+  /**
+   * Models named `hf:` (@jepa/hub): where the Hub and the caches are (default: the environment's,
+   * HF_ENDPOINT, HF_HOME, HF_TOKEN, HF_HUB_OFFLINE, JEPA_CACHE, read at the first such name); false refuses such names.
+   */
+  hub?: HubSettings | false;
 }
 
 export type EnginePhase = 'loading' | 'ready' | 'failed' | 'closed';
 
-/** How many models are served, and which are in memory or loading now. */
+/** How many models are served, and which are in memory or loading now (`hf:` names being pulled among the loading). */
 export interface ModelResidencies {
   models: number;
   loaded: string[];
@@ -104,13 +114,21 @@ export class Engine {
   #loadError: string | null = null;
   #loader: ItemLoader;
   readonly #registry: ModelRegistry;
+  readonly #hub: HubModels | null;
   /** What the operations see of the engine (engine-core.ts): the models only through it. */
   readonly #core: EngineCore;
   readonly #tmp: string;
   readonly #active = new Set<RequestScope>();
   #closing: Promise<void> | null = null;
 
-  private constructor(options: EngineOptions, files: { id: string; path: string }[], preloaded: ReadonlySet<string>, paths: PathPolicy, tmp: string) {
+  private constructor(
+    options: EngineOptions,
+    files: { id: string; path: string }[],
+    named: readonly string[],
+    preloaded: ReadonlySet<string>,
+    paths: PathPolicy,
+    tmp: string,
+  ) {
     this.maxBatch = positive('maxBatch', options.maxBatch, 8);
     const maxWaitMs = positive('maxWaitMs', options.maxWaitMs, 5, 0);
     this.maxQueue = positive('maxQueue', options.maxQueue, 256);
@@ -131,7 +149,11 @@ export class Engine {
       batcher: (encoder) => new Batcher(encoder, this.lane, this.metrics, { maxBatch, maxWaitMs }),
       textBatcher: (embed) => new TextBatcher(embed, this.lane, { maxBatch, maxWaitMs }),
       keepAliveMs,
-      ...(options.keepAliveById ? { keepAliveById: options.keepAliveById } : {}),
+      // an hf: name's keep-alive under the id it is served as
+      ...(options.keepAliveById
+        ? { keepAliveById: new Map([...options.keepAliveById].map(([id, ms]) => [HubModels.isName(id) ? HubModels.idOf(id) : id, ms])) }
+        : {}),
+      pending: named,
       maxBytes,
       listHint: options.listHint ?? '',
       onLoaded: (id, seconds, bytes) => {
@@ -147,6 +169,7 @@ export class Engine {
           );
       },
     });
+    this.#hub = options.hub === false ? null : new HubModels(this.#registry, options.hub, log);
     this.admission = new Admission(this.maxQueue, this.metrics, () => this.lane.secondsPerItem);
     this.#tmp = tmp;
     this.#loader = new ItemLoader(paths, tmp, this.#videoTimeoutSeconds());
@@ -164,7 +187,12 @@ export class Engine {
     };
     const preload = files.filter((f) => preloaded.has(f.id)).map((f) => f.id);
     this.#registry.checkHeaders(preloaded);
-    this.ready = this.#registry.preload(preload).then(
+    const [hub, registry] = [this.#hub, this.#registry];
+    this.ready = (async () => {
+      // the named models are pulled (or found in the caches) first, then every preloaded model loads in order
+      for (const name of named) await hub!.serve(name);
+      await registry.preload([...preload, ...named]);
+    })().then(
       () => {
         if (this.#phase === 'loading') this.#phase = 'ready';
       },
@@ -182,14 +210,17 @@ export class Engine {
    */
   static async create(options: EngineOptions = {}): Promise<Engine> {
     if (options.threads !== undefined) positive('threads', options.threads, 1);
-    const models = options.models ?? [];
+    const all = options.models ?? [];
+    const named = [...new Set(all.filter(HubModels.isName).map(HubModels.idOf))];
+    if (named.length > 0 && options.hub === false) throw new Error(`${named[0]}: models named hf: are turned off here`);
+    const models = all.filter((m) => !HubModels.isName(m));
     const none = models.length === 0 && options.modelsDir === undefined;
-    const files = none && options.allowNoModels ? [] : modelFiles(models, options.modelsDir);
+    const files = none && (options.allowNoModels || named.length > 0) ? [] : modelFiles(models, options.modelsDir);
     const preloaded = new Set(files.slice(0, models.length).map((f) => f.id));
     const paths = await PathPolicy.create(options.allowPaths ?? []);
     const tmp = await mkdtemp(join(tmpdir(), options.tempPrefix ?? 'jepa-engine-'));
     try {
-      return new Engine(options, files, preloaded, paths, tmp);
+      return new Engine(options, files, named, preloaded, paths, tmp);
     } catch (err) {
       await rm(tmp, { recursive: true, force: true });
       throw err;
@@ -222,7 +253,7 @@ export class Engine {
   async #header(id: unknown): Promise<ModelHeader> {
     await this.ready;
     this.#checkOpen();
-    const { id: known, path, spec } = this.#registry.entry(id);
+    const { id: known, path, spec } = this.#registry.entry(await this.#served(id));
     return { id: known, path, spec };
   }
 
@@ -233,7 +264,20 @@ export class Engine {
   async #withModel<T>(id: unknown, work: (slot: ModelSlot) => Promise<T>): Promise<T> {
     await this.ready;
     this.#checkOpen();
-    return this.#registry.withModel(id, work);
+    return this.#registry.withModel(await this.#served(id), work);
+  }
+
+  /**
+   * The registry's id for a request's model: an `hf:` name is pulled and converted (or found in the
+   * caches) and served from now on, unless `pull` is false; anything else is as given.
+   */
+  async #served(id: unknown, pull = true): Promise<unknown> {
+    if (!HubModels.isName(id)) return id;
+    if (!this.#hub) throw new EngineError('hub_off', `${id}: models named hf: are turned off here`, { kind: 'input', param: 'model' });
+    if (!pull) return HubModels.idOf(id);
+    const served = await this.#hub.serve(id);
+    this.#checkOpen();
+    return served;
   }
 
   /** Every model's card (loaded or not), once the preloaded ones are in. */
@@ -243,31 +287,42 @@ export class Engine {
     return this.#registry.cards();
   }
 
-  /** The named model's card (the only one when `id` is undefined), loaded or not. */
+  /**
+   * The `hf:` models not served yet: those the Hugging Face cache holds (whether every file the
+   * conversion reads is there, and whether jepa's cache holds the GGUF) and those being pulled now,
+   * with their progress. Empty where models by name are turned off.
+   */
+  async hubModels(): Promise<HubModelCard[]> {
+    await this.ready;
+    this.#checkOpen();
+    return this.#hub ? this.#hub.cards() : [];
+  }
+
+  /** The named model's card (the only one when `id` is undefined), loaded or not; an `hf:` name not served yet is not pulled. */
   async card(id: unknown): Promise<ModelCard> {
     await this.ready;
     this.#checkOpen();
-    return this.#registry.entry(id).card();
+    return this.#registry.entry(await this.#served(id, false)).card();
   }
 
   /** The models served, and which are in memory or loading now: answered at once, in every phase. */
   residencies(): ModelResidencies {
     const ids = (state: ModelState) => this.#registry.idsIn(state);
-    return { models: this.#registry.size, loaded: ids('loaded'), loading: ids('loading') };
+    return { models: this.#registry.size, loaded: ids('loaded'), loading: [...ids('loading'), ...(this.#hub?.pulling ?? [])] };
   }
 
-  /** Loads the named model now (keepAliveMs: its keep-alive from now on); its card. */
+  /** Loads the named model now (an `hf:` name pulled and converted first; keepAliveMs: its keep-alive from now on); its card. */
   async loadModel(id: unknown, keepAliveMs?: number): Promise<ModelCard> {
     await this.ready;
     this.#checkOpen();
-    return this.#registry.load(id, keepAliveMs);
+    return this.#registry.load(await this.#served(id), keepAliveMs);
   }
 
   /** Unloads the named model once its requests in flight have finished; its card. */
   async unloadModel(id: unknown): Promise<ModelCard> {
     await this.ready;
     this.#checkOpen();
-    return this.#registry.unload(id);
+    return this.#registry.unload(await this.#served(id, false));
   }
 
   #checkOpen(): void {

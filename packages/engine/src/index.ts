@@ -21,6 +21,9 @@ export type { Pool, Vector } from '@jepa/session';
 export { featureMap, featureMapJob, featureMapOffThread, encodePng, renderOffThread, tensorGrid, type FeatureMap } from './operations/feature-map.js';
 export { renderFeatureMap, type FeatureMapJob } from './operations/feature-map-render.js';
 export type { ModelCard, ModelState } from './registry/model-slot.js';
+export type { HubModelCard, PullProgress } from './hub/hub-models.js';
+// where the Hub and the caches are, for a front end that does not take them from the environment
+export type { HubSettings } from '@jepa/hub';
 export { formatDuration, formatSize, parseDuration, parseSize } from './registry/quantities.js';
 export { Admission, Ticket } from './queue/admission.js';
 export { Batcher, type BatcherOptions } from './queue/batcher.js';

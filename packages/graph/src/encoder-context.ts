@@ -11,7 +11,7 @@ import { patchGrid, patchify, type PatchGeometry } from './patchify.js';
 import { ropeTables, signedSin, type RopeTables, type TokenGrid } from './rope3d.js';
 import { rope2dTables } from './rope2d.js';
 import { interpolatePositions } from './position-interpolation.js';
-import { tensorNames, type EncoderHparams, type Rope3dParams } from '@jepa/gguf';
+import { POSITION_SCHEMES, positionPrefixRows, tensorNames, type EncoderHparams, type Rope3dParams } from '@jepa/gguf';
 import { Deadline, kvTypeFor, runGraph, type NodeTiming } from './graph-runner.js';
 import { ModelContext } from './model-context.js';
 
@@ -232,7 +232,7 @@ export class EncoderContext extends ModelContext<EncoderGraph> {
 
   /** The rotation of every token this graph reads: 2-D (DINOv3) from the patch grid, 3-D from the token ids. */
   #ropeTables(e: EncoderHparams, rope: Rope3dParams, grid: TokenGrid, prefix: number, keep: Int32Array | null): RopeTables {
-    if (e.pos === 'rope2d') return rope2dTables({ headDim: e.headDim, rows: grid.h, cols: grid.w, prefix, theta: rope.theta });
+    if (POSITION_SCHEMES[e.pos].rotary === '2d') return rope2dTables({ headDim: e.headDim, rows: grid.h, cols: grid.w, prefix, theta: rope.theta });
     return ropeTables({
       headDim: e.headDim,
       layout: rope.layout,
@@ -264,7 +264,7 @@ export class EncoderContext extends ModelContext<EncoderGraph> {
     const e = this.model.spec.enc;
     const stored = this.model.weights.get(tensorNames.encPosEmbed);
     const table = stored.get(new Float32Array(stored.nbytes / 4));
-    const prefix = e.pos === 'learned' ? e.nCls : 0;
+    const prefix = positionPrefixRows(e);
     // Dinov2WithRegisters resizes with antialias=True; Dinov2, ViT and I-JEPA without.
     const resized = interpolatePositions(table, e.embedDim, prefix, h, w, e.nReg > 0, e.posInterpOffset);
     this.#positions.set(key, resized);

@@ -6,7 +6,7 @@
 //   mode every hierarchy norm of the block it follows, concatenated along channels: what the 2.1 g/G predictors read).
 // `layers` keeps the first N blocks, then the final norm; `stages` keeps each stage as an output too.
 import { typeByName, type Context, type Graph, type Tensor } from '@jepa/native';
-import { tensorNames, type EncoderHparams } from '@jepa/gguf';
+import { POSITION_SCHEMES, positionPrefixRows, tensorNames, type EncoderHparams } from '@jepa/gguf';
 import { GraphError } from './errors.js';
 import { blockStageName, stageOutput } from './encoder-stages.js';
 import { GGML_F32 } from './layers/attention.js';
@@ -89,27 +89,11 @@ export function buildEncoderGraph(e: EncoderHparams, w: Weights, shape: EncoderG
   const ctx = graphContext(nLayer, o.stages ? BLOCK_TENSORS + 1 : BLOCK_TENSORS, n);
   const patches = graphInput(ctx, GGML_F32, [shape.patchLen, np, batch], 'patches');
 
-  const embedName = shape.image ? tensorNames.encPatchEmbedImg : tensorNames.encPatchEmbed;
-  let x = linear(ctx, patches, w, embedName, o.precF32); // [D, np, batch]
-  if (e.imgTubeletSize !== null) x = ctx.add(x, w.get(shape.image ? tensorNames.encImgModEmbed : tensorNames.encVideoModEmbed));
-
-  const posRows = (e.pos === 'learned' ? e.nCls : 0) + np;
-  const rotary = e.pos === 'rope3d' || e.pos === 'rope2d';
-  let pos = rotary ? null : w.get(tensorNames.encPosEmbed);
-  let posTable: Tensor | null = null;
-  if (pos && pos.ne[1] !== posRows) {
-    // a table over clips (3-D, VideoMAE's 1-D, ViViT's learned one) is used at the trained clip only, as HF does
-    if (e.pos === 'sincos3d' || e.pos === 'sincos1d' || e.nFrames > 1)
-      throw new GraphError(
-        'UNSUPPORTED_INPUT_SIZE',
-        `the position table covers the trained clip, ${e.nFrames} frames at ${e.imgSize}² (${pos.ne[1] - (posRows - np)} patch tokens); this input gives ${np}: give ${e.nFrames} frames at ${e.imgSize} px`,
-      );
-    // another image size: the table is resized on the host (see position-interpolation.ts)
-    posTable = graphInput(ctx, GGML_F32, [D, posRows], 'pos_table');
-    pos = posTable;
-  }
+  let x = embedPatches(ctx, e, w, patches, shape.image, o.precF32); // [D, np, batch]
+  const scheme = POSITION_SCHEMES[e.pos];
+  const { pos, posTable } = positionTable(ctx, e, w, np);
   if (pos) {
-    const offset = e.pos === 'learned' ? e.nCls * pos.nb[1] : 0;
+    const offset = positionPrefixRows(e) * pos.nb[1];
     x = ctx.add(x, ctx.view(pos, [D, np], [pos.nb[1], pos.nb[1] * np, pos.nb[1] * np], offset));
   }
   let keepRows: Tensor | null = null;
@@ -119,20 +103,9 @@ export function buildEncoderGraph(e: EncoderHparams, w: Weights, shape: EncoderG
     keepRows = graphInput(ctx, typeByName('i32'), [shape.keep], 'keep_rows');
     x = ctx.reshape(ctx.getRows(ctx.reshape(x, [D, np]), keepRows), [D, shape.keep, 1]);
   }
-  if (prefix > 0) {
-    const parts: Tensor[] = [];
-    if (e.nCls > 0) {
-      let cls = w.get(tensorNames.encClsToken);
-      if (pos && e.pos === 'learned') cls = ctx.add(cls, ctx.view(pos, [D, e.nCls], [pos.nb[1], pos.nb[1] * e.nCls, pos.nb[1] * e.nCls], 0));
-      parts.push(perItem(ctx, cls, e.nCls, batch));
-    }
-    if (e.nReg > 0) parts.push(perItem(ctx, w.get(tensorNames.encRegTokens), e.nReg, batch));
-    let head = parts[0]!;
-    for (const p of parts.slice(1)) head = ctx.concat(head, p, 1);
-    x = ctx.concat(head, x, 1); // [D, n, batch]
-  }
+  if (prefix > 0) x = ctx.concat(prefixRows(ctx, e, w, pos, batch), x, 1); // [D, n, batch]
 
-  const rope = rotary ? ropeInputs(ctx, e.headDim, n, '') : null;
+  const rope = scheme.rotary ? ropeInputs(ctx, e.headDim, n, '') : null;
   const mask = o.blockCausal ? maskInput(ctx, n, n, 'block_causal_mask') : null;
 
   const hierLayers = o.hierarchy ? e.hierLayers : null;
@@ -160,13 +133,7 @@ export function buildEncoderGraph(e: EncoderHparams, w: Weights, shape: EncoderG
     const level = hierLayers ? hierLayers.indexOf(l) : -1;
     if (level >= 0) levels.push(layerNorm(ctx, x, w, tensorNames.encHierNorm(level), e.lnEps));
   }
-  const finalNorm = e.hierLayers !== null ? tensorNames.encHierNorm(e.hierLayers.length - 1) : tensorNames.encNorm;
-  // VideoMAE with mean pooling has no final norm: its tokens are the last block's output
-  const output = hierLayers
-    ? levels.reduce((a, b) => ctx.concat(a, b, 0))
-    : e.finalNorm || e.hierLayers !== null
-      ? layerNorm(ctx, x, w, finalNorm, e.lnEps)
-      : ctx.cont(x);
+  const output = hierLayers ? levels.reduce((a, b) => ctx.concat(a, b, 0)) : finalNorm(ctx, e, w, x);
   output.name = 'tokens';
   output.setOutput();
   if (o.stages) stages.push({ name: 'final-norm', tensor: output });
@@ -184,4 +151,52 @@ export function buildEncoderGraph(e: EncoderHparams, w: Weights, shape: EncoderG
     tokens: n,
     prefix,
   };
+}
+
+/** The patch tokens: the video or (V-JEPA 2.1, one frame) image tokenizer, plus its modality vector where the encoder has them. */
+function embedPatches(ctx: Context, e: EncoderHparams, w: Weights, patches: Tensor, image: boolean, precF32: boolean): Tensor {
+  const x = linear(ctx, patches, w, image ? tensorNames.encPatchEmbedImg : tensorNames.encPatchEmbed, precF32);
+  if (e.imgTubeletSize === null) return x;
+  return ctx.add(x, w.get(image ? tensorNames.encImgModEmbed : tensorNames.encVideoModEmbed));
+}
+
+/**
+ * The position table the tokens add (none where the scheme rotates q and k): the stored one, or an input the host
+ * fills with it resized to this grid (see position-interpolation.ts) where the scheme and a one-frame model allow.
+ */
+function positionTable(ctx: Context, e: EncoderHparams, w: Weights, np: number): { pos: Tensor | null; posTable: Tensor | null } {
+  const scheme = POSITION_SCHEMES[e.pos];
+  if (!scheme.table) return { pos: null, posTable: null };
+  const stored = w.get(tensorNames.encPosEmbed);
+  const posRows = positionPrefixRows(e) + np;
+  if (stored.ne[1] === posRows) return { pos: stored, posTable: null };
+  if (!scheme.resizable || e.nFrames > 1)
+    throw new GraphError(
+      'UNSUPPORTED_INPUT_SIZE',
+      `the position table covers the trained clip, ${e.nFrames} frames at ${e.imgSize}² (${stored.ne[1] - (posRows - np)} patch tokens); this input gives ${np}: give ${e.nFrames} frames at ${e.imgSize} px`,
+    );
+  const posTable = graphInput(ctx, GGML_F32, [e.embedDim, posRows], 'pos_table');
+  return { pos: posTable, posTable };
+}
+
+/** CLS (plus its row of a learned table) then the registers, each broadcast over the batch: [D, prefix, batch]. */
+function prefixRows(ctx: Context, e: EncoderHparams, w: Weights, pos: Tensor | null, batch: number): Tensor {
+  const D = e.embedDim;
+  const parts: Tensor[] = [];
+  if (e.nCls > 0) {
+    let cls = w.get(tensorNames.encClsToken);
+    const rows = pos ? positionPrefixRows(e) : 0;
+    if (pos && rows > 0) cls = ctx.add(cls, ctx.view(pos, [D, rows], [pos.nb[1], pos.nb[1] * rows, pos.nb[1] * rows], 0));
+    parts.push(perItem(ctx, cls, e.nCls, batch));
+  }
+  if (e.nReg > 0) parts.push(perItem(ctx, w.get(tensorNames.encRegTokens), e.nReg, batch));
+  let head = parts[0]!;
+  for (const p of parts.slice(1)) head = ctx.concat(head, p, 1);
+  return head;
+}
+
+/** enc.norm; V-JEPA 2.1's last hierarchy norm in its place; none where jepa.enc.final_norm is false (VideoMAE with mean pooling). */
+function finalNorm(ctx: Context, e: EncoderHparams, w: Weights, x: Tensor): Tensor {
+  if (e.hierLayers !== null) return layerNorm(ctx, x, w, tensorNames.encHierNorm(e.hierLayers.length - 1), e.lnEps);
+  return e.finalNorm ? layerNorm(ctx, x, w, tensorNames.encNorm, e.lnEps) : ctx.cont(x);
 }

@@ -3,7 +3,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { scanCacheDir } from '@huggingface/hub';
-import { convertedRoot } from './converted.js';
+import { convertedRoot, typeOfConverted } from './converted.js';
 import type { HubSettings } from './environment.js';
 
 export interface CachedFile {
@@ -57,7 +57,7 @@ async function convertedModels(jepaCache: string): Promise<Map<string, Converted
           list.push({
             commit,
             converter: converter.replace(/^convert-/, ''),
-            type: name.slice(0, -'.gguf'.length),
+            type: typeOfConverted(name),
             path,
             size: (await stat(path)).size,
           });

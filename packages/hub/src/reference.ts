@@ -1,10 +1,20 @@
 // `hf:ORG/NAME[@REVISION][:TYPE]`: a model named by its Hugging Face repository instead of a file.
 import { WEIGHT_DTYPES, type WeightDtype } from '@jepa/convert';
+import { TARGETS, type Target } from '@jepa/quantize/targets';
 import { HubError } from './errors.js';
 
 export const HUB_PREFIX = 'hf:';
 export const DEFAULT_REVISION = 'main';
 export const DEFAULT_TYPE: WeightDtype = 'f32';
+
+/** A converted model's type: what the converter writes (f32, f16, bf16), or what jepa-quantize makes of its f32 GGUF. */
+export type ModelType = WeightDtype | Target;
+export const MODEL_TYPES: readonly ModelType[] = [...new Set<ModelType>([...WEIGHT_DTYPES, ...TARGETS])];
+
+/** Whether the converter writes this type itself (else the quantizer makes it from the f32 GGUF). */
+export function isConverterType(type: ModelType): type is WeightDtype {
+  return (WEIGHT_DTYPES as readonly string[]).includes(type);
+}
 
 export interface HubReference {
   /** `org/name`. */
@@ -12,7 +22,7 @@ export interface HubReference {
   /** A branch, a tag or a commit; `main` when not given. */
   readonly revision: string;
   /** The precision of the converted GGUF's matmul weights. */
-  readonly type: WeightDtype;
+  readonly type: ModelType;
 }
 
 // the Hub's own rule for a repo id: letters, digits, '-', '_', '.'; no '--' or '..', no leading or trailing '-' or '.'
@@ -24,13 +34,10 @@ export function isHubReference(model: string): boolean {
   return model.startsWith(HUB_PREFIX);
 }
 
-export function checkType(type: string, what: string): WeightDtype {
-  if (!(WEIGHT_DTYPES as readonly string[]).includes(type))
-    throw new HubError(
-      'HUB_BAD_TYPE',
-      `${what}: type '${type}' is not one of ${WEIGHT_DTYPES.join(', ')} (jepa-quantize takes the f32 GGUF to q8_row and the other types)`,
-    );
-  return type as WeightDtype;
+export function checkType(type: string, what: string): ModelType {
+  if (!(MODEL_TYPES as readonly string[]).includes(type))
+    throw new HubError('HUB_BAD_TYPE', `${what}: type '${type}' is not one of ${MODEL_TYPES.join(', ')}`);
+  return type as ModelType;
 }
 
 function checkRepo(repo: string, what: string): string {

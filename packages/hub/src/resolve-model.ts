@@ -3,10 +3,10 @@
 import { existsSync } from 'node:fs';
 import type { ConvertProgress } from '@jepa/convert';
 import type { ByteProgress } from './blob-download.js';
-import { convertedPath, convertSnapshot } from './converted.js';
+import { convertedPath, convertSnapshot, quantizeConverted } from './converted.js';
 import { type HubSettings, hubSettings } from './environment.js';
 import { offlineSnapshot, pullSnapshot, resolveCommit } from './pull.js';
-import { type HubReference, isHubReference, parseHubReference } from './reference.js';
+import { formatReference, type HubReference, isConverterType, isHubReference, parseHubReference } from './reference.js';
 
 export interface ResolveOptions {
   /** Default: from the environment (HF_ENDPOINT, HF_HUB_CACHE, HF_TOKEN, HF_HUB_OFFLINE, JEPA_CACHE, ...). */
@@ -32,7 +32,15 @@ export async function pullModel(ref: HubReference, options: ResolveOptions = {})
   const gguf = convertedPath(settings.jepaCache, ref.repo, commit, ref.type);
   if (existsSync(gguf)) return { ref, commit, gguf, converted: false };
   const snapshot = await pullSnapshot(ref, pull, commit);
-  await convertSnapshot(snapshot, gguf, ref.type, options.onConvert);
+  if (isConverterType(ref.type)) {
+    await convertSnapshot(snapshot, gguf, ref.type, options.onConvert);
+    return { ref, commit, gguf, converted: true };
+  }
+  // a quantized type: from the f32 GGUF, converted first where jepa's cache lacks it
+  const f32 = convertedPath(settings.jepaCache, ref.repo, commit, 'f32');
+  if (!existsSync(f32)) await convertSnapshot(snapshot, f32, 'f32', options.onConvert);
+  options.onNote?.(`quantizing ${formatReference({ ...ref, type: 'f32' })} to ${ref.type}`);
+  await quantizeConverted(f32, gguf, ref.type);
   return { ref, commit, gguf, converted: true };
 }
 

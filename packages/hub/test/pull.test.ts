@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { mkdtempSync } from 'node:fs';
 import { convertCheckpoint } from '@jepa/convert';
-import { HubError, hubSettings, parseHubReference, pullModel, resolveModel } from '@jepa/hub';
+import { HubError, hubSettings, listCachedModels, parseHubReference, pullModel, QUANTIZER_VERSION, resolveModel } from '@jepa/hub';
+import { quantizeFile } from '@jepa/quantize';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HFVIT, type HubFixture, startHub } from './hub-fixture.js';
 
@@ -84,6 +85,25 @@ describe('pulling hf:ORG/NAME through the loopback Hub', () => {
     expect(readFileSync(join(repoFolder(), 'refs', 'dev'), 'utf8')).toBe(newer);
     // the blobs are shared: the second revision downloaded no byte of the same files
     expect(hub.server.downloadsOf('model.safetensors').length).toBe(2);
+  });
+
+  it('a quantized type (hf:ORG/NAME:q8_0) is the f32 GGUF quantized as jepa-quantize does, keyed by the quantizer version too', async () => {
+    const q8 = await pullModel(parseHubReference('hf:tiny/hfvit:q8_0'), { settings: hub.settings });
+    expect(q8.converted).toBe(true);
+    expect(q8.ref.type).toBe('q8_0');
+    expect(q8.gguf.endsWith(`/q8_0.quantize-${QUANTIZER_VERSION}.gguf`)).toBe(true);
+    // the f32 GGUF it was made from is kept, and serves hf:tiny/hfvit without a second conversion
+    const f32 = await pullModel(parseHubReference('hf:tiny/hfvit'), { settings: hub.settings });
+    expect(f32.converted).toBe(false);
+    const local = join(mkdtempSync(join(tmpdir(), 'jepa-local-q8-')), 'q8_0.gguf');
+    await quantizeFile(f32.gguf, local, 'q8_0');
+    expect(readFileSync(q8.gguf)).toEqual(readFileSync(local));
+    // the negative control: the quantized file is not the f32 one
+    expect(readFileSync(q8.gguf).equals(readFileSync(f32.gguf))).toBe(false);
+    const again = await pullModel(parseHubReference('hf:tiny/hfvit:q8_0'), { settings: hub.settings });
+    expect(again).toMatchObject({ gguf: q8.gguf, converted: false });
+    const listed = (await listCachedModels(hub.settings)).find((m) => m.repo === 'tiny/hfvit');
+    expect(listed?.converted.map((c) => c.type).sort()).toEqual(['f32', 'q8_0']);
   });
 
   it('resumes a cut download with Range from the .incomplete size', async () => {

@@ -17,7 +17,7 @@ describe('hf: references', () => {
     ['hf:org/--x', /expected ORG\/NAME/],
     ['hf:org/name@', /'' is not a branch, tag or commit/],
     ['hf:org/name@a..b', /is not a branch/],
-    ['hf:org/name:q3_weird', /type 'q3_weird' is not one of f32, f16, bf16/],
+    ['hf:org/name:q3_weird', /type 'q3_weird' is not one of f32, f16, bf16, q8_0, q8_row, /],
   ])('refuses %s in one line', (model, message) => {
     let err: unknown;
     try {

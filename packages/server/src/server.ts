@@ -1,13 +1,16 @@
 // createServer: checks the options, listens (answering 503 while the engine loads the models), and
 // closes in order: refuse new requests, let in-flight ones finish, stop listening, close the engine.
-import { Engine } from '@jepa/engine';
+import { Engine, type HubSettings } from '@jepa/engine';
 import { buildApp } from './http/app.js';
 import type { ServerState } from './http/server-state.js';
 import { ServerMetrics, engineMetrics } from './metrics.js';
 import { loadWebPage } from './web-page.js';
 
 export interface ServerOptions {
-  /** Model files to serve, loaded at start-up (`ready` waits for them); each is known by its file name without `.gguf`. */
+  /**
+   * Model files to serve, loaded at start-up (`ready` waits for them), each known by its file name without
+   * `.gguf`; and `hf:ORG/NAME[@REVISION][:TYPE]` names, pulled and converted first, each known by its reference.
+   */
   models?: readonly string[];
   /** A folder whose every `.gguf` is served too, each loaded on its first request. */
   modelsDir?: string;
@@ -47,6 +50,11 @@ export interface ServerOptions {
   index?: string;
   /** Where the server reports internal errors (default: nowhere). */
   log?: (line: string) => void;
+  /**
+   * Models named `hf:` (the --model names, POST /v1/models/load, any request's `model`): where the Hub and the
+   * caches are (default: the environment's, HF_ENDPOINT, HF_HOME, HF_TOKEN, HF_HUB_OFFLINE, JEPA_CACHE); false refuses them.
+   */
+  hub?: HubSettings | false;
 }
 
 export interface JepaServer {
@@ -112,6 +120,7 @@ export async function createServer(options: ServerOptions = {}): Promise<JepaSer
     tempPrefix: 'jepa-server-',
     metrics: engineMetrics(metrics),
     log,
+    ...(options.hub !== undefined ? { hub: options.hub } : {}),
   });
   const state: ServerState = {
     engine,

@@ -35,6 +35,12 @@ function summary(spec: ModelSpec): string[] {
     const kind = h.kind === 'linear' ? `linear on ${h.pool === 'mean' ? 'the token mean (fc_norm)' : 'token 0'}` : 'attentive';
     lines.push(`head:       ${kind}, ${h.nClasses} classes${spec.labels ? ` (${spec.labels.slice(0, 3).join(', ')}, …)` : ''}`);
   }
+  if (spec.text) {
+    const t = spec.text;
+    lines.push(
+      `text:       dino.txt: vision head ${t.visionNLayer} blocks (SwiGLU ${t.visionFfnDim}); text tower W ${t.embedDim}, ${t.nLayer} causal layers, ${t.nHead} heads, ${t.context} tokens, vocabulary ${t.vocabSize} (${t.merges.length} merges); vectors ${t.outDim}-d, logit scale ${t.logitScale.toFixed(4)}`,
+    );
+  }
   const p = spec.pre;
   lines.push(
     `preprocess: ${p.resize.mode === 'short' ? `shortest edge ${p.resize.size}` : `squash ${p.resize.size}`}, crop ${p.crop}, ${p.resample}, rescale ${p.rescale.toPrecision(6)}${p.offset ? ` then ${p.offset > 0 ? '+' : '−'}${Math.abs(p.offset)}` : ''}, mean [${p.mean.map((v) => v.toFixed(3)).join(', ')}], std [${p.std.map((v) => v.toFixed(3)).join(', ')}]`,
@@ -64,7 +70,9 @@ export function infoCommand(program: Command): void {
       }));
       if (opts.json) {
         const { tensors: _t, header: _h, ...hparams } = spec;
-        const out: Record<string, unknown> = { path, ...hparams };
+        // the merges (48,894 for CLIP's vocabulary) are counted, not listed
+        const text = hparams.text && { ...hparams.text, merges: hparams.text.merges.length };
+        const out: Record<string, unknown> = { path, ...hparams, text };
         if (opts.kv) out.metadata = Object.fromEntries([...spec.header.metadata].map(([k, v]) => [k, formatValue(v)]));
         if (opts.tensors) out.tensors = tensors;
         process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);

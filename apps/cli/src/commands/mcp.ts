@@ -5,7 +5,7 @@ import type { serveStdio } from '@jepa/mcp';
 import { defaultThreads } from '@jepa/native';
 import { positiveInt } from '../runtime-options.js';
 import { checkInputFolder, UserError } from '../user-error.js';
-import { localModel } from '../hub-model.js';
+import { servedModel } from '../hub-model.js';
 import { say } from '../display-text.js';
 
 interface McpFlags {
@@ -24,7 +24,7 @@ export function mcpCommand(program: Command): void {
   program
     .command('mcp')
     .description('serve models to agents over the Model Context Protocol (stdio): embed, compare, classify, predict_latents, plan')
-    .option('-m, --model <gguf...>', 'model files (each is known by its file name without .gguf)')
+    .option('-m, --model <gguf...>', 'model files (each known by its file name without .gguf) or hf:ORG/NAME references (known by the reference)')
     .option('--models-dir <dir>', 'every .gguf in this folder too')
     .option('--root <dirs...>', "folders whose files path arguments may name (the client's MCP roots replace them)")
     .option('--max-media-mb <n>', 'largest base64 / data: media argument, decoded', positiveInt, 64)
@@ -38,7 +38,7 @@ export function mcpCommand(program: Command): void {
     )
     .option('--index <dir>', 'an index (jepa index add) for the search tool')
     .action(async (flags: McpFlags) => {
-      if (flags.model) flags.model = await Promise.all(flags.model.map((m) => localModel(m)));
+      for (const m of flags.model ?? []) servedModel(m);
       if (flags.modelsDir !== undefined) checkInputFolder(flags.modelsDir, '--models-dir');
       for (const r of flags.root ?? []) checkInputFolder(r, '--root');
       let running: Awaited<ReturnType<typeof serveStdio>>;

@@ -5,7 +5,7 @@ import { parseDuration, parseSize } from '@jepa/engine';
 import { defaultThreads } from '@jepa/native';
 import { positiveInt } from '../runtime-options.js';
 import { checkInputFolder, UserError } from '../user-error.js';
-import { localModel } from '../hub-model.js';
+import { servedModel } from '../hub-model.js';
 import { say } from '../display-text.js';
 
 interface ServeFlags {
@@ -72,7 +72,10 @@ export function serveCommand(program: Command): void {
   program
     .command('serve')
     .description('serve models over HTTP: embeddings, classify, predict, world models (OpenAI-shaped JSON)')
-    .option('-m, --model <gguf...>', 'model files, loaded at start-up (each is known by its file name without .gguf)')
+    .option(
+      '-m, --model <gguf...>',
+      'models loaded at start-up: files (each known by its file name without .gguf) or hf:ORG/NAME references (pulled first, known by the reference)',
+    )
     .option('--models-dir <dir>', 'serve every .gguf in this folder too, each loaded on its first request')
     .option('--keep-alive <duration>', 'unload a model idle this long: 30s, 5m, 0 (after each request), forever (default)', duration('--keep-alive'))
     .option('--keep-alive-model <id=duration>', "one model's keep-alive (repeatable)", keepAliveOf)
@@ -99,7 +102,7 @@ export function serveCommand(program: Command): void {
     .option('--index <dir>', 'an index (jepa index add) for POST /v1/search and POST /v1/index; the first add makes it when missing')
     .action(async (flags: ServeFlags) => {
       if (!flags.model?.length && !flags.modelsDir) throw new UserError('give --model FILE or --models-dir DIR');
-      if (flags.model) flags.model = await Promise.all(flags.model.map((m) => localModel(m)));
+      for (const m of flags.model ?? []) servedModel(m);
       if (flags.modelsDir !== undefined) checkInputFolder(flags.modelsDir, '--models-dir');
       const apiKey = flags.apiKey ?? process.env.JEPA_API_KEY;
       if (flags.requestTimeout !== undefined && flags.timeoutMs !== undefined)

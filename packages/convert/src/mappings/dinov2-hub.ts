@@ -84,28 +84,19 @@ export const dinov2Hub: Mapping = {
     mapEncoderBlocks(map, nLayer, (i) => `blocks.${i}`, names, { swiglu, qkvBias: true });
     mapNorm(map, tensorNames.encNorm, 'norm');
 
-    const enc = encoderHparams({
+    const enc = encoderHparams('hfvit', {
       embedDim,
       nLayer,
       nHead: heads.nHead,
       ffnDim,
       patchSize,
-      tubeletSize: 1,
       imgSize: side * patchSize,
-      nFrames: 1,
       inChans,
       lnEps: Math.fround(1e-6),
       act: swiglu ? 'silu' : 'gelu',
-      pos: 'learned',
-      rope: null,
-      nCls: 1,
       nReg,
       layerScale,
-      attnMode: 'full',
-      imgTubeletSize: null,
-      hierLayers: null,
       ffnKind: swiglu ? 'swiglu' : 'mlp',
-      qkvBias: true,
       posInterpOffset: nReg > 0 ? 0 : Math.fround(OFFSET_WITHOUT_REGISTERS),
     });
     // dinov2/data/transforms.py make_classification_eval_transform: Resize(256, bicubic), CenterCrop(224)

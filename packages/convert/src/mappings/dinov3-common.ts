@@ -1,6 +1,6 @@
-// What DINOv3's two layouts (HF dinov3_vit folders, Meta's torch.hub .pth) share: the encoder's fixed
-// fields, the final norm, the q/k rows stored in pair order, the licence and the eval recipe.
-import { ropePairOrder, tensorNames, type EncoderHparams, type PreprocessSpec } from '@jepa/gguf';
+// What DINOv3's two layouts (HF dinov3_vit folders, Meta's torch.hub .pth) share beyond the family's definition
+// (@jepa/gguf schema/family/dinov3.ts): the final norm, the q/k rows stored in pair order, the licence and the eval recipe.
+import { FAMILY_DEFINITIONS, ropePairOrder, tensorNames, type EncoderHparams, type PreprocessSpec } from '@jepa/gguf';
 import { ConvertError } from '../errors.js';
 import { mapNorm } from './blocks.js';
 import { encoderHparams, type EncoderFields } from './hparams.js';
@@ -9,9 +9,6 @@ import type { TensorMap } from './tensor-map.js';
 
 /** The DINOv3 License is not on SPDX's list; HF's model cards name it `dinov3-license`. */
 export const DINOV3_LICENSE = 'LicenseRef-dinov3-license';
-
-/** Every DINOv3 backbone's RoPE period base (pos_embed_rope_base, HF rope_theta). */
-export const DINOV3_ROPE_BASE = 100;
 
 const f32 = Math.fround;
 
@@ -27,18 +24,8 @@ function dinov3Encoder(f: Dinov3Fields): EncoderFields {
       'CONVERT_BAD_CONFIG',
       `width ${f.embedDim} over ${f.nHead} heads does not give heads whose width is a multiple of 4, as 2-D RoPE needs`,
     );
-  return {
-    ...rest,
-    tubeletSize: 1,
-    nFrames: 1,
-    pos: 'rope2d',
-    rope: { layout: 'interleaved', theta: f32(ropeBase), interpolate: false, refGrid: null },
-    nCls: 1,
-    layerScale: true,
-    attnMode: 'full',
-    imgTubeletSize: null,
-    hierLayers: null,
-  };
+  const rope = FAMILY_DEFINITIONS.dinov3.encoder.rope!;
+  return { ...rest, rope: { ...rope, theta: f32(ropeBase) } };
 }
 
 /** A C-order [rows, inner] qkv matrix (or bias, inner 1) with the rows of each q and k head (the first two thirds) in pair order. */
@@ -56,7 +43,7 @@ function pairOrderRows(data: Float32Array, dim: number, headDim: number, inner: 
 /** What both layouts end with: the final norm (`norm` in both), the encoder's hparams, and q and k in pair order. */
 export function finishDinov3(map: TensorMap, f: Dinov3Fields): EncoderHparams {
   mapNorm(map, tensorNames.encNorm, 'norm');
-  const enc = encoderHparams(dinov3Encoder(f));
+  const enc = encoderHparams('dinov3', dinov3Encoder(f));
   pairOrderQk(map, enc.nLayer, enc.embedDim, enc.headDim, enc.qkvBias);
   return enc;
 }

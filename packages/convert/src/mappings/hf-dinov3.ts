@@ -1,12 +1,12 @@
 // HF DINOv3ViTModel folders (model_type dinov3_vit: config.json, preprocessor_config.json, safetensors) → family
 // dinov3. q/k/v are separate there, the key projection without a bias (key_bias false): the fused bias takes
 // zeros for it, which is what Meta's masked key bias computes.
-import { tensorNames } from '@jepa/gguf';
+import { DINOV3_ROPE_BASE, tensorNames } from '@jepa/gguf';
 import { ConvertError } from '../errors.js';
 import type { BlockNames } from './blocks.js';
 import { mapEncoderBlocks, mapPatchEmbed } from './blocks.js';
 import { activationOf, ConfigReader } from './config.js';
-import { DINOV3_LICENSE, DINOV3_ROPE_BASE, dinov3Recipe, finishDinov3 } from './dinov3-common.js';
+import { DINOV3_LICENSE, dinov3Recipe, finishDinov3 } from './dinov3-common.js';
 import { countBlocks } from './hparams.js';
 import { modelName } from './naming.js';
 import { recipeFromHfProcessor } from './preprocess-recipe.js';

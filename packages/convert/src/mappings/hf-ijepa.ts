@@ -53,26 +53,16 @@ export const hfIjepa: Mapping = {
           rescale: Math.fround(1 / 255),
           cropRounding: 'floor' as const,
         };
-    const enc = encoderHparams({
+    const enc = encoderHparams('ijepa', {
       embedDim,
       nLayer,
       nHead: c.int('num_attention_heads'),
       ffnDim,
       patchSize,
-      tubeletSize: 1,
       imgSize,
-      nFrames: 1,
       inChans: c.agree('num_channels', w[1]!, `${patch}.weight`),
       lnEps: Math.fround(c.num('layer_norm_eps', 1e-12)),
       act: activationOf(c.str('hidden_act', 'gelu'), 'config.json hidden_act'),
-      pos: 'sincos2d',
-      rope: null,
-      nCls: 0,
-      nReg: 0,
-      layerScale: false,
-      attnMode: 'full',
-      imgTubeletSize: null,
-      hierLayers: null,
     });
     return { parts: { family: 'ijepa', name: modelName(source), enc, pre }, map, sourceEntry: null, notes: [] };
   },

@@ -74,7 +74,7 @@ export const hfVideomae: Mapping = {
     }
     if (!meanPooling) mapNorm(map, tensorNames.encNorm, 'layernorm');
 
-    const enc = encoderHparams({
+    const enc = encoderHparams('videomae', {
       embedDim,
       nLayer,
       nHead: c.int('num_attention_heads'),
@@ -86,14 +86,6 @@ export const hfVideomae: Mapping = {
       inChans: c.agree('num_channels', k[1]!, `${patch}.weight`),
       lnEps: Math.fround(c.num('layer_norm_eps', 1e-12)),
       act: activationOf(c.str('hidden_act', 'gelu'), 'config.json hidden_act'),
-      pos: 'sincos1d',
-      rope: null,
-      nCls: 0,
-      nReg: 0,
-      layerScale: false,
-      attnMode: 'full',
-      imgTubeletSize: null,
-      hierLayers: null,
       finalNorm: !meanPooling,
     });
     map.derive(tensorNames.encPosEmbed, [embedDim, enc.nPatches], [], () => sincos1dTable(enc.nPatches, embedDim));

@@ -71,21 +71,13 @@ export function mapHfVitEncoder(map: TensorMap, s: HfVitEncoderSpec): EncoderFie
     nHead: c.int('num_attention_heads'),
     ffnDim,
     patchSize,
-    tubeletSize: 1,
     imgSize,
-    nFrames: 1,
     inChans,
     lnEps: Math.fround(c.num('layer_norm_eps', 1e-12)),
     // Dinov2SwiGLUFFN gates with SiLU whatever hidden_act says
     act: variant.swiglu ? 'silu' : activationOf(c.str('hidden_act', 'gelu'), 'config.json hidden_act'),
-    pos: 'learned',
-    rope: null,
-    nCls: 1,
     nReg,
     layerScale,
-    attnMode: 'full',
-    imgTubeletSize: null,
-    hierLayers: null,
     ffnKind: variant.swiglu ? 'swiglu' : 'mlp',
     qkvBias: variant.qkvBias,
   };
@@ -129,7 +121,7 @@ export const hfVit: Mapping = {
     const block = modelType === 'vit' ? HF_VIT_BLOCK : HF_DINOV2_BLOCK;
     const enc = mapHfVitEncoder(map, { prefix: '', block, config, registers });
     return {
-      parts: { family: 'hfvit', name: modelName(source), enc: encoderHparams(enc), pre: recipe(source, modelType) },
+      parts: { family: 'hfvit', name: modelName(source), enc: encoderHparams('hfvit', enc), pre: recipe(source, modelType) },
       map,
       sourceEntry: null,
       notes: [],

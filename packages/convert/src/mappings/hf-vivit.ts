@@ -77,7 +77,7 @@ export const hfVivit: Mapping = {
     mapEncoderBlocks(map, nLayer, (i) => `encoder.layer.${i}`, HF_VIT_BLOCK);
     mapNorm(map, tensorNames.encNorm, 'layernorm');
 
-    const enc = encoderHparams({
+    const enc = encoderHparams('vivit', {
       embedDim,
       nLayer,
       nHead: c.int('num_attention_heads'),
@@ -89,14 +89,6 @@ export const hfVivit: Mapping = {
       inChans: c.agree('num_channels', k[1]!, `${patch}.weight`),
       lnEps: Math.fround(c.num('layer_norm_eps', 1e-6)),
       act: activationOf(c.str('hidden_act', 'gelu_fast'), 'config.json hidden_act'),
-      pos: 'learned',
-      rope: null,
-      nCls: 1,
-      nReg: 0,
-      layerScale: false,
-      attnMode: 'full',
-      imgTubeletSize: null,
-      hierLayers: null,
     });
     const rows = map.shapeOf('embeddings.position_embeddings');
     if (rows[rows.length - 2] !== enc.nPatches + 1)

@@ -38,7 +38,7 @@ export const hfVjepa2: Mapping = {
     mapEncoderBlocks(map, nLayer, (i) => `encoder.layer.${i}`, HF_VJEPA2_BLOCK);
     mapNorm(map, tensorNames.encNorm, 'encoder.layernorm');
 
-    const enc = encoderHparams({
+    const enc = encoderHparams('vjepa2', {
       embedDim,
       nLayer,
       nHead: c.int('num_attention_heads'),
@@ -50,14 +50,6 @@ export const hfVjepa2: Mapping = {
       inChans: c.agree('in_chans', k[1]!, `${patch}.weight`),
       lnEps: Math.fround(c.num('layer_norm_eps', 1e-6)),
       act: activationOf(c.str('hidden_act', 'gelu'), 'config.json hidden_act'),
-      pos: 'rope3d',
-      rope: { layout: 'tiled', theta: 10000, interpolate: false, refGrid: null },
-      nCls: 0,
-      nReg: 0,
-      layerScale: false,
-      attnMode: 'full',
-      imgTubeletSize: null,
-      hierLayers: null,
     });
     const pred = mapHfVjepa2Predictor(map, c, enc);
     const { head, labels } = mapHfVjepa2Head(map, c, enc);

@@ -1,6 +1,7 @@
 // Assembles ModelHparams from what a mapping read, and validates them through the schema's own
 // parser (hparams → metadata → parseHparams), so a converter can never write metadata the engine refuses.
 import {
+  FAMILY_DEFINITIONS,
   GgufError,
   hparamsToMetadata,
   parseHparams,
@@ -15,23 +16,22 @@ import {
 import { ConvertError } from '../errors.js';
 
 type Derived = 'headDim' | 'gridSize' | 'gridFrames' | 'nPatches';
-/**
- * ffnKind and qkvBias default to the plain block (mlp, with a qkv bias), which is every family's but hfvit's
- * variants; posInterpOffset to 0 (a table resized to the grid), every layout's but the dinov2 hub files'; finalNorm
- * to true, every layout's but VideoMAE's mean-pooling classifiers'.
- */
-type Defaulted = 'ffnKind' | 'qkvBias' | 'posInterpOffset' | 'finalNorm';
-export type EncoderFields = Omit<EncoderHparams, Derived | Defaulted> & Partial<Pick<EncoderHparams, Defaulted>>;
+/** What every mapping reads from the checkpoint; the rest defaults to the family's definition (FamilyEncoderDefaults). */
+type Measured = 'embedDim' | 'nLayer' | 'nHead' | 'ffnDim' | 'patchSize' | 'imgSize' | 'inChans' | 'lnEps' | 'act';
+export type EncoderFields = Pick<EncoderHparams, Measured> & Partial<Omit<EncoderHparams, Measured | Derived>>;
 
-export function encoderHparams(f: EncoderFields): EncoderHparams {
+/** The family's encoder with what the mapping measured or the family lets vary over its defaults. */
+export function encoderHparams(family: Family, f: EncoderFields): EncoderHparams {
+  const e = { ...FAMILY_DEFINITIONS[family].encoder, ...f };
+  const { tubeletSize, nFrames } = e;
+  if (tubeletSize === undefined || nFrames === undefined)
+    throw new ConvertError('CONVERT_BAD_CONFIG', `${family} is a video family: the mapping must give the tubelet and the trained frames`);
   const gridSize = Math.floor(f.imgSize / f.patchSize);
-  const gridFrames = Math.floor(f.nFrames / f.tubeletSize);
+  const gridFrames = Math.floor(nFrames / tubeletSize);
   return {
-    ...f,
-    ffnKind: f.ffnKind ?? 'mlp',
-    qkvBias: f.qkvBias ?? true,
-    posInterpOffset: f.posInterpOffset ?? 0,
-    finalNorm: f.finalNorm ?? true,
+    ...e,
+    tubeletSize,
+    nFrames,
     headDim: Math.floor(f.embedDim / f.nHead),
     gridSize,
     gridFrames,

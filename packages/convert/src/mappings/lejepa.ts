@@ -49,26 +49,18 @@ export const lejepa: Mapping = {
     mapEncoderBlocks(map, nLayer, (i) => `blocks.${i}`, layerScale ? { ...TIMM_BLOCK, ls1: 'ls1.gamma', ls2: 'ls2.gamma' } : TIMM_BLOCK);
     mapNorm(map, tensorNames.encNorm, 'norm');
 
-    const enc = encoderHparams({
+    const enc = encoderHparams('hfvit', {
       embedDim,
       nLayer,
       nHead: c.int('num_heads'),
       ffnDim,
       patchSize,
-      tubeletSize: 1,
       imgSize,
-      nFrames: 1,
       inChans: k[1]!,
       lnEps: Math.fround(1e-6),
       act: 'gelu',
-      pos: 'learned',
-      rope: null,
-      nCls: 1,
       nReg,
       layerScale,
-      attnMode: 'full',
-      imgTubeletSize: null,
-      hierLayers: null,
     });
     const pre = source.preprocessorConfig
       ? recipeFromHfProcessor(source.preprocessorConfig, 'preprocessor_config.json', 'image')

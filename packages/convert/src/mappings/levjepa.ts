@@ -41,7 +41,7 @@ export const levjepa: Mapping = {
     mapNorm(map, tensorNames.encNorm, 'encoder.norm');
 
     const imgSize = c.int('img_size', 224);
-    const enc = encoderHparams({
+    const enc = encoderHparams('levjepa', {
       embedDim,
       nLayer,
       nHead: c.int('num_heads'),
@@ -53,14 +53,7 @@ export const levjepa: Mapping = {
       inChans: c.agree('in_chans', k[1]!, `${patch}.weight`),
       lnEps: Math.fround(1e-6),
       act: 'gelu',
-      pos: 'rope3d',
-      rope: { layout: 'tiled', theta: 10000, interpolate: false, refGrid: null },
-      nCls: 1,
-      nReg: 0,
-      layerScale: false,
       attnMode,
-      imgTubeletSize: null,
-      hierLayers: null,
     });
     // Model card: short side 224 bicubic, centre crop 224, ImageNet statistics (no preprocessor_config in the repo).
     const pre = source.preprocessorConfig

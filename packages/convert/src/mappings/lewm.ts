@@ -61,6 +61,7 @@ export const lewm: Mapping = {
     const full = present && !overrides.noPredictor;
     const map = full ? probe : new TensorMap(source.checkpoint.tensors, present ? PREDICTOR_PARTS : WORLD_MODEL_PARTS);
     const enc = encoderHparams(
+      full ? 'lewm' : 'hfvit',
       mapHfVitEncoder(map, { prefix: 'encoder.', block: HF_VIT_BLOCK, config: encoderConfig(source.config), registers: false }),
     );
     // le-wm: ToTensor → ImageNet normalise → Resize(224); the environments render at the trained size.

@@ -2,11 +2,11 @@
 // bare state dict in the repository's names) → family dinov3. The file records no config: the architecture comes
 // from the tensors (head width = 4 · len(rope_embed.periods)), and the file name is only checked against them.
 import { basename } from 'node:path';
-import { tensorNames } from '@jepa/gguf';
+import { DINOV3_ROPE_BASE, tensorNames } from '@jepa/gguf';
 import { ConvertError } from '../errors.js';
 import type { Source } from '../source.js';
 import { mapEncoderBlocks, mapPatchEmbed, TIMM_BLOCK, type BlockNames } from './blocks.js';
-import { DINOV3_LICENSE, DINOV3_ROPE_BASE, dinov3Recipe, finishDinov3 } from './dinov3-common.js';
+import { DINOV3_LICENSE, dinov3Recipe, finishDinov3 } from './dinov3-common.js';
 import { countBlocks } from './hparams.js';
 import { modelName } from './naming.js';
 import { TensorMap } from './tensor-map.js';

@@ -5,7 +5,7 @@ import { ConvertError } from '../errors.js';
 import { selectStateDict, stripPrefixes, valueAt } from '../readers/state-dict.js';
 import type { Source } from '../source.js';
 import { TIMM_BLOCK } from './blocks.js';
-import { countBlocks } from './hparams.js';
+import { countBlocks, type EncoderFields } from './hparams.js';
 import { TensorMap } from './tensor-map.js';
 import type { ArchOverrides } from './types.js';
 
@@ -67,6 +67,12 @@ export function metaWidths(map: TensorMap, patchName = 'patch_embed.proj.weight'
     patchSize: k[k.length - 1]!,
     tubeletSize: video ? k[2]! : 1,
   };
+}
+
+/** A Meta timm-style encoder's fields: its widths with the heads, and the eps and activation of Meta's ViTs. */
+export function metaEncoderFields(w: MetaWidths, nHead: number): Omit<EncoderFields, 'imgSize'> & Pick<EncoderFields, 'tubeletSize'> {
+  const { embedDim, nLayer, ffnDim, inChans, patchSize, tubeletSize } = w;
+  return { embedDim, nLayer, nHead, ffnDim, patchSize, tubeletSize, inChans, lnEps: Math.fround(1e-6), act: 'gelu' };
 }
 
 /** Heads of the released encoders by width (families.md); other widths need --n-head. */

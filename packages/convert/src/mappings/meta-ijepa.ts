@@ -4,7 +4,7 @@
 import { tensorNames } from '@jepa/gguf';
 import { mapEncoderBlocks, mapNorm, mapPatchEmbed, TIMM_BLOCK } from './blocks.js';
 import { encoderHparams } from './hparams.js';
-import { headsFor, metaWidths, selectMetaEncoder } from './meta-encoder.js';
+import { headsFor, metaEncoderFields, metaWidths, selectMetaEncoder } from './meta-encoder.js';
 import { optionalMetaTablePredictor } from './meta-table-predictor.js';
 import { modelName } from './naming.js';
 import type { Mapping } from './types.js';
@@ -28,27 +28,7 @@ export const metaIjepa: Mapping = {
     map.copy(tensorNames.encPosEmbed, 'pos_embed', 'rows');
     mapEncoderBlocks(map, w.nLayer, (i) => `blocks.${i}`, TIMM_BLOCK);
     mapNorm(map, tensorNames.encNorm, 'norm');
-    const enc = encoderHparams({
-      embedDim: w.embedDim,
-      nLayer: w.nLayer,
-      nHead: heads.nHead,
-      ffnDim: w.ffnDim,
-      patchSize: w.patchSize,
-      tubeletSize: 1,
-      imgSize,
-      nFrames: 1,
-      inChans: w.inChans,
-      lnEps: Math.fround(1e-6),
-      act: 'gelu',
-      pos: 'sincos2d',
-      rope: null,
-      nCls: 0,
-      nReg: 0,
-      layerScale: false,
-      attnMode: 'full',
-      imgTubeletSize: null,
-      hierLayers: null,
-    });
+    const enc = encoderHparams('ijepa', { ...metaEncoderFields(w, heads.nHead), imgSize });
     // The HF port's recipe (families.md §1.5): squash to the trained size, mean = std = 0.5.
     const pre = {
       mean: [0.5, 0.5, 0.5],

@@ -39,6 +39,28 @@ export function metaPredictorTensors(source: Source): ReadonlyMap<string, Tensor
   return entry === undefined ? new Map() : stripPrefixes(flattenTensors(entry), META_PREFIXES);
 }
 
+/** What every Meta masked predictor ends in (timm blocks, predictor_norm, predictor_proj) and the widths they give. */
+export function mapMetaPredictorTrunk(
+  map: TensorMap,
+  nHead: number,
+): Pick<MaskedPredictorHparams, 'embedDim' | 'nLayer' | 'nHead' | 'headDim' | 'ffnDim' | 'lnEps' | 'act' | 'outDim'> {
+  const nLayer = countBlocks(map.source.keys(), /^predictor_blocks\.(\d+)\./);
+  for (let i = 0; i < nLayer; i++) mapBlock(map, tensorNames.predBlock(i), `predictor_blocks.${i}`, TIMM_BLOCK);
+  mapNorm(map, 'pred.norm', 'predictor_norm');
+  mapLinear(map, 'pred.proj', 'predictor_proj');
+  const embedDim = map.shapeOf('predictor_norm.weight')[0]!;
+  return {
+    embedDim,
+    nLayer,
+    nHead,
+    headDim: Math.floor(embedDim / nHead),
+    ffnDim: map.shapeOf('predictor_blocks.0.mlp.fc1.weight')[0]!,
+    lnEps: Math.fround(1e-6),
+    act: 'gelu',
+    outDim: map.matrixShape('predictor_proj.weight')[0],
+  };
+}
+
 export function mapMetaPredictor(source: Source, enc: EncoderHparams, nHead: number, family: MetaPredictorFamily): MappedPredictor {
   const traits = FAMILY_TRAITS[family];
   const map = new TensorMap(metaPredictorTensors(source), IGNORED);
@@ -69,29 +91,18 @@ export function mapMetaPredictor(source: Source, enc: EncoderHparams, nHead: num
     map.copy('pred.img_mod_embed', 'img_mod_embed', 'vec');
     map.copy('pred.video_mod_embed', 'video_mod_embed', 'vec');
   }
-  const nLayer = countBlocks(map.source.keys(), /^predictor_blocks\.(\d+)\./);
-  for (let i = 0; i < nLayer; i++) mapBlock(map, tensorNames.predBlock(i), `predictor_blocks.${i}`, TIMM_BLOCK);
-  mapNorm(map, 'pred.norm', 'predictor_norm');
-  mapLinear(map, 'pred.proj', 'predictor_proj');
+  const trunk = mapMetaPredictorTrunk(map, nHead);
   const projContext = map.has('predictor_proj_context.weight');
   if (projContext) mapLinear(map, 'pred.proj_context', 'predictor_proj_context');
 
-  const embedDim = map.shapeOf('predictor_norm.weight')[0]!;
   const pred: MaskedPredictorHparams = {
     kind: 'masked',
-    embedDim,
-    nLayer,
-    nHead,
-    headDim: Math.floor(embedDim / nHead),
-    ffnDim: map.shapeOf('predictor_blocks.0.mlp.fc1.weight')[0]!,
-    lnEps: Math.fround(1e-6),
-    act: 'gelu',
+    ...trunk,
     nMaskTokens,
     gridSize: enc.gridSize,
     pos: 'rope3d',
     posRows: 0,
     rope: { layout: traits.ropeLayout ?? 'tiled', theta: 10000, interpolate: false, refGrid: null },
-    outDim: map.matrixShape('predictor_proj.weight')[0],
     embedInDim: embedIn,
     embedMlp,
     projContext,

@@ -1,11 +1,10 @@
 // The `predictor` entry of a Meta I-JEPA / V-JEPA (v1) .pth.tar → the schema's masked predictor with
 // table positions (families.md §1.3, §2.2): predictor_embed, the mask token(s), the stored sincos
 // predictor_pos_embed, plain blocks (heads = encoder heads), predictor_norm, predictor_proj.
-import { tensorNames, type EncoderHparams, type MaskedPredictorHparams } from '@jepa/gguf';
+import type { EncoderHparams, MaskedPredictorHparams } from '@jepa/gguf';
 import { ConvertError } from '../errors.js';
-import { mapBlock, mapLinear, mapNorm, TIMM_BLOCK } from './blocks.js';
-import { countBlocks } from './hparams.js';
-import { metaPredictorTensors, wantsMetaPredictor, withPredictorAdvice, type MappedPredictor } from './meta-predictor.js';
+import { mapLinear } from './blocks.js';
+import { mapMetaPredictorTrunk, metaPredictorTensors, wantsMetaPredictor, withPredictorAdvice, type MappedPredictor } from './meta-predictor.js';
 import { TensorMap } from './tensor-map.js';
 import type { Source } from '../source.js';
 import type { ArchOverrides } from './types.js';
@@ -32,25 +31,14 @@ export function mapMetaTablePredictor(source: Source, enc: EncoderHparams, nHead
   mapLinear(map, 'pred.embed', 'predictor_embed');
   map.concat('pred.mask_tokens', masks, 'rows');
   map.copy('pred.pos_embed', 'predictor_pos_embed', 'rows');
-  const nLayer = countBlocks(map.source.keys(), /^predictor_blocks\.(\d+)\./);
-  for (let i = 0; i < nLayer; i++) mapBlock(map, tensorNames.predBlock(i), `predictor_blocks.${i}`, TIMM_BLOCK);
-  mapNorm(map, 'pred.norm', 'predictor_norm');
-  mapLinear(map, 'pred.proj', 'predictor_proj');
   const pred: MaskedPredictorHparams = {
     kind: 'masked',
-    embedDim,
-    nLayer,
-    nHead,
-    headDim: Math.floor(embedDim / nHead),
-    ffnDim: map.shapeOf('predictor_blocks.0.mlp.fc1.weight')[0]!,
-    lnEps: Math.fround(1e-6),
-    act: 'gelu',
+    ...mapMetaPredictorTrunk(map, nHead),
     nMaskTokens: masks.length,
     gridSize: enc.gridSize,
     pos: 'table',
     rope: null,
     posRows: enc.nPatches,
-    outDim: map.matrixShape('predictor_proj.weight')[0],
     embedInDim: map.matrixShape('predictor_embed.weight')[1],
     embedMlp: false,
     projContext: false,

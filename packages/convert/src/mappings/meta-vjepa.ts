@@ -5,7 +5,7 @@ import { tensorNames } from '@jepa/gguf';
 import { ConvertError } from '../errors.js';
 import { mapEncoderBlocks, mapNorm, mapPatchEmbed, TIMM_BLOCK } from './blocks.js';
 import { encoderHparams } from './hparams.js';
-import { headsFor, metaWidths, selectMetaEncoder, type MetaWidths } from './meta-encoder.js';
+import { headsFor, metaEncoderFields, metaWidths, selectMetaEncoder, type MetaWidths } from './meta-encoder.js';
 import { optionalMetaTablePredictor } from './meta-table-predictor.js';
 import { matchSincos3dGrid } from './sincos3d.js';
 import type { TensorMap } from './tensor-map.js';
@@ -63,27 +63,7 @@ export const metaVjepa: Mapping = {
     map.copy(tensorNames.encPosEmbed, 'pos_embed', 'rows');
     mapEncoderBlocks(map, w.nLayer, (i) => `blocks.${i}`, TIMM_BLOCK);
     mapNorm(map, tensorNames.encNorm, 'norm');
-    const enc = encoderHparams({
-      embedDim: w.embedDim,
-      nLayer: w.nLayer,
-      nHead: heads.nHead,
-      ffnDim: w.ffnDim,
-      patchSize: w.patchSize,
-      tubeletSize: w.tubeletSize,
-      imgSize: grid.imgSize,
-      nFrames: grid.nFrames,
-      inChans: w.inChans,
-      lnEps: Math.fround(1e-6),
-      act: 'gelu',
-      pos: 'sincos3d',
-      rope: null,
-      nCls: 0,
-      nReg: 0,
-      layerScale: false,
-      attnMode: 'full',
-      imgTubeletSize: null,
-      hierLayers: null,
-    });
+    const enc = encoderHparams('vjepa', { ...metaEncoderFields(w, heads.nHead), ...grid });
     const notes = heads.note ? [heads.note] : [];
     const predictor = optionalMetaTablePredictor(source, enc, overrides, notes);
     if (predictor && entry !== 'encoder')

@@ -4,7 +4,7 @@ import { tensorNames } from '@jepa/gguf';
 import { mapEncoderBlocks, mapNorm, mapPatchEmbed, TIMM_BLOCK } from './blocks.js';
 import { ConvertError } from '../errors.js';
 import { encoderHparams } from './hparams.js';
-import { headsFor, metaWidths, selectMetaEncoder } from './meta-encoder.js';
+import { headsFor, metaEncoderFields, metaWidths, selectMetaEncoder } from './meta-encoder.js';
 import { optionalMetaPredictor } from './meta-predictor.js';
 import { modelName } from './naming.js';
 import { vjepaRecipe } from './preprocess-recipe.js';
@@ -59,24 +59,11 @@ export const metaVjepa21: Mapping = {
     }
 
     const imgSize = overrides.imgSize ?? TRAINED_IMG;
-    const enc = encoderHparams({
-      embedDim: w.embedDim,
-      nLayer: w.nLayer,
-      nHead: heads.nHead,
-      ffnDim: w.ffnDim,
-      patchSize: w.patchSize,
-      tubeletSize: w.tubeletSize,
+    const enc = encoderHparams('vjepa2_1', {
+      ...metaEncoderFields(w, heads.nHead),
       imgSize,
       nFrames: overrides.nFrames ?? TRAINED_FRAMES,
-      inChans: w.inChans,
-      lnEps: Math.fround(1e-6),
-      act: 'gelu',
-      pos: 'rope3d',
       rope: { layout: 'interleaved', theta: 10000, interpolate: true, refGrid: ROPE_REF_PIXELS / w.patchSize },
-      nCls: 0,
-      nReg: 0,
-      layerScale: false,
-      attnMode: 'full',
       imgTubeletSize: map.shapeOf('patch_embed_img.proj.weight')[2]!,
       hierLayers,
     });

@@ -4,7 +4,7 @@ import { tensorNames, type EncoderHparams } from '@jepa/gguf';
 import type { Source } from '../source.js';
 import { mapEncoderBlocks, mapNorm, mapPatchEmbed, TIMM_BLOCK } from './blocks.js';
 import { encoderHparams } from './hparams.js';
-import { headsFor, metaWidths, selectMetaEncoder } from './meta-encoder.js';
+import { headsFor, metaEncoderFields, metaWidths, selectMetaEncoder } from './meta-encoder.js';
 import { optionalMetaPredictor } from './meta-predictor.js';
 import { modelName } from './naming.js';
 import { vjepaRecipe } from './preprocess-recipe.js';
@@ -35,27 +35,7 @@ export function mapMetaVjepa2Encoder(source: Source, overrides: ArchOverrides, e
   mapEncoderBlocks(map, w.nLayer, (i) => `blocks.${i}`, TIMM_BLOCK);
   mapNorm(map, tensorNames.encNorm, 'norm');
   const imgSize = overrides.imgSize ?? RELEASED_IMG;
-  const enc = encoderHparams({
-    embedDim: w.embedDim,
-    nLayer: w.nLayer,
-    nHead: heads.nHead,
-    ffnDim: w.ffnDim,
-    patchSize: w.patchSize,
-    tubeletSize: w.tubeletSize,
-    imgSize,
-    nFrames: overrides.nFrames ?? RELEASED_FRAMES,
-    inChans: w.inChans,
-    lnEps: Math.fround(1e-6),
-    act: 'gelu',
-    pos: 'rope3d',
-    rope: { layout: 'tiled', theta: 10000, interpolate: false, refGrid: null },
-    nCls: 0,
-    nReg: 0,
-    layerScale: false,
-    attnMode: 'full',
-    imgTubeletSize: null,
-    hierLayers: null,
-  });
+  const enc = encoderHparams('vjepa2', { ...metaEncoderFields(w, heads.nHead), imgSize, nFrames: overrides.nFrames ?? RELEASED_FRAMES });
   const notes = heads.note ? [heads.note] : [];
   if (overrides.imgSize === undefined) notes.push(`trained size assumed ${RELEASED_IMG} px (the .pt does not record it)`);
   return { entry, map, enc, imgSize, notes };

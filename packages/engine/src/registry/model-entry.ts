@@ -3,6 +3,7 @@
 // unloading (after the requests using it have finished).
 import { statSync } from 'node:fs';
 import { type ModelSpec, loadModelSpec } from '@jepa/gguf';
+import { isHubReference } from '@jepa/hub/reference';
 import { type ModelCard, type ModelSlot, type ModelState, modelCard } from './model-slot.js';
 import { formatDuration } from './quantities.js';
 
@@ -103,6 +104,8 @@ export class ModelEntry {
       keep_alive: formatDuration(this.keepAliveMs),
       expires_at: this.#expiresAt === null ? null : Math.ceil(this.#expiresAt / 1000),
       loads: this.loads,
+      // a model named hf: is served from its files in the caches
+      ...(isHubReference(this.id) ? { downloaded: true } : {}),
     });
   }
 }

@@ -39,6 +39,8 @@ export interface RegistryOptions extends SlotOptions {
   keepAliveMs: number;
   /** Per-model keep-alive, by id, over keepAliveMs. */
   keepAliveById?: ReadonlyMap<string, number>;
+  /** Ids that will be added once pulled (the `hf:` models named at start-up): a keep-alive may name them. */
+  pending?: readonly string[];
   /** The most bytes the loaded models' weights may hold together (Infinity: no cap). */
   maxBytes: number;
   onLoaded?: (id: string, seconds: number, bytes: number) => void;
@@ -64,7 +66,7 @@ export class ModelRegistry {
   ) {
     this.#options = options;
     for (const id of options.keepAliveById?.keys() ?? [])
-      if (!files.some((f) => f.id === id)) throw new Error(`keep-alive for '${id}': no model is called that`);
+      if (!files.some((f) => f.id === id) && !options.pending?.includes(id)) throw new Error(`keep-alive for '${id}': no model is called that`);
     for (const { id, path } of files) this.#entries.set(id, new ModelEntry(id, path, options.keepAliveById?.get(id) ?? options.keepAliveMs));
   }
 
@@ -74,6 +76,24 @@ export class ModelRegistry {
 
   #hint(): string {
     return this.#options.listHint ? ` ${this.#options.listHint}` : '';
+  }
+
+  /** Whether a model is served under this id. */
+  has(id: string): boolean {
+    return this.#entries.has(id);
+  }
+
+  /** Serves one more file under `id` (a model pulled by name), its header read now; loaded on its first use. */
+  add(id: string, path: string): void {
+    if (this.#disposed) throw unavailable('the server is shutting down', 'shutting_down');
+    if (this.#entries.has(id)) throw new Error(`a model is already called '${id}'`);
+    const entry = new ModelEntry(id, path, this.#options.keepAliveById?.get(id) ?? this.#options.keepAliveMs);
+    try {
+      void entry.spec;
+    } catch (err) {
+      throw new EngineError('load_failed', `${id} (${path}): ${(err as Error).message}`, { kind: 'unavailable', param: 'model' });
+    }
+    this.#entries.set(id, entry);
   }
 
   /** Reads the header of every model not preloaded (refusing a damaged one now rather than at its first request). */

@@ -37,12 +37,14 @@ export interface ModelCard {
   expires_at: number | null;
   /** Loads since start-up. */
   loads: number;
+  /** A model named `hf:`: its files are in the caches (GET /v1/models lists the cached ones not served yet as well). */
+  downloaded?: true;
 }
 
 export type ModelState = 'unloaded' | 'loading' | 'loaded' | 'unloading';
 
 /** What a card says of where the model is. */
-export type ModelResidency = Pick<ModelCard, 'state' | 'memory_bytes' | 'keep_alive' | 'expires_at' | 'loads'>;
+export type ModelResidency = Pick<ModelCard, 'state' | 'memory_bytes' | 'keep_alive' | 'expires_at' | 'loads' | 'downloaded'>;
 
 /** A model's card from its spec: what it is and serves, then where it is now. */
 export function modelCard(id: string, created: number, s: ModelSpec, residency: ModelResidency): ModelCard {

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { GgmlType } from '../ggml-types.js';
 import type { GgufValue } from '../gguf/value.js';
 import { GgufWriter } from '../gguf/writer.js';
-import { FAMILY_TRAITS, type Family } from '../schema/families.js';
+import type { Family } from '../schema/families.js';
+import { FAMILY_DEFINITIONS } from '../schema/family/registry.js';
 import type { ModelHparams } from '../schema/model-spec.js';
 import { expectedTensors, type TensorSpec } from '../schema/tensors.js';
 import { hparamsToMetadata } from '../schema/to-metadata.js';
@@ -53,8 +54,8 @@ export interface ForgedModel {
 }
 
 export function forgeHparams(family: Family, knobs: Pick<ForgeKnobs, 'predictor' | 'head' | 'edit'> = {}): ModelHparams {
-  const traits = FAMILY_TRAITS[family];
-  const h = tinyHparams(family, knobs.predictor ?? traits.predictors.length > 0, knobs.head ?? (traits.head !== null && family !== 'vjepa2_1'));
+  const { traits, tiny } = FAMILY_DEFINITIONS[family];
+  const h = tinyHparams(family, knobs.predictor ?? traits.predictors.length > 0, knobs.head ?? tiny.headByDefault ?? traits.head !== null);
   return knobs.edit ? knobs.edit(h) : h;
 }
 

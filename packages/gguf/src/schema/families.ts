@@ -1,3 +1,4 @@
+/** Every family's name; each has its definition (traits, encoder defaults, tiny recipe) in ./family/<name>.ts. */
 export const FAMILIES = ['ijepa', 'vjepa', 'vjepa2', 'vjepa2_1', 'hfvit', 'lewm', 'levjepa', 'videomae', 'vivit', 'dinov3'] as const;
 export type Family = (typeof FAMILIES)[number];
 
@@ -69,65 +70,3 @@ export interface FamilyTraits {
   /** The model may carry dino.txt's vision head and text tower (jepa.text.*). */
   readonly text: boolean;
 }
-
-const base = {
-  ropeLayout: null,
-  video: false,
-  imageTokenizer: false,
-  hierarchyNorms: false,
-  nCls: 0,
-  registers: false,
-  layerScale: false,
-  blockCausal: false,
-  predictors: [],
-  predictorRequired: false,
-  head: null,
-  finalNormOptional: false,
-  predictorModalityVectors: false,
-  swiglu: false,
-  qkvBiasOptional: false,
-  text: false,
-} as const;
-
-export const FAMILY_TRAITS: Readonly<Record<Family, FamilyTraits>> = Object.freeze({
-  ijepa: { ...base, pos: 'sincos2d', predictors: ['masked'] },
-  vjepa: { ...base, pos: 'sincos3d', video: true, predictors: ['masked'], head: 'attentive' },
-  vjepa2: { ...base, pos: 'rope3d', ropeLayout: 'tiled', video: true, predictors: ['masked', 'ac'], head: 'attentive' },
-  vjepa2_1: {
-    ...base,
-    pos: 'rope3d',
-    ropeLayout: 'interleaved',
-    video: true,
-    predictors: ['masked'],
-    head: 'attentive',
-    imageTokenizer: true,
-    hierarchyNorms: true,
-    predictorModalityVectors: true,
-  },
-  hfvit: { ...base, pos: 'learned', nCls: 1, registers: true, layerScale: true, swiglu: true, qkvBiasOptional: true },
-  lewm: { ...base, pos: 'learned', nCls: 1, predictors: ['action'], predictorRequired: true },
-  levjepa: { ...base, pos: 'rope3d', ropeLayout: 'tiled', video: true, nCls: 1, blockCausal: true },
-  videomae: { ...base, pos: 'sincos1d', video: true, head: 'linear', finalNormOptional: true },
-  vivit: { ...base, pos: 'learned', video: true, nCls: 1, head: 'linear' },
-  // q and k rows of each head are stored in pair order (the converter's permutation of the rotate-half layout)
-  dinov3: {
-    ...base,
-    pos: 'rope2d',
-    ropeLayout: 'interleaved',
-    nCls: 1,
-    registers: true,
-    layerScale: true,
-    swiglu: true,
-    qkvBiasOptional: true,
-    text: true,
-  },
-});
-
-/** Whether the family's encoder takes only clips: a still is repeated to its trained frames first. */
-export function isVideoOnlyFamily(family: Family): boolean {
-  const t = FAMILY_TRAITS[family];
-  return t.video && !t.imageTokenizer;
-}
-
-/** The families that carry the attentive classifier (a probe checkpoint's head belongs to one of them). */
-export const HEAD_FAMILIES: readonly Family[] = FAMILIES.filter((f) => FAMILY_TRAITS[f].head === 'attentive');

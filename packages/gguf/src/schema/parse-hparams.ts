@@ -3,7 +3,6 @@ import { GgufError } from '../errors.js';
 import type { GgufMetadata } from '../gguf/value.js';
 import {
   FAMILIES,
-  FAMILY_TRAITS,
   type Activation,
   type AttnMode,
   type CropRounding,
@@ -16,8 +15,10 @@ import {
   type Resample,
   type RopeLayout,
 } from './families.js';
+import { FAMILY_TRAITS } from './family/registry.js';
 import { LIMITS, MIN_ROPE_HEAD_DIM, SCHEMA_VERSION } from './limits.js';
 import { MetadataValues } from './metadata-values.js';
+import { POSITION_SCHEMES } from './position-schemes.js';
 import type {
   AcPredictorHparams,
   ActionPredictorHparams,
@@ -98,11 +99,12 @@ function parseEncoder(m: MetadataValues, family: Family, traits: FamilyTraits): 
   const finalNorm = m.opt<boolean>('jepa.enc.final_norm') ?? true;
 
   invariant(pos === traits.pos, `jepa.enc.pos = '${pos}' but the ${family} family uses '${traits.pos}'`);
-  const rope = pos === 'rope3d' || pos === 'rope2d' ? parseEncoderRope(m, family, traits) : null;
+  const rotary = POSITION_SCHEMES[pos].rotary;
+  const rope = rotary !== null ? parseEncoderRope(m, family, traits) : null;
   invariant(embedDim % nHead === 0, `jepa.enc.embed_dim ${embedDim} is not divisible by jepa.enc.n_head ${nHead}`);
   const headDim = embedDim / nHead;
-  if (pos === 'rope3d') checkRopeHeadDim('jepa.enc', headDim);
-  if (pos === 'rope2d') {
+  if (rotary === '3d') checkRopeHeadDim('jepa.enc', headDim);
+  if (rotary === '2d') {
     invariant(headDim % 4 === 0, `jepa.enc head width ${headDim} must be a multiple of 4: 2-D RoPE rotates pairs on two axes`);
     invariant(!rope!.interpolate, 'jepa.enc.rope_interpolate is true, but 2-D RoPE normalises each axis to [-1, 1] on any grid');
   }

@@ -1,3 +1,4 @@
+import { POSITION_SCHEMES, positionPrefixRows } from './position-schemes.js';
 import type {
   AcPredictorHparams,
   ActionPredictorHparams,
@@ -122,8 +123,7 @@ function encoderTensors(b: TableBuilder, e: EncoderHparams): void {
     b.vec(tensorNames.encImgModEmbed, D);
     b.vec(tensorNames.encVideoModEmbed, D);
   }
-  if (e.pos === 'sincos2d' || e.pos === 'sincos3d' || e.pos === 'sincos1d') b.vec(tensorNames.encPosEmbed, D, e.nPatches);
-  if (e.pos === 'learned') b.vec(tensorNames.encPosEmbed, D, e.nCls + e.nPatches);
+  if (POSITION_SCHEMES[e.pos].table) b.vec(tensorNames.encPosEmbed, D, positionPrefixRows(e) + e.nPatches);
   if (e.nCls > 0) b.vec(tensorNames.encClsToken, D, e.nCls);
   if (e.nReg > 0) b.vec(tensorNames.encRegTokens, D, e.nReg);
   for (let i = 0; i < e.nLayer; i++) b.vitBlock(tensorNames.encBlock(i), D, e.ffnDim, e.layerScale, e);
