@@ -27,6 +27,7 @@ import { registerCpuLevelsBench } from './commands/cpu-levels.js';
 import { registerWidePanelsBench } from './commands/wide-panels.js';
 import { registerRetrievalBench } from './commands/retrieval.js';
 import { registerSearchBench } from './commands/search.js';
+import { registerTextSearchBench } from './commands/text-search.js';
 
 const program = new Command('jepa-bench').description('Benchmarks of the jepa engine (markdown and JSON reports)');
 
@@ -49,6 +50,7 @@ registerCpuLevelsBench(program);
 registerWidePanelsBench(program);
 registerRetrievalBench(program);
 registerSearchBench(program);
+registerTextSearchBench(program);
 registerLewmBenches(program);
 registerAcBenches(program);
 registerWindowsBench(program);

@@ -14,12 +14,14 @@ import { ItemLoader } from './items/item-loader.js';
 import { PathPolicy } from './items/path-policy.js';
 import { Admission } from './queue/admission.js';
 import { Batcher } from './queue/batcher.js';
+import { TextBatcher } from './queue/text-batcher.js';
 import { ComputeLane } from './queue/compute-lane.js';
 import { Dropped, rejectOnDrop } from './queue/dropped.js';
 import { type EngineMetrics, SILENT_METRICS } from './queue/engine-metrics.js';
 import { RequestScope } from './queue/request-scope.js';
 import { type ClassifyRequest, type ClassifyResult, classify } from './operations/classify.js';
 import { type EmbedRequest, type EmbedResult, embed } from './operations/embed.js';
+import { zeroShot } from './operations/zero-shot.js';
 import type { CallOptions, EngineCore, ModelHeader } from './operations/engine-core.js';
 import { type FeaturesRequest, type FeaturesResult, features } from './operations/features.js';
 import {
@@ -145,6 +147,7 @@ export class Engine {
       notice: log,
       maxBatch,
       batcher: (encoder) => new Batcher(encoder, this.lane, this.metrics, { maxBatch, maxWaitMs }),
+      textBatcher: (embed) => new TextBatcher(embed, this.lane, { maxBatch, maxWaitMs }),
       keepAliveMs,
       // an hf: name's keep-alive under the id it is served as
       ...(options.keepAliveById
@@ -373,8 +376,9 @@ export class Engine {
     return features(this.#core, req, call);
   }
 
-  /** The head's top classes for each item (each window of a sampled video). */
+  /** The head's top classes for each item (each window of a sampled video); with labels, zero-shot through the model's text side. */
   classify(req: ClassifyRequest, call: CallOptions = {}): Promise<ClassifyResult> {
+    if (req.labels !== undefined) return zeroShot(this.#core, { ...req, labels: req.labels }, call);
     return classify(this.#core, req, call);
   }
 

@@ -27,6 +27,7 @@ export type { HubSettings } from '@jepa/hub';
 export { formatDuration, formatSize, parseDuration, parseSize } from './registry/quantities.js';
 export { Admission, Ticket } from './queue/admission.js';
 export { Batcher, type BatcherOptions } from './queue/batcher.js';
+export { TextBatcher, type TextBatcherOptions } from './queue/text-batcher.js';
 export { ComputeLane } from './queue/compute-lane.js';
 export { Dropped, dropReason, rejectOnDrop, type DropReason } from './queue/dropped.js';
 export { SILENT_METRICS, type EngineMetrics, type Operation, type UnloadReason } from './queue/engine-metrics.js';
@@ -42,14 +43,28 @@ export {
   type ParsedItem,
   type Sampling,
 } from './items/parse-item.js';
+export {
+  MAX_TEXT_CHARS,
+  isText,
+  mediaOnly,
+  parseInput,
+  parseInputs,
+  parseText,
+  parseTexts,
+  type InputItem,
+  type TextItem,
+} from './items/text-item.js';
 export { parseIds } from './items/parse-ids.js';
 export { imageSize, type ImageSize } from './items/image-size.js';
 export { parseActions } from './items/parse-actions.js';
 export { PathPolicy, isWithin } from './items/path-policy.js';
 export type { EncodedItem, PlannedEncoded, WindowPlace } from './items/encode-items.js';
 export {
+  MAX_LABELS,
   MAX_WINDOW_FRAMES,
   classifyFields,
+  labelsField,
+  textField,
   embedFields,
   featuresFields,
   idsField,

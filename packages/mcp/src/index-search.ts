@@ -1,8 +1,8 @@
 // The `search` tool's work: the index of `jepa mcp --index DIR` (@jepa/search), searched with a query
-// the engine embeds, or a stored row; the answer is POST /v1/search's and `jepa search --json`'s rows.
+// the engine embeds (media, or words), or a stored row; the answer is POST /v1/search's and `jepa search --json`'s rows.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { type CallOptions, type Engine, type ParsedItem, badField } from '@jepa/engine';
+import { type CallOptions, type Engine, type ParsedItem, badField, parseText } from '@jepa/engine';
 import { DB_FILE, type Hit, VectorIndex } from '@jepa/search';
 
 export interface SearchHit {
@@ -45,6 +45,7 @@ export class IndexSearch {
     args: {
       model?: string | undefined;
       item?: ParsedItem | undefined;
+      text?: string | undefined;
       row?: number | undefined;
       k?: number | undefined;
       exact?: boolean | undefined;
@@ -52,13 +53,18 @@ export class IndexSearch {
     call: CallOptions,
   ): Promise<{ model: string | null; rows: number; results: SearchHit[] }> {
     const index = this.#opened();
-    if ((args.item === undefined) === (args.row === undefined))
-      throw badField('query', 'give "query" (media) or "row" (a stored row id)', 'missing_field');
+    const given = [args.item, args.text, args.row].filter((q) => q !== undefined).length;
+    if (given !== 1)
+      throw badField(
+        'query',
+        'give one of "query" (media), "text" (words) or "row" (a stored row id)',
+        given === 0 ? 'missing_field' : 'conflicting_fields',
+      );
     const r = await this.engine.search(
       {
         index,
         model: args.model,
-        ...(args.item === undefined ? { row: args.row! } : { item: args.item }),
+        ...(args.item !== undefined ? { item: args.item } : args.text !== undefined ? { text: parseText(args.text, 'text') } : { row: args.row! }),
         k: args.k ?? 10,
         mode: args.exact ? 'exact' : 'auto',
       },

@@ -6,9 +6,11 @@ import { RootsListChangedNotificationSchema, type CallToolResult } from '@modelc
 import { EngineError } from '@jepa/engine';
 import { isUserFacing } from '@jepa/errors';
 import type { McpTools } from './mcp-tools.js';
+import { registerClassify } from './tools/classify.js';
 import { registerClassifyVideo } from './tools/classify-video.js';
 import { registerCompare } from './tools/compare.js';
 import { registerEmbedImage } from './tools/embed-image.js';
+import { registerEmbedText } from './tools/embed-text.js';
 import { registerEmbedVideo } from './tools/embed-video.js';
 import { registerListModels } from './tools/list-models.js';
 import { registerPlan } from './tools/plan.js';
@@ -23,7 +25,9 @@ const TOOLS = [
   registerListModels,
   registerEmbedImage,
   registerEmbedVideo,
+  registerEmbedText,
   registerCompare,
+  registerClassify,
   registerClassifyVideo,
   registerPredictLatents,
   registerSearch,
@@ -60,7 +64,7 @@ export function createMcpServer(engine: McpTools, options: McpServerOptions = {}
     {
       capabilities: { tools: {} },
       instructions:
-        'JEPA vision models: embed images and videos, compare them, classify clips, score latent predictions, plan with a LeWorldModel. Call list_models first. Media: an absolute path under the roots, a data: URI, or {"data": base64}.',
+        'JEPA vision models: embed images and videos (and words, with a dino.txt model), compare them, classify clips (or by words), score latent predictions, plan with a LeWorldModel. Call list_models first. Media: an absolute path under the roots, a data: URI, or {"data": base64}.',
     },
   );
 

@@ -1,18 +1,8 @@
-// What the tools compute: the engine's operations (the ones /v1/embeddings, /v1/classify,
-// /v1/predict and /v1/worldmodel/plan call), shaped as the tools answer, with the roots as the
-// folders a path may name. A tool gives the bits the matching HTTP route gives for the same input.
-import { cosine } from '@jepa/graph';
-import {
-  type CallOptions,
-  Engine,
-  type ImageSize,
-  type ModelCard,
-  type ParsedItem,
-  type Pool,
-  type WindowPlace,
-  badField,
-  parseIds,
-} from '@jepa/engine';
+// The tools' engine: the models (an Engine with the roots as the folders a path may name), the --index,
+// and the one way a tool's work is called. What each tool computes is in its own file under tools/,
+// the engine's operations (the ones the HTTP routes call) shaped as the tool answers; a tool gives
+// the bits the matching HTTP route gives for the same input.
+import { Engine, type ModelCard, type Pool, badField } from '@jepa/engine';
 import { IndexSearch } from './index-search.js';
 import { Roots, asRootError } from './roots.js';
 
@@ -47,11 +37,6 @@ export interface ModelInfo extends Omit<ModelCard, 'operations'> {
 }
 
 export const DEFAULT_MAX_MEDIA_BYTES = 64 * 2 ** 20;
-
-/** The warnings of a sampled video's answer: there only when the decode ended early. */
-export type Warnings = { warnings?: string[] };
-
-type ModelArg = { model?: string | undefined };
 
 export class McpTools {
   readonly engine: Engine;
@@ -98,6 +83,7 @@ export class McpTools {
   async models(): Promise<ModelInfo[]> {
     return (await this.engine.models()).map(({ operations, ...card }) => {
       const tools = ['embed_image', 'embed_video', 'compare'];
+      if (card.text) tools.push('embed_text', 'classify');
       if (operations.includes('classify')) tools.push('classify_video');
       if (operations.includes('predict')) tools.push('predict_latents');
       if (operations.includes('plan')) tools.push('plan');
@@ -105,13 +91,8 @@ export class McpTools {
     });
   }
 
-  /** The rows of the --index nearest a query (media the engine embeds) or a stored row, as POST /v1/search. */
-  search(args: Parameters<IndexSearch['search']>[0], signal?: AbortSignal): ReturnType<IndexSearch['search']> {
-    return this.#call(args.model, () => this.index.search(args, callOf(signal)));
-  }
-
-  /** An engine call, its path refusals in the roots' words. */
-  async #call<T>(model: string | undefined, work: () => Promise<T>): Promise<T> {
+  /** A tool's engine call, its path refusals in the roots' words; refused at once when no model is loaded and none is named. */
+  async call<T>(model: string | undefined, work: () => Promise<T>): Promise<T> {
     try {
       if (model === undefined && (await this.engine.models()).length === 0)
         throw badField('model', 'no models are loaded: start jepa mcp with --model FILE or --models-dir DIR', 'no_models');
@@ -121,165 +102,9 @@ export class McpTools {
     }
   }
 
-  async embed(
-    args: ModelArg & { item: ParsedItem; pool?: Pool | undefined; normalize?: boolean | undefined; size?: ImageSize | undefined },
-    signal?: AbortSignal,
-  ): Promise<{ model: string; pool: Pool; dims: number; embedding: number[] }> {
-    return this.#call(args.model, async () => {
-      const r = await this.engine.embed(
-        { model: args.model, items: [args.item], pool: args.pool, normalize: args.normalize, size: args.size },
-        callOf(signal),
-      );
-      const v = r.data[0]!.vector.values;
-      return { model: r.model, pool: r.pool, dims: v.length, embedding: Array.from(v) };
-    });
-  }
-
-  /** As /v1/embeddings on one video item with sampling: one pooled vector per window, in order. */
-  async embedWindows(
-    args: ModelArg & { item: ParsedItem; pool?: Pool | undefined; normalize?: boolean | undefined },
-    signal?: AbortSignal,
-  ): Promise<{ model: string; pool: Pool; dims: number; windows: (WindowPlace & { embedding: number[] })[] } & Warnings> {
-    return this.#call(args.model, async () => {
-      const r = await this.engine.embed({ model: args.model, items: [args.item], pool: args.pool, normalize: args.normalize }, callOf(signal));
-      // no windows: the width the model's card gives its vectors
-      const card = r.data.length > 0 ? null : await this.engine.card(r.model);
-      const dims = r.data[0]?.vector.values.length ?? (r.pool === 'lewm' ? card!.state_dims! : card!.dims);
-      const windows = r.data.map((e) => ({ ...e.place!, embedding: Array.from(e.vector.values) }));
-      return { model: r.model, pool: r.pool, dims, windows, ...withWarnings(r.warnings) };
-    });
-  }
-
-  /** Cosine similarity of each item's pooled vector to the query's (float64 sums), and the items ranked by it. */
-  async compare(
-    args: ModelArg & { query: ParsedItem; items: readonly ParsedItem[]; pool?: Pool | undefined },
-    signal?: AbortSignal,
-  ): Promise<{ model: string; pool: Pool; similarities: number[]; ranking: { index: number; similarity: number }[] }> {
-    return this.#call(args.model, async () => {
-      const r = await this.engine.embed({ model: args.model, items: [args.query, ...args.items], pool: args.pool }, callOf(signal));
-      const [q, ...vs] = r.data.map((e) => e.vector.values);
-      const similarities = vs.map((v) => cosine(q!, v));
-      const ranking = similarities
-        .map((similarity, index) => ({ index, similarity }))
-        .sort((a, b) => b.similarity - a.similarity || a.index - b.index);
-      return { model: r.model, pool: r.pool, similarities, ranking };
-    });
-  }
-
-  /** As /v1/classify on one item. */
-  async classify(args: ModelArg & { item: ParsedItem; topK?: number | undefined; logits?: boolean | undefined }, signal?: AbortSignal) {
-    return this.#call(args.model, async () => {
-      const r = await this.engine.classify({ model: args.model, items: [args.item], topK: args.topK }, callOf(signal));
-      const c = r.data[0]!;
-      return { model: r.model, top: c.top.map(score), ...(args.logits ? { logits: Array.from(c.logits) } : {}) };
-    });
-  }
-
-  /** As /v1/classify on one video item with sampling: the top-k labels of each window, in order. */
-  async classifyWindows(args: ModelArg & { item: ParsedItem; topK?: number | undefined; logits?: boolean | undefined }, signal?: AbortSignal) {
-    return this.#call(args.model, async () => {
-      const r = await this.engine.classify({ model: args.model, items: [args.item], topK: args.topK }, callOf(signal));
-      const windows = r.data.map((c) => ({
-        ...c.place!,
-        top: c.top.map(score),
-        ...(args.logits ? { logits: Array.from(c.logits) } : {}),
-      }));
-      return { model: r.model, windows, ...withWarnings(r.warnings) };
-    });
-  }
-
-  /**
-   * As /v1/predict (the masked predictor from the context tokens to the targets), then each predicted
-   * target token's cosine to the encoder's own token at that id.
-   */
-  async predictLatents(
-    args: ModelArg & { item: ParsedItem; context: unknown; target: unknown; maskIndex?: number | undefined },
-    signal?: AbortSignal,
-  ) {
-    return this.#call(args.model, async () => {
-      const contextIds = parseIds(args.context, 'context');
-      const targetIds = parseIds(args.target, 'target');
-      const r = await this.engine.predict({ model: args.model, item: args.item, contextIds, targetIds, maskIndex: args.maskIndex }, callOf(signal));
-      const { tokens, dim } = r.encoder;
-      if (r.outDim !== dim)
-        throw badField('model', `the predictor's tokens are ${r.outDim} wide and the encoder's ${dim}: they cannot be compared`, 'unsupported_model');
-      const cosines = r.targetIds.map((id, i) => cosine(r.predictions.subarray(i * dim, (i + 1) * dim), tokens.subarray(id * dim, (id + 1) * dim)));
-      return {
-        model: r.model,
-        context_tokens: contextIds.length,
-        target_ids: r.targetIds,
-        dims: dim,
-        cosines,
-        mean_cosine: cosines.reduce((a, b) => a + b, 0) / cosines.length,
-      };
-    });
-  }
-
-  /**
-   * As /v1/worldmodel/plan: CEM from the start frames toward the goal; then the cost of the planned
-   * sequence itself (its rollout's last state against the goal's, in the model's action units).
-   */
-  async plan(
-    args: ModelArg & {
-      start: readonly ParsedItem[];
-      goal: ParsedItem;
-      horizon?: number | undefined;
-      samples?: number | undefined;
-      iterations?: number | undefined;
-      topK?: number | undefined;
-      seed?: number | undefined;
-      actionMean?: number[] | undefined;
-      actionStd?: number[] | undefined;
-    },
-    signal?: AbortSignal,
-  ) {
-    return this.#call(args.model, async () => {
-      const r = await this.engine.plan(
-        {
-          model: args.model,
-          images: args.start,
-          imagesField: 'start',
-          goal: args.goal,
-          horizon: args.horizon,
-          samples: args.samples,
-          iterations: args.iterations,
-          topK: args.topK,
-          seed: args.seed,
-          actionMean: args.actionMean,
-          actionStd: args.actionStd,
-          scorePlan: true,
-        },
-        callOf(signal),
-      );
-      const A = r.actionDim;
-      return {
-        model: r.model,
-        history: r.history,
-        horizon: r.horizon,
-        action_dim: A,
-        space: r.space,
-        actions: Array.from({ length: r.horizon }, (_, t) => Array.from(r.actions.subarray(t * A, (t + 1) * A))),
-        cost: r.cost!,
-        best_costs: r.bestCosts,
-      };
-    });
-  }
-
   /** Stops taking calls, waits for the compute in progress, disposes the models. Idempotent. */
   close(): Promise<void> {
     this.index.close();
     return this.engine.close();
   }
-}
-
-function callOf(signal: AbortSignal | undefined): CallOptions {
-  return { signal };
-}
-
-function score(c: { label: string; index: number; prob: number; logit: number }) {
-  return { label: c.label, index: c.index, prob: c.prob, logit: c.logit };
-}
-
-function withWarnings(warnings: string[]): Warnings {
-  return warnings.length > 0 ? { warnings } : {};
 }

@@ -155,9 +155,11 @@ describe('jepa mcp with no model at all', () => {
     try {
       const tools = await mcp.client.listTools();
       expect(tools.tools.map((t) => t.name).sort()).toEqual([
+        'classify',
         'classify_video',
         'compare',
         'embed_image',
+        'embed_text',
         'embed_video',
         'list_models',
         'plan',

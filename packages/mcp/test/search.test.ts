@@ -103,7 +103,7 @@ describe('a query image, a clip and a stored row', () => {
     const none = await post('/v1/search', { k: 3 });
     expect(none.status).toBe(400);
     expect(String((none.json.error as { message: string }).message)).not.toMatch(/\n/);
-    expect(await mcp.refused('search', { k: 3 })).toMatch(/give "query" \(media\) or "row"/);
+    expect(await mcp.refused('search', { k: 3 })).toMatch(/give one of "query" \(media\), "text" \(words\) or "row"/);
     expect(await mcp.refused('search', { row: 999 })).toMatch(/has no row 999/);
   });
 });

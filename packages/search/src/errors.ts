@@ -6,6 +6,7 @@ export type SearchErrorCode =
   | 'index_corrupt'
   | 'index_model'
   | 'index_dimension'
+  | 'index_text'
   | 'row_unknown'
   | 'query_kind'
   | 'threshold'

@@ -9,6 +9,8 @@ import { type FileIdentity, type NewRow, type RowPlace, RowStore, type StoredRow
 import { dot, TopK, unit } from './top-k.js';
 
 export const DB_FILE = 'index.sqlite';
+/** The pooling of a text model's image vectors, in the space its text vectors are in. */
+export const ALIGNED_POOL = 'aligned';
 /** From this many rows on, 'auto' searches the approximate index. */
 export const APPROX_MIN_ROWS = 50_000;
 
@@ -83,6 +85,20 @@ export class VectorIndex {
     const m = this.model;
     if (model.digest !== m.digest || model.pool !== m.pool || model.dim !== m.dim)
       throw new SearchError('index_model', `${this.dir} holds vectors of ${describeModel(m)}; this query's model is ${describeModel(model)}`);
+  }
+
+  /**
+   * Refuses a query by words (its flag or field is `field`) unless the vectors are a text model's
+   * aligned ones: pool "aligned", which only a model with a text side (dino.txt) gives.
+   */
+  checkTextQuery(field: string): void {
+    const m = this.model;
+    if (m.pool !== ALIGNED_POOL)
+      throw new SearchError(
+        'index_text',
+        `${field}: the index holds ${m.file}'s "${m.pool}" vectors, not a text model's aligned ones: words search only an index made by a dino.txt model (pool "${ALIGNED_POOL}")`,
+        { param: field },
+      );
   }
 
   /** The files indexed completely, with the identity they had. */

@@ -57,7 +57,7 @@ let models: ModelCard[] = [];
 let items: Item[] = [];
 let counter = 0;
 /** The server's index (GET /v1/search), or null where it has none: then the page does not search. */
-let searchIndex: { rows: number } | null = null;
+let searchIndex: { rows: number; model: { pool: string } } | null = null;
 
 const params = new URLSearchParams(location.search);
 keyInput.value = params.get('key') ?? sessionStorage.getItem('jepa-key') ?? '';
@@ -96,10 +96,25 @@ const searchApi: SearchApi = {
   },
 };
 
+const wordsBox = byId<HTMLElement>('words');
+const wordsForm = byId<HTMLFormElement>('words-form');
+const wordsInput = byId<HTMLInputElement>('words-text');
+const wordsHits = byId<HTMLElement>('words-hits');
+
 async function loadIndex(): Promise<void> {
-  searchIndex = await api<{ rows: number }>('/v1/search').catch(() => null);
+  searchIndex = await api<{ rows: number; model: { pool: string } }>('/v1/search').catch(() => null);
   document.body.dataset.index = searchIndex ? String(searchIndex.rows) : 'none';
+  // words search an index of a text model's aligned vectors only
+  wordsBox.hidden = searchIndex?.model.pool !== 'aligned';
 }
+
+wordsForm.addEventListener('submit', (e) => {
+  e.preventDefault();
+  const text = wordsInput.value.trim();
+  if (!text || !searchIndex) return;
+  wordsHits.replaceChildren();
+  void showMatches(wordsHits, searchApi, modelSelect.value, { text });
+});
 
 function model(): ModelCard | undefined {
   return models.find((m) => m.id === modelSelect.value);
@@ -214,7 +229,7 @@ async function addFile(file: File, t0: number): Promise<void> {
     },
   );
   const item: Item = { name: `${n}. ${file.name}`, input, embedding };
-  if (searchIndex && 'image' in input) void showMatches(box, searchApi, card.id, input);
+  if (searchIndex && 'image' in input) void showMatches(box, searchApi, card.id, { input });
   items.push(item);
   if (withHead)
     features.then(

@@ -1,5 +1,6 @@
-// The page's index search (`jepa serve --index DIR`): a dropped image's nearest rows, each as a
-// thumbnail of its file (a video at its window's start) with its score, and a video hit's time range.
+// The page's index search (`jepa serve --index DIR`): the rows nearest a dropped image, or words (an
+// index made by a dino.txt model), each as a thumbnail of its file (a video at its window's start)
+// with its score, and a video hit's time range.
 
 export interface SearchHit {
   id: number;
@@ -44,8 +45,11 @@ async function thumbnail(api: SearchApi, h: SearchHit): Promise<HTMLElement> {
   return video;
 }
 
-/** Fills `box` with the top `k` rows of the index nearest `input`, embedded by `model`. */
-export async function showMatches(box: HTMLElement, api: SearchApi, model: string, input: Record<string, string>, k = 8): Promise<void> {
+/** The query of a search: an item (a dropped image), or words. */
+export type SearchQuery = { input: Record<string, string> } | { text: string };
+
+/** Fills `box` with the top `k` rows of the index nearest the query, embedded by `model`. */
+export async function showMatches(box: HTMLElement, api: SearchApi, model: string, query: SearchQuery, k = 8): Promise<void> {
   const section = document.createElement('div');
   section.className = 'matches';
   const title = document.createElement('p');
@@ -53,7 +57,7 @@ export async function showMatches(box: HTMLElement, api: SearchApi, model: strin
   section.append(title);
   box.append(section);
   try {
-    const r = await api.post<{ data: SearchHit[]; rows: number }>('/v1/search', { model, input, k });
+    const r = await api.post<{ data: SearchHit[]; rows: number }>('/v1/search', { model, ...query, k });
     title.textContent = `nearest ${r.data.length} of the index's ${r.rows} rows:`;
     const grid = document.createElement('div');
     grid.className = 'match-grid';

@@ -20,6 +20,7 @@ export {
 export { requireBuilt } from './built.js';
 export { classifierLogits } from './classifier-head.js';
 export { cliMain, runCli, type CliRun, type CliRunOptions } from './cli.js';
+export { convertDinotxt, dinotxtReference, type DinotxtReference } from './dinotxt-fixture.js';
 export { pngOf, rgbPng, seededPng } from './png.js';
 export { freePort, RedisServer } from './redis-server.js';
 export {

@@ -1,5 +1,6 @@
 // `jepa search --db DIR QUERY`: the rows of an index nearest an image, a clip, a range of a clip
-// (--start/--end), or a stored row (--row ID), by cosine.
+// (--start/--end), words (--text, for an index of a dino.txt model's aligned vectors), or a stored row
+// (--row ID), by cosine.
 import { existsSync } from 'node:fs';
 import { extname } from 'node:path';
 import type { Command } from 'commander';
@@ -8,17 +9,19 @@ import type { VideoWindowSource } from '@jepa/input';
 import { displayText } from '../display-text.js';
 import { addInputOptions, type InputFlags } from '../input-options.js';
 import { IMAGE_EXTENSIONS } from '../inputs.js';
-import type { RuntimeFlags } from '../open-session.js';
+import { openSession, type RuntimeFlags } from '../open-session.js';
+import type { Pool } from '@jepa/session';
 import { addRuntimeOptions, positiveInt } from '../runtime-options.js';
 import { checkInputFile, UserError } from '../user-error.js';
 import { localModel } from '../hub-model.js';
 import { parseSeconds } from '../window-options.js';
 import { hitJson, placeText } from './index.js';
-import { embedItems, fileItems, indexedModel, isVideo, modelInput } from './index-embed.js';
+import { embedItems, fileItems, type IndexedModel, indexedModel, isVideo, modelInput } from './index-embed.js';
 
 interface SearchFlags extends RuntimeFlags, InputFlags {
   db: string;
   model?: string;
+  text?: string;
   k: number;
   row?: number;
   start?: number;
@@ -27,8 +30,9 @@ interface SearchFlags extends RuntimeFlags, InputFlags {
   exact?: boolean;
 }
 
-/** The query's vector: a stored row's, or the query file's embedding by the index's model. */
+/** The query's vector: a stored row's, the words' text vector, or the query file's embedding by the index's model. */
 async function queryVector(index: VectorIndex, query: string | undefined, flags: SearchFlags): Promise<{ vector: Float32Array; exclude?: number }> {
+  if (flags.text !== undefined) return { vector: await textVector(index, flags.text, query, flags) };
   if (flags.row !== undefined) {
     if (query !== undefined) throw new UserError(`give a query file or --row ${flags.row}, not both`);
     if (flags.start !== undefined || flags.end !== undefined) throw new UserError('--start/--end cut a clip; --row is a stored row');
@@ -42,11 +46,7 @@ async function queryVector(index: VectorIndex, query: string | undefined, flags:
   if (!video && (flags.start !== undefined || flags.end !== undefined)) throw new UserError(`--start/--end cut a clip; ${query} is an image`);
   if (flags.start !== undefined && flags.end !== undefined && flags.end <= flags.start)
     throw new UserError(`--end ${flags.end} is not after --start ${flags.start}`);
-  const modelPath = flags.model === undefined ? index.model.path : await localModel(flags.model);
-  if (modelPath === undefined || !existsSync(modelPath))
-    throw new UserError(`${index.dir} was made with ${index.model.file}${modelPath ? ` (${modelPath}, now missing)` : ''}; give it with -m`);
-  const model = indexedModel(modelPath, index.model.pool as 'mean' | 'cls');
-  index.checkModel(model.identity);
+  const model = await queryModel(index, flags);
   const sources: VideoWindowSource[] = [];
   const range = flags.start !== undefined || flags.end !== undefined;
   // a range is one window spanning it; a whole clip is sampled as `jepa embed --video` samples it
@@ -70,6 +70,33 @@ async function queryVector(index: VectorIndex, query: string | undefined, flags:
   }
 }
 
+/** The index's model (-m, else the file it was made with), refused unless it is the file and pooling of its vectors. */
+async function queryModel(index: VectorIndex, flags: SearchFlags): Promise<IndexedModel> {
+  const modelPath = flags.model === undefined ? index.model.path : await localModel(flags.model);
+  if (modelPath === undefined || !existsSync(modelPath))
+    throw new UserError(`${index.dir} was made with ${index.model.file}${modelPath ? ` (${modelPath}, now missing)` : ''}; give it with -m`);
+  const model = indexedModel(modelPath, index.model.pool as Pool);
+  index.checkModel(model.identity);
+  return model;
+}
+
+/** The words' vector by the index's model's text side, unit length: refused for an index of image vectors before any model loads. */
+async function textVector(index: VectorIndex, text: string, query: string | undefined, flags: SearchFlags): Promise<Float32Array> {
+  if (query !== undefined) throw new UserError(`give a query file or --text, not both`);
+  if (flags.row !== undefined) throw new UserError(`give --text or --row, not both`);
+  if (flags.start !== undefined || flags.end !== undefined) throw new UserError('--start/--end cut a clip; --text is words');
+  if (text.trim() === '') throw new UserError('--text: give some words');
+  index.checkTextQuery('--text');
+  const model = await queryModel(index, flags);
+  const session = await openSession(model.path, flags);
+  try {
+    const [vector] = await session.embedText([text], { normalize: true });
+    return vector!.values;
+  } finally {
+    await session.dispose();
+  }
+}
+
 /** A range as one window: spanning end - start seconds, or a window of the model's frames from start. */
 function rangeSeconds(flags: SearchFlags): { windowSeconds?: number } {
   return flags.start !== undefined && flags.end !== undefined ? { windowSeconds: flags.end - flags.start } : {};
@@ -78,11 +105,12 @@ function rangeSeconds(flags: SearchFlags): { windowSeconds?: number } {
 export function searchCommand(program: Command): void {
   const cmd = program
     .command('search')
-    .description('the rows of an index nearest a query: an image, a clip, a range of a clip, or a stored row')
+    .description('the rows of an index nearest a query: an image, a clip, a range of a clip, words (--text), or a stored row')
     .argument('[query]', 'an image or a video file')
     .requiredOption('--db <dir>', 'the index folder (jepa index add)')
     .option('-m, --model <gguf>', "the index's model (default: the file the index was made with)")
     .option('-k, --top <n>', 'how many results', positiveInt, 10)
+    .option('--text <words>', 'query by words: an index made by a dino.txt model (its images in the text-aligned space)')
     .option('--row <id>', 'query by a stored row (its id in --json results); the row itself is left out', positiveInt)
     .option('--start <t>', 'the clip from this time (seconds or [hh:]mm:ss)', parseSeconds)
     .option('--end <t>', 'the clip up to this time', parseSeconds)

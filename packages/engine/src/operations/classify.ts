@@ -1,4 +1,4 @@
-// The attentive classifier on each item (or each window of a sampled video).
+// The classifier head on each item (or each window of a sampled video); a request with labels is zero-shot.ts's.
 import type { ModelSpec } from '@jepa/gguf';
 import type { ClassScore } from '@jepa/graph';
 import { requirePart } from '@jepa/session';
@@ -18,6 +18,8 @@ export interface ClassifyRequest {
   topK?: number | undefined;
   /** Another input size than the model's recipe (ImageSize). */
   size?: ImageSize | undefined;
+  /** Zero-shot: these labels through the model's text side instead of its head (a dino.txt model). */
+  labels?: readonly string[] | undefined;
 }
 
 export interface ItemClasses {

@@ -8,6 +8,7 @@ import type { Hit, IndexModel, NewRow, SearchMode, VectorIndex, FileIdentity } f
 import { badField } from '../errors.js';
 import type { ParsedItem, Sampling } from '../items/parse-item.js';
 import { embed } from './embed.js';
+import { ALIGNED } from './text-side.js';
 import type { CallOptions, EngineCore, ModelHeader } from './engine-core.js';
 import { type Pool, type VectorPool, choosePool, pooledWidth } from '@jepa/session';
 
@@ -36,7 +37,8 @@ async function identityOf({ id, path, spec }: ModelHeader, pool: string): Promis
 export async function indexIdentity(core: EngineCore, model: unknown, pool?: Pool): Promise<{ id: string; identity: IndexModel }> {
   const header = await core.header(model);
   const chosen = choosePool(header.spec, pool);
-  if (chosen !== 'cls' && chosen !== 'mean') throw badField('pool', 'an index holds one vector per item: "cls" or "mean"');
+  if (chosen !== 'cls' && chosen !== 'mean' && chosen !== ALIGNED)
+    throw badField('pool', `an index holds one vector per item: "cls", "mean" or, for a text model, "${ALIGNED}"`);
   return identityOf(header, chosen);
 }
 
@@ -53,8 +55,10 @@ export interface IndexSearchRequest {
   model?: unknown;
   /** The query: an item (an image, a clip, a sampled video's first window, a path) ... */
   item?: ParsedItem;
-  /** ... or a stored row's id (left out of the results). */
+  /** ... or a stored row's id (left out of the results) ... */
   row?: number;
+  /** ... or words, for an index of a text model's aligned vectors. */
+  text?: string;
   k: number;
   mode?: SearchMode;
 }
@@ -68,14 +72,16 @@ export interface IndexSearchResult {
 /** The index's rows nearest the query, best first. */
 export async function searchIndex(core: EngineCore, req: IndexSearchRequest, call: CallOptions = {}): Promise<IndexSearchResult> {
   const { index } = req;
-  if ((req.item === undefined) === (req.row === undefined)) {
+  if ([req.item, req.row, req.text].filter((q) => q !== undefined).length !== 1) {
     const { SearchError } = await searchPackage();
-    throw new SearchError('query_kind', 'give one query: an input item or a row id');
+    throw new SearchError('query_kind', 'give one query: an input item, a row id or a text');
   }
   const mode = req.mode ?? 'auto';
   if (req.row !== undefined) return { model: null, hits: index.search(index.row(req.row).vector, { k: req.k, mode, exclude: req.row }) };
+  if (req.text !== undefined) index.checkTextQuery('text');
   const model = await indexModel(core, index, req.model);
-  const r = await embed(core, { model, items: [req.item!], pool: index.model.pool as VectorPool, normalize: true }, call);
+  const item = req.text === undefined ? req.item! : ({ field: 'text', kind: 'text', text: req.text } as const);
+  const r = await embed(core, { model, items: [item], pool: index.model.pool as VectorPool, normalize: true }, call);
   const first = r.data[0];
   if (!first) {
     const { SearchError } = await searchPackage();

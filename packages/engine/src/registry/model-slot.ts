@@ -3,9 +3,10 @@
 import type { ModelSpec } from '@jepa/gguf';
 import type { EncoderContext, HeadContext, MaskedPredictorContext, Model, RuntimeOptions } from '@jepa/graph';
 import type { ModelInput } from '@jepa/input';
-import type { ModelSession } from '@jepa/session';
+import type { ModelSession, Vector } from '@jepa/session';
 import type { WorldModel } from '@jepa/worldmodel';
 import type { Batcher } from '../queue/batcher.js';
+import type { TextBatcher } from '../queue/text-batcher.js';
 import type { Operation } from '../queue/engine-metrics.js';
 
 export interface ModelCard {
@@ -15,13 +16,15 @@ export interface ModelCard {
   owned_by: 'jepa';
   name: string;
   family: string;
-  /** Width of an embedding (the encoder's; a LeWM state with pool "lewm" is `state_dims` wide). */
+  /** Width of an embedding of the default pool (the encoder's; a dino.txt model's aligned vector; a LeWM state with pool "lewm" is `state_dims` wide). */
   dims: number;
   state_dims?: number;
   frames: number;
   image_size: number;
   recipe: ModelSpec['pre'];
   labels: readonly string[] | null;
+  /** Whether it takes words (a dino.txt model's text side): text embeddings, zero-shot labels, text search. */
+  text: boolean;
   /** The operations this model serves: embed and features always, the rest as its heads allow. */
   operations: Operation[];
   /** Whether the weights are in memory now (a request loads an unloaded model). */
@@ -56,12 +59,13 @@ export function modelCard(id: string, created: number, s: ModelSpec, residency: 
     owned_by: 'jepa',
     name: s.name,
     family: s.family,
-    dims: s.enc.embedDim,
+    dims: s.text ? s.text.outDim : s.enc.embedDim,
     ...(s.pred?.kind === 'action' ? { state_dims: s.pred.embedDim } : {}),
     frames: s.enc.nFrames,
     image_size: s.enc.imgSize,
     recipe: s.pre,
     labels: s.labels,
+    text: s.text !== null,
     operations,
     ...residency,
   };
@@ -76,12 +80,15 @@ export interface SlotOptions {
   maxBatch: number;
   /** The batcher that feeds this model's encoder context. */
   batcher: (encoder: EncoderContext) => Batcher;
+  /** The batcher that feeds this model's text tower (a dino.txt model), from the session's text embedding. */
+  textBatcher: (embed: (texts: readonly string[]) => Promise<Vector[]>) => TextBatcher;
 }
 
 /** A loaded model in the engine: its session, and the batchers that feed the session's encoders. */
 export class ModelSlot {
   readonly batcher: Batcher;
   #hierarchy: Batcher | undefined;
+  #text: TextBatcher | undefined;
 
   constructor(
     readonly id: string,
@@ -110,6 +117,12 @@ export class ModelSlot {
 
   predictor(): MaskedPredictorContext {
     return this.session.predictor();
+  }
+
+  /** The batcher of the text tower (made on first use; the session refuses a model without one). */
+  textBatcher(): TextBatcher {
+    this.#text ??= this.options.textBatcher((texts) => this.session.embedText(texts));
+    return this.#text;
   }
 
   /** The batcher whose encoder gives what the predictor reads: the shared one, or a hierarchy-mode one (V-JEPA 2.1 g/G). */

@@ -11,7 +11,7 @@ export const modelField = z.string().describe('the model id (GET /v1/models, lis
 export const poolField = z
   .enum(POOLS)
   .describe(
-    'mean of the patch tokens, the CLS token, every token (none), the LeWorldModel state, or the vector the classifier head reads (pooler); default cls where the model has one, else mean',
+    'mean of the patch tokens, the CLS token, every token (none), the LeWorldModel state, the vector the classifier head reads (pooler), or the vector in the text-aligned space of a dino.txt model (aligned); default aligned where the model has a text side, else cls where it has one, else mean',
   );
 
 export const normalizeField = z.boolean().describe('L2-normalise each vector (default false)');
@@ -31,6 +31,17 @@ export const sizeField = z
   );
 
 export const embedFields = { pool: poolField, normalize: normalizeField, size: sizeField };
+
+/** The most labels one zero-shot request may score. */
+export const MAX_LABELS = 1000;
+
+export const labelsField = z
+  .array(z.string())
+  .min(1)
+  .max(MAX_LABELS)
+  .describe('zero-shot classes: score each item against these words through the text side of a dino.txt model, instead of a classifier head');
+
+export const textField = z.string().describe('words to search with (an index made by a dino.txt model)');
 
 export const classifyFields = {
   top_k: z.number().int().min(1).describe("labels to return (default 5, at most the head's classes)"),

@@ -4,6 +4,10 @@ import { z } from 'zod';
 import { mediaItem, type MediaArg } from '../media.js';
 import { media, model, pool } from './tool-args.js';
 import { READ_ONLY, type ToolContext } from './tool-context.js';
+import type { ParsedItem, Pool } from '@jepa/engine';
+import { cosine } from '@jepa/graph';
+import type { McpTools } from '../mcp-tools.js';
+import { callOf, type ModelArg } from './tool-answers.js';
 
 export function registerCompare(server: McpServer, t: ToolContext): void {
   server.registerTool(
@@ -23,7 +27,8 @@ export function registerCompare(server: McpServer, t: ToolContext): void {
     },
     async (a, extra) =>
       t.run(() =>
-        t.engine.compare(
+        compareItems(
+          t.engine,
           {
             model: a.model,
             query: mediaItem('query', a.query as MediaArg, t.maxMediaBytes, 'image', null),
@@ -34,4 +39,19 @@ export function registerCompare(server: McpServer, t: ToolContext): void {
         ),
       ),
   );
+}
+
+/** Cosine similarity of each item's pooled vector to the query's (float64 sums), and the items ranked by it. */
+export function compareItems(
+  tools: McpTools,
+  args: ModelArg & { query: ParsedItem; items: readonly ParsedItem[]; pool?: Pool | undefined },
+  signal?: AbortSignal,
+): Promise<{ model: string; pool: Pool; similarities: number[]; ranking: { index: number; similarity: number }[] }> {
+  return tools.call(args.model, async () => {
+    const r = await tools.engine.embed({ model: args.model, items: [args.query, ...args.items], pool: args.pool }, callOf(signal));
+    const [q, ...vs] = r.data.map((e) => e.vector.values);
+    const similarities = vs.map((v) => cosine(q!, v));
+    const ranking = similarities.map((similarity, index) => ({ index, similarity })).sort((a, b) => b.similarity - a.similarity || a.index - b.index);
+    return { model: r.model, pool: r.pool, similarities, ranking };
+  });
 }

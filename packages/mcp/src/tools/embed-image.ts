@@ -4,6 +4,9 @@ import { mediaItem, type MediaArg } from '../media.js';
 import { imageSize } from '@jepa/engine';
 import { media, model, pool, normalize, size, embeddingOut } from './tool-args.js';
 import { READ_ONLY, type ToolContext } from './tool-context.js';
+import type { ImageSize, ParsedItem, Pool } from '@jepa/engine';
+import type { McpTools } from '../mcp-tools.js';
+import { callOf, type ModelArg } from './tool-answers.js';
 
 export function registerEmbedImage(server: McpServer, t: ToolContext): void {
   server.registerTool(
@@ -18,7 +21,8 @@ export function registerEmbedImage(server: McpServer, t: ToolContext): void {
     },
     async (a, extra) =>
       t.run(() =>
-        t.engine.embed(
+        embedItem(
+          t.engine,
           {
             model: a.model,
             item: mediaItem('image', a.image as MediaArg, t.maxMediaBytes, 'image', 'image'),
@@ -30,4 +34,20 @@ export function registerEmbedImage(server: McpServer, t: ToolContext): void {
         ),
       ),
   );
+}
+
+/** As /v1/embeddings on one item: its pooled vector. */
+export function embedItem(
+  tools: McpTools,
+  args: ModelArg & { item: ParsedItem; pool?: Pool | undefined; normalize?: boolean | undefined; size?: ImageSize | undefined },
+  signal?: AbortSignal,
+): Promise<{ model: string; pool: Pool; dims: number; embedding: number[] }> {
+  return tools.call(args.model, async () => {
+    const r = await tools.engine.embed(
+      { model: args.model, items: [args.item], pool: args.pool, normalize: args.normalize, size: args.size },
+      callOf(signal),
+    );
+    const v = r.data[0]!.vector.values;
+    return { model: r.model, pool: r.pool, dims: v.length, embedding: Array.from(v) };
+  });
 }

@@ -4,6 +4,10 @@ import { z } from 'zod';
 import { mediaItem, type MediaArg } from '../media.js';
 import { embeddingOut, media, model, normalize, pool, sampledItem, sampling, windowedOut } from './tool-args.js';
 import { READ_ONLY, type ToolContext } from './tool-context.js';
+import type { ParsedItem, Pool, WindowPlace } from '@jepa/engine';
+import type { McpTools } from '../mcp-tools.js';
+import { embedItem } from './embed-image.js';
+import { callOf, type ModelArg, type Warnings, withWarnings } from './tool-answers.js';
 
 export function registerEmbedVideo(server: McpServer, t: ToolContext): void {
   server.registerTool(
@@ -24,8 +28,24 @@ export function registerEmbedVideo(server: McpServer, t: ToolContext): void {
       t.run(() => {
         const item = mediaItem('video', a.video as MediaArg, t.maxMediaBytes, 'video', 'video');
         const args = { model: a.model, pool: a.pool, normalize: a.normalize };
-        if (a.sampling === undefined) return t.engine.embed({ ...args, item }, extra.signal);
-        return t.engine.embedWindows({ ...args, item: sampledItem(item, a.sampling) }, extra.signal);
+        if (a.sampling === undefined) return embedItem(t.engine, { ...args, item }, extra.signal);
+        return embedWindows(t.engine, { ...args, item: sampledItem(item, a.sampling) }, extra.signal);
       }),
   );
+}
+
+/** As /v1/embeddings on one video item with sampling: one pooled vector per window, in order. */
+export function embedWindows(
+  tools: McpTools,
+  args: ModelArg & { item: ParsedItem; pool?: Pool | undefined; normalize?: boolean | undefined },
+  signal?: AbortSignal,
+): Promise<{ model: string; pool: Pool; dims: number; windows: (WindowPlace & { embedding: number[] })[] } & Warnings> {
+  return tools.call(args.model, async () => {
+    const r = await tools.engine.embed({ model: args.model, items: [args.item], pool: args.pool, normalize: args.normalize }, callOf(signal));
+    // no windows: the width the model's card gives its vectors
+    const card = r.data.length > 0 ? null : await tools.engine.card(r.model);
+    const dims = r.data[0]?.vector.values.length ?? (r.pool === 'lewm' ? card!.state_dims! : card!.dims);
+    const windows = r.data.map((e) => ({ ...e.place!, embedding: Array.from(e.vector.values) }));
+    return { model: r.model, pool: r.pool, dims, windows, ...withWarnings(r.warnings) };
+  });
 }

@@ -5,6 +5,9 @@ import { z } from 'zod';
 import { mediaItem, type MediaArg } from '../media.js';
 import { media, model } from './tool-args.js';
 import { READ_ONLY, type ToolContext } from './tool-context.js';
+import type { ParsedItem } from '@jepa/engine';
+import type { McpTools } from '../mcp-tools.js';
+import { callOf, type ModelArg } from './tool-answers.js';
 
 export function registerPlan(server: McpServer, t: ToolContext): void {
   server.registerTool(
@@ -40,7 +43,8 @@ export function registerPlan(server: McpServer, t: ToolContext): void {
     async (a, extra) =>
       t.run(() => {
         const start = Array.isArray(a.start) ? a.start : [a.start];
-        return t.engine.plan(
+        return planActions(
+          t.engine,
           {
             model: a.model,
             start: start.map((m, i) => mediaItem(Array.isArray(a.start) ? `start[${i}]` : 'start', m as MediaArg, t.maxMediaBytes, 'image', 'image')),
@@ -57,4 +61,55 @@ export function registerPlan(server: McpServer, t: ToolContext): void {
         );
       }),
   );
+}
+
+/**
+ * As /v1/worldmodel/plan: CEM from the start frames toward the goal; then the cost of the planned
+ * sequence itself (its rollout's last state against the goal's, in the model's action units).
+ */
+export function planActions(
+  tools: McpTools,
+  args: ModelArg & {
+    start: readonly ParsedItem[];
+    goal: ParsedItem;
+    horizon?: number | undefined;
+    samples?: number | undefined;
+    iterations?: number | undefined;
+    topK?: number | undefined;
+    seed?: number | undefined;
+    actionMean?: number[] | undefined;
+    actionStd?: number[] | undefined;
+  },
+  signal?: AbortSignal,
+) {
+  return tools.call(args.model, async () => {
+    const r = await tools.engine.plan(
+      {
+        model: args.model,
+        images: args.start,
+        imagesField: 'start',
+        goal: args.goal,
+        horizon: args.horizon,
+        samples: args.samples,
+        iterations: args.iterations,
+        topK: args.topK,
+        seed: args.seed,
+        actionMean: args.actionMean,
+        actionStd: args.actionStd,
+        scorePlan: true,
+      },
+      callOf(signal),
+    );
+    const A = r.actionDim;
+    return {
+      model: r.model,
+      history: r.history,
+      horizon: r.horizon,
+      action_dim: A,
+      space: r.space,
+      actions: Array.from({ length: r.horizon }, (_, t) => Array.from(r.actions.subarray(t * A, (t + 1) * A))),
+      cost: r.cost!,
+      best_costs: r.bestCosts,
+    };
+  });
 }

@@ -5,6 +5,10 @@ import { z } from 'zod';
 import { mediaItem, type MediaArg } from '../media.js';
 import { media, model } from './tool-args.js';
 import { READ_ONLY, type ToolContext } from './tool-context.js';
+import { type ParsedItem, badField, parseIds } from '@jepa/engine';
+import { cosine } from '@jepa/graph';
+import type { McpTools } from '../mcp-tools.js';
+import { callOf, type ModelArg } from './tool-answers.js';
 
 export function registerPredictLatents(server: McpServer, t: ToolContext): void {
   server.registerTool(
@@ -32,7 +36,8 @@ export function registerPredictLatents(server: McpServer, t: ToolContext): void 
     },
     async (a, extra) =>
       t.run(() =>
-        t.engine.predictLatents(
+        predictLatents(
+          t.engine,
           {
             model: a.model,
             item: mediaItem('media', a.media as MediaArg, t.maxMediaBytes, 'video', null),
@@ -44,4 +49,32 @@ export function registerPredictLatents(server: McpServer, t: ToolContext): void 
         ),
       ),
   );
+}
+
+/**
+ * As /v1/predict (the masked predictor from the context tokens to the targets), then each predicted
+ * target token's cosine to the encoder's own token at that id.
+ */
+export function predictLatents(
+  tools: McpTools,
+  args: ModelArg & { item: ParsedItem; context: unknown; target: unknown; maskIndex?: number | undefined },
+  signal?: AbortSignal,
+) {
+  return tools.call(args.model, async () => {
+    const contextIds = parseIds(args.context, 'context');
+    const targetIds = parseIds(args.target, 'target');
+    const r = await tools.engine.predict({ model: args.model, item: args.item, contextIds, targetIds, maskIndex: args.maskIndex }, callOf(signal));
+    const { tokens, dim } = r.encoder;
+    if (r.outDim !== dim)
+      throw badField('model', `the predictor's tokens are ${r.outDim} wide and the encoder's ${dim}: they cannot be compared`, 'unsupported_model');
+    const cosines = r.targetIds.map((id, i) => cosine(r.predictions.subarray(i * dim, (i + 1) * dim), tokens.subarray(id * dim, (id + 1) * dim)));
+    return {
+      model: r.model,
+      context_tokens: contextIds.length,
+      target_ids: r.targetIds,
+      dims: dim,
+      cosines,
+      mean_cosine: cosines.reduce((a, b) => a + b, 0) / cosines.length,
+    };
+  });
 }

@@ -65,6 +65,7 @@ export const modelOut = z.object({
   frames: z.number().int(),
   image_size: z.number().int(),
   labels: z.array(z.string()).nullable(),
+  text: z.boolean().describe('takes words: embed_text, classify, search by text'),
   tools: z.array(z.string()),
 });
 

@@ -1,6 +1,7 @@
-// POST /v1/classify and POST /v1/predict: the heads over the encoder's tokens. Each body is read whole
+// POST /v1/classify (the classifier head, or zero-shot labels through a dino.txt model's text side) and
+// POST /v1/predict: the heads over the encoder's tokens. Each body is read whole
 // before the engine resolves the model (whether it has the head included): a bad one never loads it.
-import { classifyFields, imageSize, parseIds, parseItems, predictFields, readFields, refuseSampling } from '@jepa/engine';
+import { MAX_LABELS, classifyFields, imageSize, parseIds, parseItems, parseTexts, predictFields, readFields, refuseSampling } from '@jepa/engine';
 import type { FastifyInstance } from 'fastify';
 import { encodeValues } from '../encoding.js';
 import { objectBody, optionalChoice } from '../json.js';
@@ -12,10 +13,12 @@ export function headRoutes(app: FastifyInstance, state: ServerState): void {
   const { engine } = state;
 
   app.post('/v1/classify', async (req, reply) => {
-    const body = objectBody(req.body, ['model', 'input', 'top_k', 'logits', 'size']);
+    const body = objectBody(req.body, ['model', 'input', 'labels', 'top_k', 'logits', 'size']);
     const { top_k: topK, logits: withLogits, size } = readFields(body, classifyFields);
     const items = parseItems(body.input, 'input', engine.maxQueue);
-    const r = await engine.classify({ model: body.model, items, topK, size: imageSize(size) }, callOf(reply));
+    // zero-shot: the labels scored through the model's text side instead of its head
+    const labels = body.labels === undefined || body.labels === null ? undefined : parseTexts(body.labels, 'labels', MAX_LABELS);
+    const r = await engine.classify({ model: body.model, items, topK, size: imageSize(size), labels }, callOf(reply));
     return {
       object: 'list',
       data: r.data.map((c) => ({

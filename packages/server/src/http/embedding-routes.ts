@@ -1,5 +1,5 @@
-// POST /v1/embeddings (OpenAI's shape) and POST /v1/features (PCA maps as PNGs).
-import { badField, embedFields, featuresFields, imageSize, parseItems, readFields, refuseSampling } from '@jepa/engine';
+// POST /v1/embeddings (OpenAI's shape: media items and words) and POST /v1/features (PCA maps as PNGs).
+import { badField, embedFields, featuresFields, imageSize, parseInputs, parseItems, readFields, refuseSampling } from '@jepa/engine';
 import type { FastifyInstance } from 'fastify';
 import { type EncodingFormat, encodeValues } from '../encoding.js';
 import { objectBody, optionalChoice } from '../json.js';
@@ -15,7 +15,8 @@ export function embeddingRoutes(app: FastifyInstance, state: ServerState): void 
     const body = objectBody(req.body, ['model', 'input', 'pool', 'normalize', 'encoding_format', 'size']);
     const { pool, normalize, size } = readFields(body, embedFields);
     const format = optionalChoice(body, 'encoding_format', FORMATS, 'float')!;
-    const items = parseItems(body.input, 'input', engine.maxQueue);
+    // media items, and words: strings or {text} items, alone or in an array, as OpenAI's input takes them
+    const items = parseInputs(body.input, 'input', engine.maxQueue);
     // the body is read whole before the engine is asked for the model: a bad one never loads it
     const r = await engine.embed({ model: body.model, items, pool, normalize, size: imageSize(size) }, callOf(reply));
     return {

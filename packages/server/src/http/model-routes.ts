@@ -16,8 +16,10 @@ const ROUTES: Readonly<Record<Operation, readonly string[]>> = {
   plan: ['/v1/worldmodel/plan'],
 };
 
+/** A card with the routes its model serves: a dino.txt model's zero-shot labels are /v1/classify's too. */
 function httpCard({ operations, ...card }: ModelCard) {
-  return { ...card, endpoints: operations.flatMap((op) => ROUTES[op]) };
+  const ops = card.text && !operations.includes('classify') ? [...operations, 'classify' as const] : operations;
+  return { ...card, endpoints: ops.flatMap((op) => ROUTES[op]) };
 }
 
 /** `keep_alive` of a load: seconds, or a duration ("5m", "0", "forever", -1). */

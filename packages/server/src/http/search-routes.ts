@@ -1,10 +1,11 @@
 // POST /v1/search and POST /v1/index: the index of `jepa serve --index DIR` (@jepa/search), searched
-// with a query the engine embeds (an item, as /v1/embeddings takes one) or a stored row, and filled from
+// with a query the engine embeds (an item, as /v1/embeddings takes one, or words for an index of a
+// dino.txt model's aligned vectors) or a stored row, and filled from
 // files the server's path policy allows. Rows are numbered as `jepa search --json` numbers them. The
 // index's refusals (SearchError) are JepaErrors, answered by their kind as the engine's are.
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import { extname, join } from 'node:path';
-import { badField, notFound, parseItem, parseSampling, type Pool } from '@jepa/engine';
+import { badField, notFound, parseItem, parseSampling, parseText, type Pool } from '@jepa/engine';
 import { DB_FILE, type Hit, VectorIndex } from '@jepa/search';
 import type { FastifyInstance } from 'fastify';
 import { objectBody } from '../json.js';
@@ -93,19 +94,28 @@ export function searchRoutes(app: FastifyInstance, state: ServerState): void {
   });
 
   app.post('/v1/search', async (req, reply) => {
-    const body = objectBody(req.body, ['model', 'input', 'row', 'k', 'exact']);
+    const body = objectBody(req.body, ['model', 'input', 'text', 'row', 'k', 'exact']);
     if (dir === null) throw off();
     const idx = opened();
     if (idx === null) throw notFound(`the index ${dir} is empty; POST /v1/index fills it`, 'index_empty');
     const k = body.k === undefined ? 10 : wholeNumber(body.k, 'k', 1, MAX_K);
-    if ((body.input === undefined) === (body.row === undefined))
-      throw badField('input', 'give "input" (an item) or "row" (a stored row id)', 'missing_field');
+    const given = (['input', 'text', 'row'] as const).filter((key) => body[key] !== undefined);
+    if (given.length !== 1)
+      throw badField(
+        given[1] ?? 'input',
+        'give one of "input" (an item), "text" (words) or "row" (a stored row id)',
+        given.length === 0 ? 'missing_field' : 'conflicting_fields',
+      );
     if (body.exact !== undefined && typeof body.exact !== 'boolean') throw badField('exact', 'must be true or false');
     const r = await state.engine.search(
       {
         index: idx,
         model: body.model,
-        ...(body.input === undefined ? { row: wholeNumber(body.row, 'row', 1, Number.MAX_SAFE_INTEGER) } : { item: parseItem(body.input, 'input') }),
+        ...(body.input !== undefined
+          ? { item: parseItem(body.input, 'input') }
+          : body.text !== undefined
+            ? { text: parseText(body.text, 'text') }
+            : { row: wholeNumber(body.row, 'row', 1, Number.MAX_SAFE_INTEGER) }),
         k,
         mode: body.exact ? 'exact' : 'auto',
       },
