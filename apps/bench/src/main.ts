@@ -26,6 +26,7 @@ import { registerCpuLevelsBench } from './commands/cpu-levels.js';
 import { registerWidePanelsBench } from './commands/wide-panels.js';
 import { registerRetrievalBench } from './commands/retrieval.js';
 import { registerSearchBench } from './commands/search.js';
+import { registerPullBench } from './commands/pull.js';
 
 const program = new Command('jepa-bench').description('Benchmarks of the jepa engine (markdown and JSON reports)');
 
@@ -47,6 +48,7 @@ registerCpuLevelsBench(program);
 registerWidePanelsBench(program);
 registerRetrievalBench(program);
 registerSearchBench(program);
+registerPullBench(program);
 registerLewmBenches(program);
 registerAcBenches(program);
 registerWindowsBench(program);
