@@ -4,6 +4,7 @@
 import { mkdir, open, rename, stat, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { BlobDigest } from './blob-digest.js';
+import { diskFailure } from './disk-failure.js';
 import type { RemoteFile } from './remote-file.js';
 import { lockBlob } from './blob-lock.js';
 import { HubError } from './errors.js';
@@ -87,14 +88,20 @@ async function fetchRest(t: DownloadTarget, file: RemoteFile, incomplete: string
   let done = from;
   if (!response.body) throw new ShortBody(`${file.path}: an empty answer`);
   // written in blocks of FLUSH_BYTES, and what came before a cut is written too, so the next try resumes after it
-  const out = await open(incomplete, from > 0 ? 'a' : 'w');
+  const out = await open(incomplete, from > 0 ? 'a' : 'w').catch(async (err: unknown) => {
+    throw await diskFailure(err, incomplete);
+  });
   let pending: Uint8Array[] = [];
   let pendingBytes = 0;
   const flush = async () => {
     const block = Buffer.concat(pending, pendingBytes);
     pending = [];
     pendingBytes = 0;
-    for (let at = 0; at < block.length; ) at += (await out.write(block, at)).bytesWritten;
+    try {
+      for (let at = 0; at < block.length; ) at += (await out.write(block, at)).bytesWritten;
+    } catch (err) {
+      throw await diskFailure(err, incomplete);
+    }
     digest.update(block);
     done += block.length;
   };

@@ -1,6 +1,7 @@
 // Transient failures (a 5xx, a 429, a reset connection, a cut body) are tried again after a wait that
 // doubles each time; anything else, a refused connection or an unknown host included, is final at once.
 import { setTimeout as sleep } from 'node:timers/promises';
+import { HubError } from './errors.js';
 
 export interface RetryPolicy {
   attempts: number;
@@ -31,6 +32,8 @@ const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNR
 /** Why `err` is worth another try, or undefined when it is final. */
 export function transientCause(err: unknown): string | undefined {
   if (err instanceof TransientStatus) return err.message;
+  // a refusal already put in words (a full disk among them) is final, whatever its cause
+  if (err instanceof HubError) return undefined;
   const cause = networkCause(err);
   return cause === undefined || UNREACHABLE.has(cause) ? undefined : cause;
 }

@@ -1,0 +1,157 @@
+// Pull throughput against the loopback Hub: a large seeded file pulled through @jepa/hub (Range-able
+// download, sha256 as it is written), against the bound, the same bytes copied by a plain stream to
+// the same disk, and a plain fetch of the same URL into a file (what HTTP alone costs).
+import { execFileSync, fork } from 'node:child_process';
+import { once } from 'node:events';
+import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream, createWriteStream, existsSync, mkdirSync, openSync, closeSync, fsyncSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { type HubSettings, pullSnapshot } from '@jepa/hub';
+
+export interface PullBenchOptions {
+  sizeMib: number;
+  rounds: number;
+  dir: string;
+  fsync: boolean;
+}
+
+export type PullWay = 'stream copy (bound)' | 'fetch → file' | '@jepa/hub pull';
+export const PULL_WAYS: readonly PullWay[] = ['stream copy (bound)', 'fetch → file', '@jepa/hub pull'];
+
+export interface PullRow {
+  way: PullWay;
+  mbPerS: number[];
+  medianMbPerS: number;
+  ofBound: number;
+  /** This process's CPU time (user + system) per GB written: the client's own cost, whatever else runs. */
+  cpuMsPerGb: number[];
+  medianCpuMsPerGb: number;
+}
+
+const REPO = 'bench/large';
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+/** The seeded file, made once (random bytes, kept under --dir for the next run). */
+function seedFile(dir: string, sizeMib: number): string {
+  const path = join(dir, `seed-${sizeMib}MiB.safetensors`);
+  if (existsSync(path) && statSync(path).size === sizeMib * 2 ** 20) return path;
+  const fd = openSync(path, 'w');
+  try {
+    for (let i = 0; i < sizeMib; i++) writeFileSync(fd, randomBytes(2 ** 20));
+  } finally {
+    closeSync(fd);
+  }
+  return path;
+}
+
+function syncFile(path: string): void {
+  const fd = openSync(path, 'r+');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+async function startHub(checkpoint: string): Promise<{ url: string; commit: string; stop: () => Promise<void> }> {
+  const child = fork(new URL('./hub-process.js', import.meta.url), [REPO, checkpoint], { stdio: 'inherit' });
+  const [{ url, commit }] = (await once(child, 'message')) as [{ url: string; commit: string }];
+  return {
+    url,
+    commit,
+    stop: async () => {
+      const exited = once(child, 'exit');
+      child.disconnect();
+      await exited;
+    },
+  };
+}
+
+export async function runPullBench(o: PullBenchOptions, log: (line: string) => void): Promise<{ rows: PullRow[]; bytes: number }> {
+  const dir = resolve(o.dir);
+  mkdirSync(dir, { recursive: true });
+  const seed = seedFile(dir, o.sizeMib);
+  const bytes = statSync(seed).size;
+  log(`seed ${seed} (${bytes} bytes); hashing it for the loopback Hub`);
+  const hub = await startHub(seed);
+  const sha = createHash('sha256');
+  for await (const chunk of createReadStream(seed)) sha.update(chunk as Buffer);
+  const lfsUrl = `${hub.url}/lfs/${sha.digest('hex')}/model.safetensors`;
+  const out = join(dir, 'out');
+  const ways: Record<PullWay, () => Promise<string>> = {
+    'stream copy (bound)': async () => {
+      const to = join(out, 'copy.bin');
+      await pipeline(createReadStream(seed), createWriteStream(to));
+      return to;
+    },
+    'fetch → file': async () => {
+      const to = join(out, 'fetched.bin');
+      const response = await fetch(lfsUrl);
+      if (!response.ok || !response.body) throw new Error(`${lfsUrl}: HTTP ${response.status}`);
+      await pipeline(Readable.fromWeb(response.body), createWriteStream(to));
+      return to;
+    },
+    '@jepa/hub pull': async () => {
+      const settings: HubSettings = {
+        endpoint: hub.url,
+        cacheDir: join(out, 'hub'),
+        jepaCache: join(out, 'jepa'),
+        offline: false,
+        retryDelayMs: 100,
+        attempts: 3,
+      };
+      const snapshot = await pullSnapshot({ repo: REPO, revision: hub.commit, type: 'f32' }, { settings }, hub.commit);
+      return snapshot.checkpoint;
+    },
+  };
+  const samples = new Map<PullWay, number[]>(PULL_WAYS.map((w) => [w, []]));
+  const cpuSamples = new Map<PullWay, number[]>(PULL_WAYS.map((w) => [w, []]));
+  try {
+    for (let round = 0; round < o.rounds; round++) {
+      // a rotating order, so that no way always follows the same one
+      for (let k = 0; k < PULL_WAYS.length; k++) {
+        const way = PULL_WAYS[(round + k) % PULL_WAYS.length] as PullWay;
+        rmSync(out, { recursive: true, force: true });
+        mkdirSync(out, { recursive: true });
+        // the last way's dirty pages written back first, so that they do not slow this one
+        execFileSync('sync');
+        const cpu0 = process.cpuUsage();
+        const t0 = performance.now();
+        const written = await ways[way]();
+        if (o.fsync) syncFile(written);
+        const seconds = (performance.now() - t0) / 1000;
+        const cpu = process.cpuUsage(cpu0);
+        cpuSamples.get(way)?.push((cpu.user + cpu.system) / 1000 / (bytes / 1e9));
+        if (statSync(written).size !== bytes) throw new Error(`${way}: wrote ${statSync(written).size} of ${bytes} bytes`);
+        const mbPerS = bytes / 1e6 / seconds;
+        samples.get(way)?.push(mbPerS);
+        log(`round ${round + 1}: ${way} ${mbPerS.toFixed(0)} MB/s, ${cpuSamples.get(way)?.at(-1)?.toFixed(0)} CPU ms/GB`);
+      }
+    }
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+    await hub.stop();
+  }
+  const bound = median(samples.get('stream copy (bound)') ?? []);
+  const rows = PULL_WAYS.map((way) => {
+    const mbPerS = samples.get(way) ?? [];
+    const cpuMsPerGb = cpuSamples.get(way) ?? [];
+    return { way, mbPerS, medianMbPerS: median(mbPerS), ofBound: median(mbPerS) / bound, cpuMsPerGb, medianCpuMsPerGb: median(cpuMsPerGb) };
+  });
+  return { rows, bytes };
+}
+
+export function pullMarkdown(rows: PullRow[], o: PullBenchOptions): string {
+  const head = `| ${o.sizeMib} MiB${o.fsync ? ', fsync included' : ''} | median MB/s | of the bound | client CPU ms/GB | rounds (MB/s) |\n|---|---:|---:|---:|---|`;
+  const body = rows.map(
+    (r) =>
+      `| ${r.way} | ${r.medianMbPerS.toFixed(0)} | ${(100 * r.ofBound).toFixed(0)}% | ${r.medianCpuMsPerGb.toFixed(0)} | ${r.mbPerS.map((x) => x.toFixed(0)).join(', ')} |`,
+  );
+  return [head, ...body].join('\n');
+}
