@@ -1,5 +1,5 @@
 export { ModelSession, type PoolOptions, type SessionInput, type SessionOptions, type TextEmbedOptions } from './model-session.js';
-export { textScores } from './text-scores.js';
+export { textScores, topLabels } from './text-scores.js';
 export {
   POOLS,
   alignedVectors,

@@ -1,5 +1,6 @@
 // dino.txt's score of an image and a text, exp(logit_scale)·cos(image, text) (dinov3 eval/text/dinotxt_model.py):
-// the one definition every front end uses (classify's logits, search by words).
+// the one definition every front end uses (classify's logits, search by words), and zero-shot classes from it.
+import { type ClassScore, softmax, topK } from '@jepa/graph';
 
 /** [images][texts]: exp(logitScale)·cos(image i, text j); a zero vector scores 0. Accumulated in double precision. */
 export function textScores(images: readonly ArrayLike<number>[], texts: readonly ArrayLike<number>[], logitScale: number): Float32Array[] {
@@ -22,4 +23,10 @@ export function textScores(images: readonly ArrayLike<number>[], texts: readonly
       return scale * dot;
     });
   });
+}
+
+/** Zero-shot classes of one item's scores against the labels: the softmax over the labels, the k best (ties: lower index first). */
+export function topLabels(scores: ArrayLike<number>, labels: readonly string[], k: number): ClassScore[] {
+  const probs = softmax(scores);
+  return topK(scores, k).map((index) => ({ index, label: labels[index]!, logit: scores[index]!, prob: probs[index]! }));
 }

@@ -1,9 +1,8 @@
 // `jepa classify --label …`: zero-shot classes with a dino.txt model. Each image's aligned vector is scored against
 // each label's text vector (the session's textScores: exp(logit_scale)·cos), then softmax over the labels, top k.
 import { writeFileSync } from 'node:fs';
-import { softmax, topK } from '@jepa/graph';
 import { encodeNpy } from '@jepa/preprocess';
-import type { ModelSession } from '@jepa/session';
+import { type ModelSession, topLabels } from '@jepa/session';
 import { printLines, say } from '../display-text.js';
 
 export interface ZeroShotFlags {
@@ -28,13 +27,7 @@ export async function classifyByLabels(
     writeFileSync(flags.logits, encodeNpy(all, [scores.length, labels.length]));
     say(`scores [${scores.length}, ${labels.length}] (exp(logit_scale)·cos, one column per label) -> ${flags.logits}`);
   }
-  const rows = scores.map((row, i) => {
-    const probs = softmax(row);
-    return {
-      input: images[i]!,
-      top: topK(row, flags.topk).map((index) => ({ label: labels[index]!, index, prob: probs[index]!, logit: row[index]! })),
-    };
-  });
+  const rows = scores.map((row, i) => ({ input: images[i]!, top: topLabels(row, labels, flags.topk) }));
   if (flags.json) {
     process.stdout.write(`${JSON.stringify(rows.length === 1 ? rows[0] : rows, null, 2)}\n`);
     return;

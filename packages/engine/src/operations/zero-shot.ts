@@ -1,6 +1,6 @@
 // Zero-shot classes: each item's text-aligned vector scored against the labels' text vectors by the
 // session's score (exp(logit_scale)·cos), then the softmax over the labels and the top k.
-import { softmax } from '@jepa/graph';
+import { topLabels } from '@jepa/session';
 import { badField } from '../errors.js';
 import type { ModelSlot } from '../registry/model-slot.js';
 import type { ClassifyRequest, ClassifyResult } from './classify.js';
@@ -34,10 +34,7 @@ async function zeroShotOn(core: EngineCore, slot: ModelSlot, req: ClassifyReques
       model: slot.id,
       data: encoded.map((e, i) => {
         const logits = scores[i]!;
-        const probs = softmax(logits);
-        const order = Array.from(logits.keys()).sort((a, b) => probs[b]! - probs[a]! || a - b);
-        const top = order.slice(0, k).map((index) => ({ index, label: req.labels[index]!, logit: logits[index]!, prob: probs[index]! }));
-        return { index: e.index, place: e.place, top, logits };
+        return { index: e.index, place: e.place, top: topLabels(logits, req.labels, k), logits };
       }),
       usage: usage(outs),
       warnings,

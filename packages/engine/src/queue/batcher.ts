@@ -6,6 +6,7 @@ import type { ItemTensor } from '@jepa/input';
 import type { ComputeLane } from './compute-lane.js';
 import { Dropped, dropReason } from './dropped.js';
 import type { EngineMetrics } from './engine-metrics.js';
+import { Nap } from './nap.js';
 
 interface EncodeJob {
   tensor: ItemTensor;
@@ -27,7 +28,7 @@ export interface BatcherOptions {
 export class Batcher {
   readonly #pending: EncodeJob[] = [];
   #running = false;
-  #wake: (() => void) | null = null;
+  readonly #nap = new Nap();
   #incoming = 0;
   readonly #encoder: EncoderContext;
   readonly #lane: ComputeLane;
@@ -56,7 +57,7 @@ export class Batcher {
       if (done) return;
       done = true;
       this.#incoming--;
-      this.#wake?.();
+      this.#nap.wake();
     };
   }
 
@@ -80,12 +81,12 @@ export class Batcher {
           if (at < 0) return;
           this.#pending.splice(at, 1);
           reject(new Dropped(dropReason(signal)));
-          this.#wake?.();
+          this.#nap.wake();
         },
       };
       signal.addEventListener('abort', job.onAbort, { once: true });
       this.#pending.push(job);
-      this.#wake?.();
+      this.#nap.wake();
       if (!this.#running) {
         this.#running = true;
         void this.#loop();
@@ -107,7 +108,7 @@ export class Batcher {
               this.#incoming > 0 ? Math.max(this.#options.maxWaitMs, have * this.#lane.secondsPerItem * 1000) : this.#options.maxWaitMs;
             const until = first.enqueued + patience;
             if (performance.now() >= until) break;
-            await this.#nap(until);
+            await this.#nap.until(until);
           }
           if (this.#pending[0] !== first) continue;
         }
@@ -122,21 +123,6 @@ export class Batcher {
     let n = 0;
     for (const j of this.#pending) if (j.key === key) n++;
     return n;
-  }
-
-  /** Until `until`, or sooner when an item arrives or leaves. */
-  #nap(until: number): Promise<void> {
-    return new Promise<void>((done) => {
-      const timer = setTimeout(finish, Math.max(0, until - performance.now()));
-      function finish() {
-        clearTimeout(timer);
-        done();
-      }
-      this.#wake = () => {
-        this.#wake = null;
-        finish();
-      };
-    });
   }
 
   /** Takes the head of the queue and, if it is a still, every same-shape still behind it up to max-batch. */

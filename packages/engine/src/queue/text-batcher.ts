@@ -4,6 +4,7 @@
 import type { Vector } from '@jepa/session';
 import type { ComputeLane } from './compute-lane.js';
 import { Dropped, dropReason } from './dropped.js';
+import { Nap } from './nap.js';
 
 interface TextJob {
   texts: readonly string[];
@@ -22,7 +23,7 @@ export interface TextBatcherOptions {
 export class TextBatcher {
   readonly #pending: TextJob[] = [];
   #running = false;
-  #wake: (() => void) | null = null;
+  readonly #nap = new Nap();
 
   /** `embed`: the session's texts to vectors (unnormalised), in order. */
   constructor(
@@ -50,7 +51,7 @@ export class TextBatcher {
       };
       signal.addEventListener('abort', job.onAbort, { once: true });
       this.#pending.push(job);
-      this.#wake?.();
+      this.#nap.wake();
       if (!this.#running) {
         this.#running = true;
         void this.#loop();
@@ -69,7 +70,7 @@ export class TextBatcher {
         while (this.#pending[0] === first && this.#queuedTexts() < this.options.maxBatch) {
           const until = first.enqueued + this.options.maxWaitMs;
           if (performance.now() >= until) break;
-          await this.#nap(until);
+          await this.#nap.until(until);
         }
         if (this.#pending.length === 0) continue;
         await this.lane.run(() => this.#runBatch());
@@ -77,21 +78,6 @@ export class TextBatcher {
     } finally {
       this.#running = false;
     }
-  }
-
-  /** Until `until`, or sooner when a request arrives. */
-  #nap(until: number): Promise<void> {
-    return new Promise<void>((done) => {
-      const timer = setTimeout(finish, Math.max(0, until - performance.now()));
-      function finish() {
-        clearTimeout(timer);
-        done();
-      }
-      this.#wake = () => {
-        this.#wake = null;
-        finish();
-      };
-    });
   }
 
   /** The oldest request, and the ones behind it while their texts fit in maxBatch. */
