@@ -38,6 +38,14 @@ export interface ModelInfo extends Omit<ModelCard, 'operations'> {
 
 export const DEFAULT_MAX_MEDIA_BYTES = 64 * 2 ** 20;
 
+export interface CachedModelInfo {
+  id: string;
+  state: 'unloaded' | 'pulling';
+  downloaded: boolean;
+  converted: boolean;
+  family: string | null;
+}
+
 export class McpTools {
   readonly engine: Engine;
   readonly roots: Roots;
@@ -89,6 +97,17 @@ export class McpTools {
       if (operations.includes('plan')) tools.push('plan');
       return { ...card, tools };
     });
+  }
+
+  /** The hf: models the caches hold that no tool serves yet (a tool's model may name one: it is pulled first). */
+  async cachedModels(): Promise<CachedModelInfo[]> {
+    return (await this.engine.hubModels()).map((c) => ({
+      id: c.id,
+      state: c.state,
+      downloaded: c.downloaded,
+      converted: c.converted,
+      family: c.family,
+    }));
   }
 
   /** A tool's engine call, its path refusals in the roots' words; refused at once when no model is loaded and none is named. */

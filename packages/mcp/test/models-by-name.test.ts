@@ -90,4 +90,18 @@ describe('models by name through jepa mcp', () => {
       await mcp.close();
     }
   });
+
+  it('list_models names the hf: models the caches hold and no server serves yet', async () => {
+    const mcp = await mcpChild(['--root', work]);
+    try {
+      const listed = await mcp.ok<{ models: unknown[]; cached: { id: string; downloaded: boolean; converted: boolean; family: string | null }[] }>(
+        'list_models',
+      );
+      expect(listed.models).toEqual([]);
+      expect(listed.cached).toContainEqual({ id: 'hf:tiny/hfvit', state: 'unloaded', downloaded: true, converted: true, family: 'hfvit' });
+      expect(listed.cached.map((c) => c.id)).not.toContain('hf:tiny/none');
+    } finally {
+      await mcp.close();
+    }
+  });
 });

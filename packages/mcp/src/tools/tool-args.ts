@@ -69,4 +69,12 @@ export const modelOut = z.object({
   tools: z.array(z.string()),
 });
 
+export const hubModelOut = z.object({
+  id: z.string().describe('hf:ORG/NAME'),
+  state: z.enum(['unloaded', 'pulling']),
+  downloaded: z.boolean().describe('every file the conversion reads is in the Hugging Face cache'),
+  converted: z.boolean().describe("jepa's cache holds its GGUF"),
+  family: z.string().nullable(),
+});
+
 export const scoreOut = z.object({ label: z.string(), index: z.number().int(), prob: z.number(), logit: z.number() });
