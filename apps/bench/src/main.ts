@@ -28,6 +28,7 @@ import { registerWidePanelsBench } from './commands/wide-panels.js';
 import { registerRetrievalBench } from './commands/retrieval.js';
 import { registerSearchBench } from './commands/search.js';
 import { registerTextSearchBench } from './commands/text-search.js';
+import { registerZeroShotBench } from './commands/zero-shot.js';
 import { registerPullBench } from './commands/pull.js';
 
 const program = new Command('jepa-bench').description('Benchmarks of the jepa engine (markdown and JSON reports)');
@@ -52,6 +53,7 @@ registerWidePanelsBench(program);
 registerRetrievalBench(program);
 registerSearchBench(program);
 registerTextSearchBench(program);
+registerZeroShotBench(program);
 registerPullBench(program);
 registerLewmBenches(program);
 registerAcBenches(program);

@@ -22,10 +22,21 @@ function merges(): string[] {
   return [...vocab.ranks.keys()];
 }
 
+/** The backbone: one block of ViT-L's width (the text tower's timing), or the whole ViT-L/16 (an image's). */
+export type BenchBackbone = 'one-block' | 'vitl16';
+
+const VITL16 = { nLayer: 24, patchSize: 16, imgSize: 224, gridSize: 14, nPatches: 196, nReg: 4 };
+
+const BACKBONES: Record<BenchBackbone, { file: string; enc: Partial<ModelHparams['enc']>; pre: Partial<ModelHparams['pre']> }> = {
+  'one-block': { file: 'dinotxt-text', enc: { nLayer: 1 }, pre: {} },
+  vitl16: { file: 'dinotxt-vitl16', enc: VITL16, pre: { resize: { mode: 'short', size: 256 }, crop: 224, resample: 'bilinear' } },
+};
+
 /** The f32 file (forged once), or its `type` quantization beside it. */
-async function textModel(dtype: string, dir: string): Promise<string> {
+export async function textModel(dtype: string, dir: string, backbone: BenchBackbone = 'one-block'): Promise<string> {
   mkdirSync(dir, { recursive: true });
-  const base = join(dir, 'dinotxt-text-f32.gguf');
+  const { file, enc, pre } = BACKBONES[backbone];
+  const base = join(dir, `${file}-f32.gguf`);
   if (!existsSync(base)) {
     const m = merges();
     forgeModel('dinov3', {
@@ -34,7 +45,8 @@ async function textModel(dtype: string, dir: string): Promise<string> {
       edit: (h: ModelHparams) => ({
         ...h,
         name: 'bench dino.txt text tower (random weights)',
-        enc: { ...h.enc, embedDim: 1024, nLayer: 1, nHead: 16, headDim: 64, ffnDim: 4096 },
+        enc: { ...h.enc, embedDim: 1024, nHead: 16, headDim: 64, ffnDim: 4096, ...enc },
+        pre: { ...h.pre, ...pre },
         text: {
           embedDim: 1280,
           nLayer: 24,
@@ -58,7 +70,7 @@ async function textModel(dtype: string, dir: string): Promise<string> {
     });
   }
   if (dtype === 'f32') return base;
-  const path = join(dir, `dinotxt-text-${dtype}.gguf`);
+  const path = join(dir, `${file}-${dtype}.gguf`);
   if (!existsSync(path)) await quantizeFile(base, path, dtype as Parameters<typeof quantizeFile>[2]);
   return path;
 }
