@@ -81,3 +81,6 @@ fi
 
 pnpm install --frozen-lockfile
 pnpm build
+# the README's demo model (untrained, seeded): made here rather than committed, since everything tracked travels
+# to the GPU machine within 64 MiB (docs/gpu.md)
+node scripts/make-demo-model.mjs
