@@ -9,14 +9,15 @@ import { forgeModel, type ModelHparams } from '@jepa/gguf';
 import { Model } from '@jepa/graph';
 import { quantizeFile } from '@jepa/quantize';
 import { readClipVocab } from '@jepa/text';
-import { fixturePath } from '@jepa/testing';
 import { count, int, intList, list } from './cli-args.js';
 import { machineInfo } from './machine.js';
 import { median, sample } from './stats.js';
 
 const f32 = Math.fround;
 
-function merges(): string[] {
+async function merges(): Promise<string[]> {
+  // the repository's fixtures, loaded when the command runs: an installed @jepa/bench has neither
+  const { fixturePath } = await import('@jepa/testing');
   const vocab = readClipVocab(fixturePath('text', 'clip-merges-48894.txt.gz'));
   // the rank table's keys are the merges' own lines ('first second'), in rank order
   return [...vocab.ranks.keys()];
@@ -38,7 +39,7 @@ export async function textModel(dtype: string, dir: string, backbone: BenchBackb
   const { file, enc, pre } = BACKBONES[backbone];
   const base = join(dir, `${file}-f32.gguf`);
   if (!existsSync(base)) {
-    const m = merges();
+    const m = await merges();
     forgeModel('dinov3', {
       seed: 51,
       path: base,
