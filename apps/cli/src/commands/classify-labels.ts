@@ -1,9 +1,7 @@
 // `jepa classify --label …`: zero-shot classes with a dino.txt model. Each image's aligned vector is scored against
 // each label's text vector (the session's textScores: exp(logit_scale)·cos), then softmax over the labels, top k.
-import { writeFileSync } from 'node:fs';
-import { encodeNpy } from '@jepa/preprocess';
 import { type ModelSession, topLabels } from '@jepa/session';
-import { printLines, say } from '../display-text.js';
+import { printClassRows, writeScores } from './class-output.js';
 
 export interface ZeroShotFlags {
   topk: number;
@@ -21,20 +19,7 @@ export async function classifyByLabels(
   const texts = await session.embedText(labels);
   const vectors = await session.embed(images, { pool: 'aligned' });
   const scores = session.textScores(vectors, texts);
-  if (flags.logits) {
-    const all = new Float32Array(scores.length * labels.length);
-    for (const [i, row] of scores.entries()) all.set(row, i * labels.length);
-    writeFileSync(flags.logits, encodeNpy(all, [scores.length, labels.length]));
-    say(`scores [${scores.length}, ${labels.length}] (exp(logit_scale)·cos, one column per label) -> ${flags.logits}`);
-  }
+  if (flags.logits) writeScores(flags.logits, scores, labels.length, 'scores', 'exp(logit_scale)·cos, one column per label');
   const rows = scores.map((row, i) => ({ input: images[i]!, top: topLabels(row, labels, flags.topk) }));
-  if (flags.json) {
-    process.stdout.write(`${JSON.stringify(rows.length === 1 ? rows[0] : rows, null, 2)}\n`);
-    return;
-  }
-  for (const row of rows)
-    printLines(
-      row.input,
-      ...row.top.map((c, rank) => `  ${rank + 1}. ${c.label}  ${(100 * c.prob).toFixed(2)}%  (score ${c.logit.toFixed(4)}, label ${c.index})`),
-    );
+  printClassRows(rows, flags.json === true, { score: 'score', index: 'label' });
 }

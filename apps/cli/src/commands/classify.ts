@@ -1,20 +1,18 @@
 // `jepa classify`: encoder tokens -> the model's attentive classifier -> top-k labels; or, with --label / --labels,
 // zero-shot classes of images with a dino.txt model (classify-labels.ts).
-import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { encodeNpy } from '@jepa/preprocess';
 import { openSession, type RuntimeFlags } from '../open-session.js';
 import { addInputOptions, addSizeOption } from '../input-options.js';
 import { addRuntimeOptions, positiveInt } from '../runtime-options.js';
 import { UserError } from '../user-error.js';
 import { localModel } from '../hub-model.js';
 import { checkNpyOutput } from '../output.js';
-import { printLines, say } from '../display-text.js';
 import { checkClipInput, clipInput, FRAMES_DIR_OPTION, type ClipFlags } from './clip-input.js';
 import { classifyWindows } from './classify-windows.js';
 import { addWindowOptions, windowOptions, type WindowFlags } from '../window-options.js';
 import { expandInputs } from '../inputs.js';
 import { classifyByLabels } from './classify-labels.js';
+import { printClassRows, writeScores } from './class-output.js';
 import { collect, textList } from './text-list.js';
 
 interface ClassifyFlags extends RuntimeFlags, ClipFlags, WindowFlags {
@@ -90,27 +88,15 @@ export function classifyCommand(program: Command): void {
       }
       const { label, input } = await clipInput(session, image, flags);
       const results = await head.classify(await session.encoder.encode(input), flags.topk);
-      if (flags.logits) {
-        const n = headSpec.nClasses;
-        const all = new Float32Array(results.length * n);
-        for (const [i, r] of results.entries()) all.set(r.logits, i * n);
-        writeFileSync(flags.logits, encodeNpy(all, [results.length, n]));
-        say(`logits [${results.length}, ${n}] -> ${flags.logits}`);
-      }
-      const rows = results.map((r, i) => ({
-        input: results.length > 1 ? `${label}[${i}]` : label,
-        top: r.top.map((c) => ({ label: c.label, index: c.index, prob: c.prob, logit: c.logit })),
-      }));
-      if (flags.json) {
-        process.stdout.write(`${JSON.stringify(rows.length === 1 ? rows[0] : rows, null, 2)}\n`);
-        return;
-      }
-      // the labels are the file's, the input names the user's: both go out inert
-      for (const row of rows)
-        printLines(
-          row.input,
-          ...row.top.map((c, rank) => `  ${rank + 1}. ${c.label}  ${(100 * c.prob).toFixed(2)}%  (logit ${c.logit.toFixed(4)}, class ${c.index})`),
+      if (flags.logits)
+        writeScores(
+          flags.logits,
+          results.map((r) => r.logits),
+          headSpec.nClasses,
+          'logits',
         );
+      const rows = results.map((r, i) => ({ input: results.length > 1 ? `${label}[${i}]` : label, top: r.top }));
+      printClassRows(rows, flags.json === true, { score: 'logit', index: 'class' });
     } finally {
       await session.dispose();
     }
