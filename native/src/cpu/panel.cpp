@@ -8,6 +8,7 @@
 
 #include "gelu_erf.h"
 #include "panel_f32.h"
+#include "panel_finish.h"
 #include "panel_layout.h"
 #include "panel_rows_op.h"
 
@@ -164,6 +165,11 @@ void finish(const Epilogue& e, const ggml_tensor* dst, int64_t t0, int64_t t1, i
   const float* add = e.add ? static_cast<const float*>(dst->src[s++]->data) : nullptr;
   if (!bias && !e.gelu && !scale && !add) return;
   const int64_t ld = dst->ne[0];
+  if (const FinishRow lanes = (r1 - r0) % 16 == 0 ? finishRowAvx512(e) : nullptr) {
+    for (int64_t t = t0; t < t1; ++t)
+      lanes(static_cast<float*>(dst->data) + t * ld + r0, bias ? bias + r0 : nullptr, scale ? scale + r0 : nullptr, add ? add + t * ld + r0 : nullptr, r1 - r0);
+    return;
+  }
   for (int64_t t = t0; t < t1; ++t) {
     float* o = static_cast<float*>(dst->data) + t * ld;
     if (bias)

@@ -49,9 +49,17 @@ void op(ggml_tensor* dst, int ith, int nth, void* userdata) {
   // Kernels walk panels outer and tokens inner; blocks of tokens small enough to stay in L2 (about
   // 192 KiB of them) keep a batch's activations from being re-read from L3 for every panel.
   const int64_t block = std::max<int64_t>(32, 192 * 1024 / stride / 32 * 32);
-  for (int64_t t = 0; t < n; t += block)
-    choice->kernel->tokens(panels, share.pan1 - share.pan0, k, xq.data() + t * stride, meta.data() + t, std::min(block, n - t), out + t * rows, rows);
-  finish(choice->epilogue, dst, share.tok0, share.tok1, share.pan0 * kRows, share.pan1 * kRows);
+  const int64_t npanels = share.pan1 - share.pan0, bytes = panelBytes(k);
+  const int64_t chunk = choice->kernel->finishPanels > 0 ? choice->kernel->finishPanels : npanels;
+  for (int64_t t = 0; t < n; t += block) {
+    const int64_t m = std::min(block, n - t);
+    // the epilogue runs on each chunk of panels as soon as its outputs are whole, while they are in cache
+    for (int64_t p = 0; p < npanels; p += chunk) {
+      const int64_t np = std::min(chunk, npanels - p);
+      choice->kernel->tokens(panels + p * bytes, np, k, xq.data() + t * stride, meta.data() + t, m, out + t * rows + p * kRows, rows);
+      finish(choice->epilogue, dst, share.tok0 + t, share.tok0 + t + m, (share.pan0 + p) * kRows, (share.pan0 + p + np) * kRows);
+    }
+  }
 }
 
 }  // namespace

@@ -44,6 +44,10 @@ struct Kernel {
   void (*quantize)(const float* x, int64_t k, uint8_t* u, TokenQuant* meta);
   void (*tokens)(const uint8_t* panels, int64_t npanels, int64_t k, const uint8_t* xq, const TokenQuant* meta, int64_t n, float* out,
                  int64_t ldo);
+  // Panels per tokens() call, so that the op runs the epilogue on each chunk's outputs while they are in
+  // cache; 0: all of a thread's panels in one call (a kernel whose call has a cost of its own, as AMX's
+  // retiling of the tokens).
+  int64_t finishPanels = 12;
 };
 
 // A kernel's tile: up to T tokens against up to P consecutive panels, token t's results to out + t·ldo.

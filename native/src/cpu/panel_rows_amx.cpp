@@ -144,7 +144,7 @@ JEPA_TARGET void tokens(const uint8_t* panels, int64_t npanels, int64_t k, const
 
 }  // namespace
 
-const Kernel kAmx{"amx", supported, 1, quantizeToken, tokens};
+const Kernel kAmx{"amx", supported, 1, quantizeToken, tokens, 0};
 
 }  // namespace jepa::panel::rows
 
