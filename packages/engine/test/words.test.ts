@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { ModelSession } from '@jepa/session';
 import { DEMO_MODEL, convertDinotxt, dinotxtReference, seededPng } from '@jepa/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ComputeLane, Engine, type EngineError, type InputItem, type ParsedItem } from '../src/index.js';
+import { ComputeLane, Engine, type EngineError, type InputItem, type ParsedItem, SILENT_METRICS } from '../src/index.js';
+import { TextCache } from '../src/queue/text-cache.js';
 import { TextBatcher } from '../src/queue/text-batcher.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'jepa-engine-words-'));
@@ -92,6 +93,45 @@ describe('words through the engine', () => {
     const late = await refusal(engine.embed({ items: [text('a dog')] }, { timeoutMs: 1 }));
     expect([late.kind, late.code]).toEqual(['timeout', 'timeout']);
     expect(engine.admission.depth).toBe(0);
+  });
+});
+
+describe("the model's text cache", () => {
+  it('keeps the most recently used texts: the least recently used leaves first, and each get is a copy', () => {
+    const cache = new TextCache(2);
+    const v = (x: number) => ({ values: new Float32Array([x, x]), shape: [2] });
+    cache.set('a', v(1));
+    cache.set('b', v(2));
+    cache.get('a')!.values.fill(9); // a copy: the kept vector is untouched
+    cache.set('c', v(3));
+    expect([cache.get('a')?.values[0], cache.get('b'), cache.get('c')?.values[0], cache.size]).toEqual([1, undefined, 3, 2]);
+  });
+
+  it('a label sent again comes from the cache with the same bits; a text given twice runs once and is normalised in each place', async () => {
+    const counts: [number, number][] = [];
+    const model = convertDinotxt(join(dir, 'dinotxt-cache.gguf'));
+    const cached = await Engine.create({ models: [model], threads: 2, metrics: { ...SILENT_METRICS, textVectors: (c, n) => counts.push([c, n]) } });
+    try {
+      await cached.ready;
+      const [a, b, c] = [ref.texts[0]!, ref.texts[3]!, ref.texts[4]!];
+      const first = await cached.classify({ items: [png(2)], labels: [a, b, a] });
+      expect(counts).toEqual([[1, 2]]);
+      expect(first.data[0]!.logits[2]).toBe(first.data[0]!.logits[0]);
+      const again = await cached.classify({ items: [png(2)], labels: [b, c] });
+      expect(counts).toEqual([
+        [1, 2],
+        [1, 1],
+      ]);
+      const [image] = await session.embed([seededPng(40, 40, 2)]);
+      const want = session.textScores([image!], await session.embedText([b, c]))[0]!;
+      expect(Array.from(again.data[0]!.logits)).toEqual(Array.from(want));
+      const twice = await cached.embed({ items: [text(a), text(a)], normalize: true });
+      expect(counts.at(-1)).toEqual([2, 0]);
+      const [unit] = await session.embedText([a], { normalize: true });
+      for (const d of twice.data) expect(Buffer.from(d.vector.values.buffer).equals(Buffer.from(unit!.values.buffer))).toBe(true);
+    } finally {
+      await cached.close();
+    }
   });
 });
 

@@ -17,6 +17,7 @@ export class ServerMetrics {
   readonly items: Counter<'route'>;
   readonly droppedItems: Counter<'reason'>;
   readonly graphsStopped: Counter;
+  readonly textVectors: Counter<'source'>;
   readonly requestSeconds: Histogram<'route'>;
   readonly queueWaitSeconds: Histogram;
   readonly batchSize: Histogram;
@@ -45,6 +46,12 @@ export class ServerMetrics {
     this.graphsStopped = new Counter({
       name: 'jepa_graphs_stopped_total',
       help: 'Encoder graphs stopped between two nodes because every request in them was past its deadline',
+      registers,
+    });
+    this.textVectors = new Counter({
+      name: 'jepa_text_vectors_total',
+      help: "Texts' vectors given, by source: the model's text cache, or a run of the text tower",
+      labelNames: ['source'],
       registers,
     });
     this.requestSeconds = new Histogram({
@@ -104,6 +111,10 @@ export function engineMetrics(m: ServerMetrics): EngineMetrics {
     batchSize: (items) => m.batchSize.observe(items),
     droppedItem: (reason) => m.droppedItems.inc({ reason }),
     graphStopped: () => m.graphsStopped.inc(),
+    textVectors: (cached, computed) => {
+      m.textVectors.inc({ source: 'cache' }, cached);
+      m.textVectors.inc({ source: 'text_tower' }, computed);
+    },
     itemsDone: (operation, items) => m.items.inc({ route: ROUTE_OF[operation] }, items),
     modelLoaded: (id, seconds, bytes) => {
       m.modelLoadSeconds.set({ model: id }, seconds);

@@ -11,7 +11,7 @@ import { convertDinotxt, dinotxtReference } from '@jepa/testing';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JepaServer } from '../src/index.js';
-import { f32, jepa, png, post, sameBits, sampleMp4, startServer, THREADS, tmp } from './helpers.js';
+import { f32, get, jepa, png, post, sameBits, sampleMp4, startServer, THREADS, tmp } from './helpers.js';
 
 const dir = tmp('text');
 const photos = join(dir, 'photos');
@@ -133,6 +133,20 @@ describe('/v1/classify with labels', () => {
     const tooMany = await post(server, '/v1/classify', { input: [image], labels, top_k: 5 });
     expect(tooMany.status).toBe(400);
     expect(tooMany.json.error.param).toBe('top_k');
+  });
+
+  it('the same labels again come from the text cache (jepa_text_vectors_total) with the same logits', async () => {
+    const image = { image: b64(png(44, 40, 62)) };
+    const labels = [ref.texts[1]!, ref.texts[4]!, ref.texts[5]!];
+    const counted = async (source: string) => {
+      const line = (await get(server, '/metrics')).text.split('\n').find((l) => l.startsWith(`jepa_text_vectors_total{source="${source}"}`));
+      return Number(line?.split(' ').at(-1) ?? 0);
+    };
+    const first = await post(server, '/v1/classify', { input: [image], labels, logits: true });
+    const [cache, tower] = [await counted('cache'), await counted('text_tower')];
+    const again = await post(server, '/v1/classify', { input: [image], labels, logits: true });
+    expect([await counted('cache'), await counted('text_tower')]).toEqual([cache + 3, tower]);
+    expect(again.json.data[0].logits).toEqual(first.json.data[0].logits);
   });
 });
 

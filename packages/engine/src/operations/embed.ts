@@ -91,6 +91,7 @@ async function embedMixed(core: EngineCore, slot: ModelSlot, req: EmbedRequest, 
       texts.map((t) => t.item.text),
       req.normalize,
       scope.signal,
+      core.metrics,
     ),
   );
   core.metrics.itemsDone('embed', texts.length);

@@ -3,6 +3,7 @@
 import type { ModelSpec } from '@jepa/gguf';
 import { endPosition } from '@jepa/graph';
 import { type Pool, type Vector, l2NormalizeRows, requirePart } from '@jepa/session';
+import type { EngineMetrics } from '../queue/engine-metrics.js';
 import type { ModelSlot } from '../registry/model-slot.js';
 import { computeOnItems } from './compute-on-items.js';
 
@@ -15,11 +16,18 @@ export function requireText(spec: ModelSpec, id: string): void {
 }
 
 /**
- * The texts' vectors, in order, through the model's text batcher (a graph on the compute lane, shared
- * with concurrent requests' texts), L2-normalised when asked; `signal` drops them while queued.
+ * The texts' vectors, in order: from the model's text cache, else through its text batcher (a graph on the
+ * compute lane, shared with concurrent requests' texts); L2-normalised when asked; `signal` drops them
+ * while queued.
  */
-export async function textVectors(slot: ModelSlot, texts: readonly string[], normalize: boolean | undefined, signal: AbortSignal): Promise<Vector[]> {
-  const vectors = await computeOnItems('input', () => slot.textBatcher().embed(texts, signal));
+export async function textVectors(
+  slot: ModelSlot,
+  texts: readonly string[],
+  normalize: boolean | undefined,
+  signal: AbortSignal,
+  metrics: EngineMetrics,
+): Promise<Vector[]> {
+  const vectors = await computeOnItems('input', () => slot.embedTexts(texts, signal, (cached, computed) => metrics.textVectors(cached, computed)));
   if (normalize) for (const v of vectors) l2NormalizeRows(v.values, v.values.length);
   return vectors;
 }

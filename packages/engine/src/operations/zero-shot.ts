@@ -27,7 +27,7 @@ async function zeroShotOn(core: EngineCore, slot: ModelSlot, req: ClassifyReques
   return withEncodedItems(core, slot, req.items, call, req.size, async (encoded, warnings, scope) => {
     const outs = encoded.map((e) => e.out);
     const images = await pooledVectors(core, slot, outs, ALIGNED, false);
-    const labels = await textVectors(slot, req.labels, false, scope.signal);
+    const labels = await textVectors(slot, req.labels, false, scope.signal, core.metrics);
     const scores = labelScores(slot, images, labels);
     core.metrics.itemsDone('classify', encoded.length);
     return {

@@ -12,6 +12,8 @@ export interface EngineMetrics {
   droppedItem(reason: DropReason): void;
   /** A graph stopped between two nodes because every request in it was past its deadline. */
   graphStopped(): void;
+  /** A request's texts: how many needed no run of the text tower (in the model's text cache, or repeated in the request), how many ran it. */
+  textVectors(cached: number, computed: number): void;
   /** Items an operation computed, once it answered. */
   itemsDone(operation: Operation, items: number): void;
   /** A model's load: how long it took and the bytes its weights hold. */
@@ -30,6 +32,7 @@ export const SILENT_METRICS: EngineMetrics = {
   batchSize() {},
   droppedItem() {},
   graphStopped() {},
+  textVectors() {},
   itemsDone() {},
   modelLoaded() {},
   modelUnloaded() {},

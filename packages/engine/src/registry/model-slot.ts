@@ -7,6 +7,7 @@ import type { ModelSession, Vector } from '@jepa/session';
 import type { WorldModel } from '@jepa/worldmodel';
 import type { Batcher } from '../queue/batcher.js';
 import type { TextBatcher } from '../queue/text-batcher.js';
+import { TextCache, copyVector } from '../queue/text-cache.js';
 import type { Operation } from '../queue/engine-metrics.js';
 
 export interface ModelCard {
@@ -89,6 +90,7 @@ export class ModelSlot {
   readonly batcher: Batcher;
   #hierarchy: Batcher | undefined;
   #text: TextBatcher | undefined;
+  readonly #textCache = new TextCache();
 
   constructor(
     readonly id: string,
@@ -123,6 +125,21 @@ export class ModelSlot {
   textBatcher(): TextBatcher {
     this.#text ??= this.options.textBatcher((texts) => this.session.embedText(texts));
     return this.#text;
+  }
+
+  /**
+   * The texts' vectors (unnormalised), in order: those this model computed before from its text cache, the
+   * others, each once, through the text batcher; `counted` hears how many came from each.
+   */
+  async embedTexts(texts: readonly string[], signal: AbortSignal, counted: (cached: number, computed: number) => void): Promise<Vector[]> {
+    const found = texts.map((t) => this.#textCache.get(t));
+    const missing = [...new Set(texts.filter((_, i) => found[i] === undefined))];
+    const computed = new Map<string, Vector>();
+    if (missing.length > 0) for (const [i, v] of (await this.textBatcher().embed(missing, signal)).entries()) computed.set(missing[i]!, v);
+    for (const [t, v] of computed) this.#textCache.set(t, v);
+    counted(texts.length - missing.length, missing.length);
+    // each place gets its own copy: a text given twice is normalised twice, in place
+    return texts.map((t, i) => found[i] ?? copyVector(computed.get(t)!));
   }
 
   /** The batcher whose encoder gives what the predictor reads: the shared one, or a hierarchy-mode one (V-JEPA 2.1 g/G). */
