@@ -141,6 +141,8 @@ export async function runTextSearchBench(o: TextSearchOptions, log: (line: strin
       if (i >= o.warmup) wallMs.push(ms);
     }
     log(`a process per query: p50 ${median(wallMs).toFixed(1)} ms`);
+    if (o.runs > o.queries.length)
+      log(`${o.runs} runs of ${o.queries.length} queries: the repeats may be answered from jepa serve's text-vector cache`);
     // a held process's first query pays its load: at least one untimed
     const held: HeldOptions = {
       cli,
