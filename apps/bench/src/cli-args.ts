@@ -17,3 +17,6 @@ export const list = (v: string): string[] =>
     .map((s) => s.trim())
     .filter(Boolean);
 export const intList = (v: string): number[] => list(v).map(int);
+
+/** Commander's collector for a repeatable option. */
+export const collect = (v: string, previous: string[] = []): string[] => [...previous, v];

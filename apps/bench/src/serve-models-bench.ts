@@ -2,7 +2,6 @@
 // a cold model (its load included) against one to a warm model; 32 clients spread over two models
 // against all on one; and the server's RSS over load/unload cycles (onnxruntime-node grows from 325
 // to 994 MB over 10 such cycles, microsoft/onnxruntime#25325).
-import { spawn } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -10,6 +9,7 @@ import { deflateSync } from 'node:zlib';
 import { pngChunk, rgbPngHeader } from '@jepa/preprocess';
 import type { CliBuild } from './cli-builds.js';
 import { peerModel } from './peers/peers-bench.js';
+import { serve } from './serve-child.js';
 import { median } from './stats.js';
 
 export interface ServeModelsOptions {
@@ -43,40 +43,6 @@ function png(size: number, seed: number): Buffer {
   for (let y = 0; y < size; y++)
     for (let x = 0; x < 3 * size; x++) raw[y * (1 + 3 * size) + 1 + x] = (128 + 100 * Math.sin((x + y * 3 + seed * 17) / 40)) & 255;
   return Buffer.concat([rgbPngHeader(size, size), pngChunk('IDAT', deflateSync(raw)), pngChunk('IEND', Buffer.alloc(0))]);
-}
-
-interface Served {
-  url: string;
-  pid: number;
-  stop: () => Promise<number | null>;
-}
-
-function serve(cli: CliBuild, args: string[], log: (s: string) => void): Promise<Served> {
-  const child = spawn(process.execPath, [cli.path, 'serve', '--port', '0', '--max-queue', '4096', '--request-timeout', '10m', ...args], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  const exit = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
-  let err = '';
-  return new Promise((done, fail) => {
-    const listen = (d: Buffer) => {
-      err += d.toString();
-      const m = /ready: (http:\/\/\S+)/.exec(err);
-      if (!m) return;
-      child.stderr!.off('data', listen);
-      child.stderr!.resume();
-      log(`jepa serve ${args.join(' ')}: ${m[1]}`);
-      done({
-        url: m[1]!,
-        pid: child.pid!,
-        stop: () => {
-          child.kill('SIGTERM');
-          return exit;
-        },
-      });
-    };
-    child.stderr!.on('data', listen);
-    void exit.then((code) => fail(new Error(`jepa serve exited (${code}) before it was ready:\n${err}`)));
-  });
 }
 
 const rssKiB = (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]);

@@ -1,6 +1,7 @@
 // `jepa search --db DIR QUERY`: the rows of an index nearest an image, a clip, a range of a clip
 // (--start/--end), words (--text, for an index of a dino.txt model's aligned vectors), or a stored row
-// (--row ID), by cosine.
+// (--row ID), by cosine. Words can be many queries (--text repeated, --texts FILE or - for standard
+// input), answered in turn by one model and one open index, each query's hits written as it is answered.
 import { existsSync } from 'node:fs';
 import { extname } from 'node:path';
 import type { Command } from 'commander';
@@ -10,19 +11,21 @@ import { displayText } from '../display-text.js';
 import { addInputOptions, type InputFlags } from '../input-options.js';
 import { IMAGE_EXTENSIONS } from '../inputs.js';
 import { openSession, type RuntimeFlags } from '../open-session.js';
-import type { Pool } from '@jepa/session';
+import type { ModelSession, Pool } from '@jepa/session';
 import { addRuntimeOptions, positiveInt } from '../runtime-options.js';
 import { checkInputFile, UserError } from '../user-error.js';
 import { localModel } from '../hub-model.js';
 import { parseSeconds } from '../window-options.js';
 import { hitJson, placeText } from './index.js';
 import { embedItems, fileItems, type IndexedModel, indexedModel, isVideo, modelInput } from './index-embed.js';
+import { collect, textSource, textStream } from './text-list.js';
 
 interface SearchFlags extends RuntimeFlags, InputFlags {
   db: string;
   model?: string;
-  text?: string;
-  k: number;
+  text?: string[];
+  texts?: string;
+  top: number;
   row?: number;
   start?: number;
   end?: number;
@@ -30,9 +33,8 @@ interface SearchFlags extends RuntimeFlags, InputFlags {
   exact?: boolean;
 }
 
-/** The query's vector: a stored row's, the words' text vector, or the query file's embedding by the index's model. */
+/** The query's vector: a stored row's, or the query file's embedding by the index's model. */
 async function queryVector(index: VectorIndex, query: string | undefined, flags: SearchFlags): Promise<{ vector: Float32Array; exclude?: number }> {
-  if (flags.text !== undefined) return { vector: await textVector(index, flags.text, query, flags) };
   if (flags.row !== undefined) {
     if (query !== undefined) throw new UserError(`give a query file or --row ${flags.row}, not both`);
     if (flags.start !== undefined || flags.end !== undefined) throw new UserError('--start/--end cut a clip; --row is a stored row');
@@ -80,21 +82,39 @@ async function queryModel(index: VectorIndex, flags: SearchFlags): Promise<Index
   return model;
 }
 
-/** The words' vector by the index's model's text side, unit length: refused for an index of image vectors before any model loads. */
-async function textVector(index: VectorIndex, text: string, query: string | undefined, flags: SearchFlags): Promise<Float32Array> {
+/**
+ * Words as queries, in turn, by the index's model's text side loaded once: each query's hits written
+ * before the next is read. Refused for an index of image vectors before any model loads. One --text
+ * prints as a query always has; more queries, or any from --texts, carry their words: a `# words` line
+ * before their hits, or a "query" field on each JSON hit.
+ */
+async function searchWords(index: VectorIndex, query: string | undefined, flags: SearchFlags): Promise<void> {
   if (query !== undefined) throw new UserError(`give a query file or --text, not both`);
   if (flags.row !== undefined) throw new UserError(`give --text or --row, not both`);
   if (flags.start !== undefined || flags.end !== undefined) throw new UserError('--start/--end cut a clip; --text is words');
-  if (text.trim() === '') throw new UserError('--text: give some words');
-  index.checkTextQuery('--text');
+  if (flags.text?.some((t) => t.trim() === '')) throw new UserError('--text: give some words');
+  index.checkTextQuery(flags.text ? '--text' : '--texts');
+  const queries = textStream(flags.text, flags.texts, '--texts');
   const model = await queryModel(index, flags);
   const session = await openSession(model.path, flags);
+  const labelled = flags.texts !== undefined || flags.text!.length > 1;
+  let answered = 0;
   try {
-    const [vector] = await session.embedText([text], { normalize: true });
-    return vector!.values;
+    for await (const text of queries) {
+      const hits = index.search(await textVector(session, text), { k: flags.top, mode: flags.exact ? 'exact' : 'auto' });
+      process.stdout.write(labelled ? labelledHits(text, hits, flags.json) : hitLines(hits, flags.json));
+      answered++;
+    }
   } finally {
     await session.dispose();
   }
+  if (answered === 0) throw new UserError(`nothing to search for: ${textSource(flags.texts!)} has no text lines`);
+}
+
+/** The words' vector by the model's text side, unit length. */
+async function textVector(session: ModelSession, text: string): Promise<Float32Array> {
+  const [vector] = await session.embedText([text], { normalize: true });
+  return vector!.values;
 }
 
 /** A range as one window: spanning end - start seconds, or a window of the model's frames from start. */
@@ -110,7 +130,8 @@ export function searchCommand(program: Command): void {
     .requiredOption('--db <dir>', 'the index folder (jepa index add)')
     .option('-m, --model <gguf>', "the index's model (default: the file the index was made with)")
     .option('-k, --top <n>', 'how many results', positiveInt, 10)
-    .option('--text <words>', 'query by words: an index made by a dino.txt model (its images in the text-aligned space)')
+    .option('--text <words>', 'query by words: an index made by a dino.txt model (its images in the text-aligned space); repeatable', collect)
+    .option('--texts <file>', 'queries by words, one per line (after any --text), each answered as it is read; - reads standard input')
     .option('--row <id>', 'query by a stored row (its id in --json results); the row itself is left out', positiveInt)
     .option('--start <t>', 'the clip from this time (seconds or [hh:]mm:ss)', parseSeconds)
     .option('--end <t>', 'the clip up to this time', parseSeconds)
@@ -118,23 +139,28 @@ export function searchCommand(program: Command): void {
     .option('--json', 'print one JSON object per result');
   addRuntimeOptions(cmd);
   addInputOptions(cmd);
-  cmd.action(async (query: string | undefined, flags: SearchFlags & { top: number }) => {
+  cmd.action(async (query: string | undefined, flags: SearchFlags) => {
     const index = VectorIndex.open(flags.db);
     try {
+      if (flags.text !== undefined || flags.texts !== undefined) return await searchWords(index, query, flags);
       const q = await queryVector(index, query, flags);
       const mode: SearchMode = flags.exact ? 'exact' : 'auto';
       const hits = index.search(q.vector, { k: flags.top, mode, ...(q.exclude === undefined ? {} : { exclude: q.exclude }) });
-      printHits(hits, flags.json);
+      process.stdout.write(hitLines(hits, flags.json));
     } finally {
       index.close();
     }
   });
 }
 
-function printHits(hits: Hit[], json: boolean | undefined): void {
-  if (json) {
-    for (const h of hits) process.stdout.write(`${JSON.stringify(hitJson(h))}\n`);
-    return;
-  }
-  for (const h of hits) process.stdout.write(`${h.score.toFixed(4)}  ${displayText(placeText(h))}\n`);
+/** The hits, one line each: JSON objects, or score and place. */
+function hitLines(hits: Hit[], json: boolean | undefined): string {
+  if (json) return hits.map((h) => `${JSON.stringify(hitJson(h))}\n`).join('');
+  return hits.map((h) => `${h.score.toFixed(4)}  ${displayText(placeText(h))}\n`).join('');
+}
+
+/** A query's hits with its words: a `# words` line before them, or a "query" field first in each JSON hit. */
+function labelledHits(text: string, hits: Hit[], json: boolean | undefined): string {
+  if (json) return hits.map((h) => `${JSON.stringify({ query: text, ...hitJson(h) })}\n`).join('');
+  return `# ${displayText(text)}\n${hitLines(hits, false)}`;
 }
