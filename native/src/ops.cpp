@@ -293,7 +293,7 @@ Napi::Value flashAttnCpu(const Napi::CallbackInfo& info) {
     c.require(mask->ne[1] == k->ne[1] && mask->ne[0] >= q->ne[1] && q->ne[2] % mask->ne[2] == 0 && q->ne[3] % mask->ne[3] == 0,
               "key-major mask " + describe(mask) + " does not cover q " + describe(q) + " x k " + describe(k));
   }
-  if (!flashAttnCpuKernel()) fail(c.env, "UNSUPPORTED", "this build or CPU has no CPU flash-attention kernel (AVX-512 and libmvec)");
+  if (!flashAttnCpuKernel()) fail(c.env, "UNSUPPORTED", "this build or CPU has no CPU flash-attention kernel (AVX-512, or AVX2 with libmvec)");
   return c.out(jepa::flashAttnCpu(c.g(), q, k, v, mask, s, kvF16));
 }
 

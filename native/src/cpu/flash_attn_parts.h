@@ -74,7 +74,7 @@ inline HeadView headView(const ggml_tensor* dst, int64_t item, int64_t head) {
 // Queries [q0, q1) of one head of one item, written to dst (flash_attn.h's operands in dst->src).
 using TaskFn = void (*)(ggml_tensor* dst, int64_t item, int64_t head, int64_t q0, int64_t q1, float scale, bool kvF16, Scratch& sc);
 
-extern const TaskFn kAvx512Task;  // flash_attn_avx512.cpp; null without AVX-512 code or libmvec
+extern const TaskFn kAvx512Task;  // flash_attn_avx512.cpp; null without AVX-512 code
 extern const TaskFn kAvx2Task;    // flash_attn_avx2.cpp; null without libmvec
 
 }  // namespace jepa::flash
