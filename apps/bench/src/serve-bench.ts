@@ -12,6 +12,7 @@ import { type CliBuild, cliLegend, overBaseline, roundOrder } from './cli-builds
 import { runEncoderBench } from './encoder-bench.js';
 import { peerModel } from './peers/peers-bench.js';
 import { median, timeMs } from './stats.js';
+import { readyUrl } from './serve-child.js';
 
 export interface ServeBenchOptions {
   threads: number;
@@ -79,7 +80,7 @@ interface Child {
   stop: () => Promise<number | null>;
 }
 
-function startServe(cli: CliBuild, model: string, threads: number, maxBatch: number, log: (s: string) => void): Promise<Child> {
+async function startServe(cli: CliBuild, model: string, threads: number, maxBatch: number, log: (s: string) => void): Promise<Child> {
   const child = spawn(
     process.execPath,
     [
@@ -102,25 +103,15 @@ function startServe(cli: CliBuild, model: string, threads: number, maxBatch: num
       stdio: ['ignore', 'ignore', 'pipe'],
     },
   );
-  const exit = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
-  let err = '';
-  return new Promise((done, fail) => {
-    const listen = (d: Buffer) => {
-      err += d.toString();
-      const m = /ready: (http:\/\/\S+)/.exec(err);
-      if (!m) return;
-      child.stderr!.off('data', listen);
-      child.stderr!.resume();
-      log(`jepa serve (CLI ${cli.label}) --max-batch ${maxBatch}: ${m[1]}`);
-      const stop = () => {
-        child.kill('SIGTERM');
-        return exit;
-      };
-      done({ url: m[1]!, stop });
-    };
-    child.stderr!.on('data', listen);
-    void exit.then((code) => fail(new Error(`jepa serve (${cli.path}) exited (${code}) before it was ready:\n${err}`)));
-  });
+  const { url, exit } = await readyUrl(child, `jepa serve (${cli.path})`);
+  log(`jepa serve (CLI ${cli.label}) --max-batch ${maxBatch}: ${url}`);
+  return {
+    url,
+    stop: () => {
+      child.kill('SIGTERM');
+      return exit;
+    },
+  };
 }
 
 async function batchCounts(url: string): Promise<Map<number, number>> {

@@ -12,6 +12,7 @@ import { Agent, request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { deflateSync } from 'node:zlib';
 import { encodeNpy, pngChunk, rgbPngHeader } from '@jepa/preprocess';
+import { readyUrl } from '../serve-child.js';
 
 export interface SoakOptions {
   cli: string;
@@ -107,7 +108,7 @@ async function sample(pid: number, url: string, at: string, t0: number): Promise
   };
 }
 
-function startServer(o: SoakOptions): Promise<{ child: ChildProcess; url: string; port: number; exit: Promise<number | null> }> {
+async function startServer(o: SoakOptions): Promise<{ child: ChildProcess; url: string; port: number; exit: Promise<number | null> }> {
   const child = spawn(
     process.execPath,
     [
@@ -129,20 +130,8 @@ function startServer(o: SoakOptions): Promise<{ child: ChildProcess; url: string
       ...(o.serverNodeOptions === undefined ? {} : { env: { ...process.env, NODE_OPTIONS: o.serverNodeOptions } }),
     },
   );
-  const exit = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
-  let err = '';
-  return new Promise((done, fail) => {
-    const listen = (d: Buffer) => {
-      err += d.toString();
-      const m = /ready: (http:\/\/\S+)/.exec(err);
-      if (!m) return;
-      child.stderr!.off('data', listen);
-      child.stderr!.resume();
-      done({ child, url: m[1]!, port: Number(new URL(m[1]!).port), exit });
-    };
-    child.stderr!.on('data', listen);
-    void exit.then((code) => fail(new Error(`jepa serve exited (${code}) before it was ready:\n${err}`)));
-  });
+  const { url, exit } = await readyUrl(child, 'jepa serve');
+  return { child, url, port: Number(new URL(url).port), exit };
 }
 
 export async function runSoak(o: SoakOptions, log: (s: string) => void): Promise<SoakReport> {
