@@ -3,15 +3,17 @@
 // its etag (the LFS sha256, or the git blob id of a small file) as it is written, then renamed into place.
 import { mkdir, open, rename, stat, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { BlobDigest } from './blob-digest.js';
+import type { BlobDigest } from './blob-digest.js';
 import { BlockWriter } from './block-writer.js';
 import { diskFailure } from './disk-failure.js';
 import type { RemoteFile } from './remote-file.js';
 import { lockBlob } from './blob-lock.js';
 import { HubError } from './errors.js';
+import { InlineDigest } from './inline-digest.js';
 import { HttpRefusal } from './hub-failure.js';
 import { exists, type RepoCache } from './repo-cache.js';
 import { backoff, isTransientStatus, type RetryPolicy, TransientStatus, transientCause } from './retry.js';
+import { ThreadDigest } from './thread-digest.js';
 
 export interface ByteProgress {
   file: string;
@@ -32,6 +34,8 @@ export interface DownloadTarget {
 }
 
 const BLOCK_BYTES = 1 << 20;
+/** Below this size a file is hashed on this thread: starting one (about 35 ms) would cost more than it saves. */
+const THREAD_DIGEST_BYTES = 256 * 1024;
 
 /** The body ended before its length: a cut connection, retried like a reset. */
 class ShortBody extends Error {
@@ -85,7 +89,7 @@ async function fetchRest(t: DownloadTarget, file: RemoteFile, incomplete: string
   if (from === file.size) return;
   const response = await request(t, file, from);
   if (from > 0 && response.status !== 206) from = 0;
-  digest.catchUp(from);
+  await digest.catchUp(from);
   if (!response.body) throw new ShortBody(`${file.path}: an empty answer`);
   // what came before a cut is written too, so the next try resumes after it
   const out = await open(incomplete, from > 0 ? 'a' : 'w').catch(async (err: unknown) => {
@@ -142,7 +146,7 @@ export async function downloadBlob(t: DownloadTarget, file: RemoteFile): Promise
     const resumed = await sizeOf(incomplete);
     if (resumed > 0 && resumed < file.size) t.onNote?.(`${file.path}: resuming at ${resumed} of ${file.size} bytes`);
     for (let check = 1; ; check++) {
-      const running = new BlobDigest(file, incomplete);
+      const running = file.size < THREAD_DIGEST_BYTES ? new InlineDigest(file, incomplete) : new ThreadDigest(file, incomplete);
       let digest: string;
       try {
         await fetchWithRetries(t, file, incomplete, running);
