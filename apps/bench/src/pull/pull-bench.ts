@@ -7,6 +7,7 @@ import { once } from 'node:events';
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream, existsSync, mkdirSync, openSync, closeSync, fsyncSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
@@ -18,10 +19,12 @@ export interface PullBenchOptions {
   rounds: number;
   dir: string;
   fsync: boolean;
+  /** Another build of @jepa/hub (its dist folder), timed too in the same rounds: a change side by side with what it replaces. */
+  compareHub?: string;
 }
 
-export type PullWay = 'stream copy (bound)' | 'curl → file' | 'fetch → file' | '@jepa/hub pull';
-export const PULL_WAYS: readonly PullWay[] = ['stream copy (bound)', 'curl → file', 'fetch → file', '@jepa/hub pull'];
+/** 'stream copy (bound)', 'curl → file', 'fetch → file', '@jepa/hub pull', and '@jepa/hub pull (<folder>)' with --compare-hub. */
+export type PullWay = string;
 
 const CURL = '/usr/bin/curl';
 const BLOCK = 1 << 20;
@@ -94,6 +97,17 @@ export async function runPullBench(o: PullBenchOptions, log: (line: string) => v
   for await (const chunk of createReadStream(seed)) sha.update(chunk as Buffer);
   const lfsUrl = `${hub.url}/lfs/${sha.digest('hex')}/model.safetensors`;
   const out = join(dir, 'out');
+  const pullThrough = async (pull: typeof pullSnapshot) => {
+    const settings: HubSettings = {
+      endpoint: hub.url,
+      cacheDir: join(out, 'hub'),
+      jepaCache: join(out, 'jepa'),
+      offline: false,
+      retryDelayMs: 100,
+      attempts: 3,
+    };
+    return (await pull({ repo: REPO, revision: hub.commit, type: 'f32' }, { settings }, hub.commit)).checkpoint;
+  };
   const ways: Record<PullWay, () => Promise<string>> = {
     'stream copy (bound)': async () => {
       const to = join(out, 'copy.bin');
@@ -113,19 +127,13 @@ export async function runPullBench(o: PullBenchOptions, log: (line: string) => v
       await pipeline(Readable.fromWeb(response.body), createWriteStream(to));
       return to;
     },
-    '@jepa/hub pull': async () => {
-      const settings: HubSettings = {
-        endpoint: hub.url,
-        cacheDir: join(out, 'hub'),
-        jepaCache: join(out, 'jepa'),
-        offline: false,
-        retryDelayMs: 100,
-        attempts: 3,
-      };
-      const snapshot = await pullSnapshot({ repo: REPO, revision: hub.commit, type: 'f32' }, { settings }, hub.commit);
-      return snapshot.checkpoint;
-    },
+    '@jepa/hub pull': () => pullThrough(pullSnapshot),
   };
+  if (o.compareHub !== undefined) {
+    const other = (await import(pathToFileURL(join(resolve(o.compareHub), 'index.js')).href)) as { pullSnapshot: typeof pullSnapshot };
+    ways[`@jepa/hub pull (${o.compareHub})`] = () => pullThrough(other.pullSnapshot);
+  }
+  const PULL_WAYS = Object.keys(ways);
   const samples = new Map<PullWay, number[]>(PULL_WAYS.map((w) => [w, []]));
   const cpuSamples = new Map<PullWay, number[]>(PULL_WAYS.map((w) => [w, []]));
   const hubCpuSamples = new Map<PullWay, number[]>(PULL_WAYS.map((w) => [w, []]));
