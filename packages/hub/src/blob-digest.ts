@@ -3,8 +3,8 @@
 import type { RemoteFile } from './remote-file.js';
 
 export interface BlobDigest {
-  /** `chunks` were appended to the file, and are not used again by the caller. */
-  written(chunks: Uint8Array[]): void;
+  /** `chunks` were appended to the file, and are not used again by the caller; a promise: wait for it before the next. */
+  written(chunks: Uint8Array[]): Promise<void> | undefined;
   /** Makes the digest that of the first `size` bytes of the file: after a resume, or when it starts over. */
   catchUp(size: number): Promise<void>;
   /** The hex digest of the first `size` bytes of the file. */

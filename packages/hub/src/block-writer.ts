@@ -14,8 +14,8 @@ export class BlockWriter {
     private readonly out: FileHandle,
     private readonly path: string,
     private readonly blockBytes: number,
-    /** Given each block's chunks once they are written; the writer keeps no reference to them. */
-    private readonly onWritten: (chunks: Uint8Array[]) => void,
+    /** Given each block's chunks once they are written (the writer keeps no reference to them); the next block waits for what it returns. */
+    private readonly onWritten: (chunks: Uint8Array[]) => Promise<void> | undefined,
   ) {}
 
   /** Bytes written so far by this writer. */
@@ -61,6 +61,6 @@ export class BlockWriter {
       throw await diskFailure(err, this.path);
     }
     this.#written += bytes;
-    this.onWritten(chunks);
+    await this.onWritten(chunks);
   }
 }

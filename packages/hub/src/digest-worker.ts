@@ -19,7 +19,8 @@ export interface DigestJob {
  * file, as written; reset: the file starts over; digest: answer the hex of what is hashed.
  */
 export type DigestMessage = { readUpTo: number } | { written: Uint8Array[] } | { reset: true } | { digest: true };
-export type DigestReply = { hex: string; bytes: number } | { error: string };
+/** hashed: the bytes of one `written` message, now hashed (or dropped after a failure); the others answer `digest`. */
+export type DigestReply = { hashed: number } | { hex: string; bytes: number } | { error: string };
 
 const port = parentPort;
 if (port === null) throw new Error('digest-worker.js runs as a worker thread');
@@ -54,12 +55,15 @@ reset();
 port.on('message', (m: DigestMessage) => {
   if ('reset' in m) reset();
   else if ('digest' in m) port.postMessage(failure === undefined ? { hex: hash.copy().digest('hex'), bytes: at } : { error: failure });
-  else if (failure !== undefined) return;
-  else if ('written' in m)
+  else if ('written' in m) {
+    let bytes = 0;
     for (const chunk of m.written) {
-      hash.update(chunk);
-      at += chunk.length;
+      if (failure === undefined) hash.update(chunk);
+      bytes += chunk.length;
     }
+    at += bytes;
+    port.postMessage({ hashed: bytes } satisfies DigestReply);
+  } else if (failure !== undefined) return;
   else if (m.readUpTo > at) {
     try {
       readUpTo(m.readUpTo);

@@ -22,7 +22,7 @@ export class InlineDigest implements BlobDigest {
     this.#bytes = 0;
   }
 
-  written(chunks: Uint8Array[]): void {
+  written(chunks: Uint8Array[]): undefined {
     for (const chunk of chunks) {
       this.#hash.update(chunk);
       this.#bytes += chunk.length;
