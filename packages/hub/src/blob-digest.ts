@@ -1,37 +1,18 @@
-// A file's etag computed as its bytes are written (sha256 for LFS, git's blob id otherwise), so a
-// finished download is not read again; after a resume it first reads what is already on disk.
-import { createHash, type Hash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+// A file's etag (sha256 for LFS, git's blob id otherwise) computed as its blocks are written, so that
+// a finished download is not read again; after a resume, the prefix already on disk is read first.
 import type { RemoteFile } from './remote-file.js';
 
-export class BlobDigest {
-  #hash!: Hash;
-  #bytes = 0;
+export interface BlobDigest {
+  /** `chunks` were appended to the file, and are not used again by the caller; a promise: wait for it before the next. */
+  written(chunks: Uint8Array[]): Promise<void> | undefined;
+  /** Makes the digest that of the first `size` bytes of the file: after a resume, or when it starts over. */
+  catchUp(size: number): Promise<void>;
+  /** The hex digest of the first `size` bytes of the file. */
+  hex(size: number): Promise<string>;
+  close(): Promise<void>;
+}
 
-  constructor(private readonly file: RemoteFile) {
-    this.#reset();
-  }
-
-  #reset(): void {
-    this.#hash = createHash(this.file.lfs ? 'sha256' : 'sha1');
-    if (!this.file.lfs) this.#hash.update(`blob ${this.file.size}\0`);
-    this.#bytes = 0;
-  }
-
-  update(chunk: Uint8Array): void {
-    this.#hash.update(chunk);
-    this.#bytes += chunk.length;
-  }
-
-  /** Makes the digest that of the first `size` bytes of `path`, reading them when it is not already. */
-  async catchUp(path: string, size: number): Promise<void> {
-    if (this.#bytes === size) return;
-    this.#reset();
-    if (size === 0) return;
-    for await (const chunk of createReadStream(path, { end: size - 1 })) this.update(chunk as Buffer);
-  }
-
-  hex(): string {
-    return this.#hash.copy().digest('hex');
-  }
+/** The hash of an etag and what it hashes before the bytes (git's `blob <size>\0` for a file kept in git). */
+export function etagHash(file: RemoteFile): { algorithm: 'sha256' | 'sha1'; header: string } {
+  return file.lfs ? { algorithm: 'sha256', header: '' } : { algorithm: 'sha1', header: `blob ${file.size}\0` };
 }

@@ -3,14 +3,17 @@
 // its etag (the LFS sha256, or the git blob id of a small file) as it is written, then renamed into place.
 import { mkdir, open, rename, stat, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { BlobDigest } from './blob-digest.js';
+import type { BlobDigest } from './blob-digest.js';
+import { BlockWriter } from './block-writer.js';
 import { diskFailure } from './disk-failure.js';
 import type { RemoteFile } from './remote-file.js';
 import { lockBlob } from './blob-lock.js';
 import { HubError } from './errors.js';
+import { InlineDigest } from './inline-digest.js';
 import { HttpRefusal } from './hub-failure.js';
 import { exists, type RepoCache } from './repo-cache.js';
 import { backoff, isTransientStatus, type RetryPolicy, TransientStatus, transientCause } from './retry.js';
+import { ThreadDigest } from './thread-digest.js';
 
 export interface ByteProgress {
   file: string;
@@ -30,7 +33,9 @@ export interface DownloadTarget {
   onNote?: (message: string) => void;
 }
 
-const FLUSH_BYTES = 1 << 20;
+const BLOCK_BYTES = 1 << 20;
+/** Below this size a file is hashed on this thread: starting one (about 35 ms) would cost more than it saves. */
+const THREAD_DIGEST_BYTES = 256 * 1024;
 
 /** The body ended before its length: a cut connection, retried like a reset. */
 class ShortBody extends Error {
@@ -84,43 +89,28 @@ async function fetchRest(t: DownloadTarget, file: RemoteFile, incomplete: string
   if (from === file.size) return;
   const response = await request(t, file, from);
   if (from > 0 && response.status !== 206) from = 0;
-  await digest.catchUp(incomplete, from);
-  let done = from;
+  await digest.catchUp(from);
   if (!response.body) throw new ShortBody(`${file.path}: an empty answer`);
-  // written in blocks of FLUSH_BYTES, and what came before a cut is written too, so the next try resumes after it
+  // what came before a cut is written too, so the next try resumes after it
   const out = await open(incomplete, from > 0 ? 'a' : 'w').catch(async (err: unknown) => {
     throw await diskFailure(err, incomplete);
   });
-  let pending: Uint8Array[] = [];
-  let pendingBytes = 0;
-  const flush = async () => {
-    const block = Buffer.concat(pending, pendingBytes);
-    pending = [];
-    pendingBytes = 0;
-    try {
-      for (let at = 0; at < block.length; ) at += (await out.write(block, at)).bytesWritten;
-    } catch (err) {
-      throw await diskFailure(err, incomplete);
-    }
-    digest.update(block);
-    done += block.length;
-  };
+  const writer = new BlockWriter(out, incomplete, BLOCK_BYTES, (chunks) => digest.written(chunks));
   let received = from;
   try {
     for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
-      pending.push(chunk);
-      pendingBytes += chunk.length;
       received += chunk.length;
       t.onBytes?.({ file: file.path, done: received, total: file.size });
-      if (pendingBytes >= FLUSH_BYTES) await flush();
+      await writer.push(chunk);
     }
   } finally {
     try {
-      if (pendingBytes > 0) await flush();
+      await writer.end();
     } finally {
       await out.close();
     }
   }
+  const done = from + writer.written;
   if (done < file.size) throw new ShortBody(`${file.path}: ${done} of ${file.size} bytes`);
 }
 
@@ -156,10 +146,14 @@ export async function downloadBlob(t: DownloadTarget, file: RemoteFile): Promise
     const resumed = await sizeOf(incomplete);
     if (resumed > 0 && resumed < file.size) t.onNote?.(`${file.path}: resuming at ${resumed} of ${file.size} bytes`);
     for (let check = 1; ; check++) {
-      const running = new BlobDigest(file);
-      await fetchWithRetries(t, file, incomplete, running);
-      await running.catchUp(incomplete, await sizeOf(incomplete));
-      const digest = running.hex();
+      const running = file.size < THREAD_DIGEST_BYTES ? new InlineDigest(file, incomplete) : new ThreadDigest(file, incomplete);
+      let digest: string;
+      try {
+        await fetchWithRetries(t, file, incomplete, running);
+        digest = await running.hex(await sizeOf(incomplete));
+      } finally {
+        await running.close();
+      }
       if (digest === file.etag) break;
       await unlink(incomplete);
       if (check === 2)

@@ -136,6 +136,33 @@ describe('pulling hf:ORG/NAME through the loopback Hub', () => {
     expect(existsSync(join(repoFolder(), 'blobs', `${sha}.incomplete`))).toBe(false);
   });
 
+  it('starts the file and its digest over when the Hub answers a Range with the whole file', async () => {
+    const bytes = readFileSync(join(HFVIT, 'model.safetensors'));
+    const sha = hub.server.repos.get('tiny/hfvit')?.commits.values().next().value?.get('model.safetensors')?.etag ?? '';
+    const lfsRanges = () =>
+      hub.server
+        .downloadsOf('model.safetensors')
+        .filter((r) => r.path.startsWith('/lfs/'))
+        .map((r) => r.range);
+    // a prefix left by another pull that is not the file's: appended to, the blob would fail its sha256 and be downloaded again
+    mkdirSync(join(repoFolder(), 'blobs'), { recursive: true });
+    writeFileSync(join(repoFolder(), 'blobs', `${sha}.incomplete`), Buffer.alloc(1000, 7));
+    hub.server.fault('model.safetensors', 'no-range');
+    await pullModel(parseHubReference('hf:tiny/hfvit'), { settings: hub.settings });
+    expect(lfsRanges()).toEqual(['bytes=1000-']);
+    expect(readFileSync(join(repoFolder(), 'blobs', sha))).toEqual(bytes);
+
+    // cut, then the whole file again: what the digest took of the first try is dropped too
+    hub.server.requests.length = 0;
+    const settings = { ...hub.settings, cacheDir: join(hub.dir, 'again'), jepaCache: join(hub.dir, 'again-jepa') };
+    hub.server.fault('model.safetensors', 'cut', 'no-range');
+    await pullModel(parseHubReference('hf:tiny/hfvit'), { settings });
+    const [first, second, ...more] = lfsRanges();
+    expect([first, more]).toEqual([undefined, []]);
+    expect(second).toMatch(/^bytes=[1-9]\d*-$/);
+    expect(readFileSync(join(settings.cacheDir, 'models--tiny--hfvit', 'blobs', sha))).toEqual(bytes);
+  });
+
   it('retries a 503 with backoff, and refuses in one line when it persists', async () => {
     // the API calls through @huggingface/hub are retried too
     hub.server.apiFailures = 3;

@@ -7,7 +7,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { commitOf, type HubFile, type HubRepo, hubFile } from './hub-repo.js';
 
-export type HubFault = '503' | 'cut' | 'corrupt' | 'slow';
+/** 'no-range': the whole file with a 200, whatever Range asked (as a server without Range support answers). */
+export type HubFault = '503' | 'cut' | 'corrupt' | 'slow' | 'no-range';
 
 export interface HubRequest {
   method: string;
@@ -244,7 +245,7 @@ export class HubServer {
       return;
     }
     const size = file.bytes.length;
-    const range = /^bytes=(\d+)-(\d*)$/.exec(req.headers.range ?? '');
+    const range = fault === 'no-range' ? null : /^bytes=(\d+)-(\d*)$/.exec(req.headers.range ?? '');
     const start = range ? Number(range[1]) : 0;
     const end = range?.[2] ? Math.min(Number(range[2]), size - 1) : size - 1;
     if (range && start >= size) {
@@ -259,7 +260,7 @@ export class HubServer {
     }
     res.writeHead(range ? 206 : 200, {
       ...headers,
-      'Accept-Ranges': 'bytes',
+      ...(fault === 'no-range' ? {} : { 'Accept-Ranges': 'bytes' }),
       'Content-Type': 'application/octet-stream',
       'Content-Length': body.length,
       ...(range ? { 'Content-Range': `bytes ${start}-${end}/${size}` } : {}),

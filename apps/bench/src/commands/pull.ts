@@ -12,8 +12,9 @@ export function registerPullBench(program: Command): void {
     .option('--rounds <n>', 'timed rounds; each runs every way once, in a rotating order', int, 5)
     .option('--dir <path>', 'where the seeded file and the copies are written (not committed)', 'tmp/pull-bench')
     .option('--fsync', "time an fsync of the written file too (the disk's speed, not the page cache's)")
+    .option('--compare-hub <dist>', "another build of @jepa/hub (its dist folder, e.g. an older commit's worktree), timed in the same rounds")
     .option('--json', 'print JSON')
-    .action(async (o: { sizeMib: number; rounds: number; dir: string; fsync?: boolean; json?: boolean }) => {
+    .action(async (o: { sizeMib: number; rounds: number; dir: string; fsync?: boolean; compareHub?: string; json?: boolean }) => {
       const options = { ...o, fsync: o.fsync === true };
       const { rows, bytes } = await runPullBench(options, (s) => process.stderr.write(`${s}\n`));
       const machine = machineInfo(1);
