@@ -4,7 +4,14 @@
 #include <cstdint>
 
 #include "cpu_level.h"
-#include "erf_lanes.h"
+
+#if defined(JEPA_HAVE_MVEC)
+#include <immintrin.h>
+
+// glibc's vector-ABI names for erff: 16 lanes on AVX-512 ("e"), 8 on AVX2 ("d").
+extern "C" __m512 _ZGVeN16v_erff(__m512);
+extern "C" __m256 _ZGVdN8v_erff(__m256);
+#endif
 
 namespace jepa {
 namespace {
@@ -12,22 +19,27 @@ namespace {
 constexpr float kSqrtHalf = 0.70710678118654752440f;
 
 void geluErfScalar(float* y, const float* x, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) y[i] = (0.5f * x[i]) * (1.0f + erf_lanes::erfScalar(x[i] * kSqrtHalf));
+  for (int64_t i = 0; i < n; ++i) y[i] = 0.5f * x[i] * (1.0f + std::erf(x[i] * kSqrtHalf));
 }
 
-#if defined(__x86_64__)
+#if defined(JEPA_HAVE_MVEC)
 __attribute__((target("avx512f"))) void geluErfAvx512(float* y, const float* x, int64_t n) {
+  const __m512 half = _mm512_set1_ps(0.5f), one = _mm512_set1_ps(1.0f), s = _mm512_set1_ps(kSqrtHalf);
   int64_t i = 0;
-  for (; i + 16 <= n; i += 16) _mm512_storeu_ps(y + i, geluErf16(_mm512_loadu_ps(x + i)));
+  for (; i + 16 <= n; i += 16) {
+    __m512 v = _mm512_loadu_ps(x + i);
+    __m512 e = _ZGVeN16v_erff(_mm512_mul_ps(v, s));
+    _mm512_storeu_ps(y + i, _mm512_mul_ps(_mm512_mul_ps(half, v), _mm512_add_ps(one, e)));
+  }
   geluErfScalar(y + i, x + i, n - i);
 }
 
-__attribute__((target("avx2,fma"))) void geluErfAvx2(float* y, const float* x, int64_t n) {
+__attribute__((target("avx2"))) void geluErfAvx2(float* y, const float* x, int64_t n) {
   const __m256 half = _mm256_set1_ps(0.5f), one = _mm256_set1_ps(1.0f), s = _mm256_set1_ps(kSqrtHalf);
   int64_t i = 0;
   for (; i + 8 <= n; i += 8) {
-    const __m256 v = _mm256_loadu_ps(x + i);
-    const __m256 e = erf_lanes::erf8(_mm256_mul_ps(v, s));
+    __m256 v = _mm256_loadu_ps(x + i);
+    __m256 e = _ZGVdN8v_erff(_mm256_mul_ps(v, s));
     _mm256_storeu_ps(y + i, _mm256_mul_ps(_mm256_mul_ps(half, v), _mm256_add_ps(one, e)));
   }
   geluErfScalar(y + i, x + i, n - i);
@@ -42,11 +54,11 @@ struct Choice {
 };
 
 Choice choose() {
-#if defined(__x86_64__)
-  if (cpuLevel() == CpuLevel::Avx512) return {geluErfAvx512, "rational-avx512"};
-  if (cpuLevel() == CpuLevel::Avx2) return {geluErfAvx2, "rational-avx2"};
+#if defined(JEPA_HAVE_MVEC)
+  if (cpuLevel() == CpuLevel::Avx512) return {geluErfAvx512, "libmvec-avx512"};
+  if (cpuLevel() == CpuLevel::Avx2) return {geluErfAvx2, "libmvec-avx2"};
 #endif
-  return {geluErfScalar, "rational-scalar"};
+  return {geluErfScalar, "scalar"};
 }
 
 const Choice& chosen() {

@@ -1,4 +1,4 @@
-// GELU(erf) as a ggml custom op for the CPU backend, in SIMD lanes through erf_lanes.h's rational erf.
+// GELU(erf) as a ggml custom op for the CPU backend, vectorised through glibc's libmvec erff.
 #pragma once
 
 #include <cstdint>
@@ -7,13 +7,13 @@
 
 namespace jepa {
 
-// dst = 0.5·x·(1 + erf(x/√2)), the function ggml_gelu_erf computes (erf within 3.4e-7 of the true one),
-// with the same bits at every level: AVX-512 or AVX2 lanes, chosen at run time from the CPU, or the
-// scalar loop. a must be contiguous F32.
+// dst = 0.5·x·(1 + erf(x/√2)), the function ggml_gelu_erf computes, in SIMD lanes where the build found
+// libmvec (x86-64 glibc ≥ 2.35); otherwise the same scalar loop as ggml. a must be contiguous F32;
+// the AVX-512 or AVX2 lanes are chosen at run time from the CPU.
 // The node runs only on the CPU backend.
 ggml_tensor* geluErfCpu(ggml_context* ctx, ggml_tensor* a);
 
-// Which lanes the CPU op uses: "rational-avx512", "rational-avx2" or "rational-scalar".
+// Which erff the CPU op uses: "libmvec-avx512", "libmvec-avx2" or "scalar".
 const char* geluErfCpuKernel();
 
 // The op's arithmetic on n values, for nodes that apply it to their own outputs (y may be x).

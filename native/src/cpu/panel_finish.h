@@ -12,7 +12,7 @@ namespace jepa::panel {
 // are absent may be null.
 using FinishRow = void (*)(float* o, const float* bias, const float* scale, const float* add, int64_t n);
 
-// The AVX-512 form of e, or null below the AVX-512 level.
+// The AVX-512 form of e, or null where this CPU or build has none (no AVX-512 level, no libmvec).
 FinishRow finishRowAvx512(const Epilogue& e);
 
 }  // namespace jepa::panel

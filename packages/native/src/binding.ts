@@ -259,7 +259,7 @@ export interface BuildInfo {
   cpuVariant: string;
   /** The features the ggml CPU backend in use was compiled for (avx2, avx512, avx512_vnni, ...). */
   cpu: Record<string, boolean>;
-  /** The lanes of Context.geluErfCpu's erf: 'rational-avx512', 'rational-avx2' or 'rational-scalar' (the same bits). */
+  /** The erff behind Context.geluErfCpu: 'libmvec-avx512', 'libmvec-avx2' or 'scalar'. */
   geluErfCpu: string;
   /** The level this engine's own CPU kernels run at: 'avx512', 'avx2' or 'scalar' (JEPA_CPU=avx2 forces a lower one). */
   cpuLevel: 'avx512' | 'avx2' | 'scalar';
