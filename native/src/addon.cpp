@@ -79,7 +79,8 @@ static Napi::Value buildInfo(const Napi::CallbackInfo& info) {
 #endif
   out.Set("cpuLevel", cpuLevelName(cpuLevel()));
   out.Set("cpuVnni", cpuVnniAllowed());
-  out.Set("geluErfCpu", jepa::geluErfCpuKernel());
+  out.Set("geluErfCpu", jepa::geluErfCpuKernel(jepa::GeluErf::Libm));
+  out.Set("geluErfCpuRational", jepa::geluErfCpuKernel(jepa::GeluErf::Rational));
   const char* panel = jepa::panelBestKernel(GGML_TYPE_Q8_0);
   out.Set("panelKernel", panel ? Napi::Value(Napi::String::New(env, panel)) : env.Null());
   const char* flash = jepa::flashAttnCpuKernel();

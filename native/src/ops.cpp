@@ -128,11 +128,19 @@ Napi::Value ropePairsCpu(const Napi::CallbackInfo& info) {
   return c.out(jepa::ropePairsCpu(c.g(), x, cos, sin));
 }
 
+// "libm" (undefined too) or "rational": gelu_erf.h's GeluErf.
+jepa::GeluErf geluErfOf(const OpCall& c, const Napi::Value& v) {
+  if (v.IsUndefined()) return jepa::GeluErf::Libm;
+  const std::string name = v.IsString() ? v.As<Napi::String>().Utf8Value() : std::string();
+  if (name != "libm" && name != "rational") fail(c.env, "BAD_ARGUMENT", std::string(c.op) + ": erf must be 'libm' or 'rational'");
+  return name == "rational" ? jepa::GeluErf::Rational : jepa::GeluErf::Libm;
+}
+
 Napi::Value geluErfCpu(const Napi::CallbackInfo& info) {
   OpCall c(info, "geluErfCpu");
   ggml_tensor* a = c.in(0, "a");
   c.require(a->type == GGML_TYPE_F32 && ggml_is_contiguous(a), describe(a) + " is not a contiguous F32 tensor");
-  return c.out(jepa::geluErfCpu(c.g(), a));
+  return c.out(jepa::geluErfCpu(c.g(), a, geluErfOf(c, info.Length() > 1 ? info[1] : c.env.Undefined())));
 }
 Napi::Value panelMulMat(const Napi::CallbackInfo& info) {
   OpCall c(info, "panelMulMat");
@@ -164,6 +172,7 @@ Napi::Value panelMulMat(const Napi::CallbackInfo& info) {
     then.scale = operand("scale");
     then.add = operand("add");
     then.gelu = o.Get("gelu").ToBoolean();
+    then.erf = geluErfOf(c, o.Get("erf"));
   }
   for (ggml_tensor* v : {then.bias, then.scale})
     if (v)

@@ -72,7 +72,12 @@ describe.runIf(buildInfo().portable)('the portable addon on an AVX2 CPU (qemu -c
       expect(build.cpuLevel).toBe('avx2');
       expect(build.cpuVariant).toBe(build.cpu.avx_vnni ? 'alderlake' : 'haswell');
       expect(build.cpu.avx512).toBeUndefined();
-      expect([build.panelKernelF32, build.flashAttnCpu, build.geluErfCpu]).toEqual(['avx2', 'avx2', 'libmvec-avx2']);
+      expect([build.panelKernelF32, build.flashAttnCpu, build.geluErfCpu, build.geluErfCpuRational]).toEqual([
+        'avx2',
+        'avx2',
+        'libmvec-avx2',
+        'rational-avx2',
+      ]);
       expect(build.panelKernel).toBe(build.cpu.avx_vnni ? 'avx-vnni' : 'avx2');
       expect(run({ JEPA_CPU: 'avx2' }, ['devices']).stdout).toMatch(/CPU kernels at avx2 \(JEPA_CPU\): .*f32 \/ f16 matmul avx2 panels/);
       // an explicit ggml variant still wins
@@ -121,6 +126,7 @@ describe.runIf(buildInfo().portable)('the portable addon on an AVX2 CPU (qemu -c
     expect(build.panelKernelF32).toBe('avx2');
     expect(build.flashAttnCpu).toBe('avx2');
     expect(build.geluErfCpu).toBe('libmvec-avx2');
+    expect(build.geluErfCpuRational).toBe('rational-avx2');
     const above = underQemu(process.execPath, [main, 'devices'], { JEPA_CPU: 'avx512' });
     expect(above.code).toBe(2);
     expect(above.err).toMatch(/JEPA_CPU=avx512: this CPU runs avx2 at most/);

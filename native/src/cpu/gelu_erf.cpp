@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "cpu_level.h"
+#include "erf_lanes.h"
 
 #if defined(JEPA_HAVE_MVEC)
 #include <immintrin.h>
@@ -18,12 +19,12 @@ namespace {
 
 constexpr float kSqrtHalf = 0.70710678118654752440f;
 
-void geluErfScalar(float* y, const float* x, int64_t n) {
+void libmScalar(float* y, const float* x, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = 0.5f * x[i] * (1.0f + std::erf(x[i] * kSqrtHalf));
 }
 
 #if defined(JEPA_HAVE_MVEC)
-__attribute__((target("avx512f"))) void geluErfAvx512(float* y, const float* x, int64_t n) {
+__attribute__((target("avx512f"))) void libmAvx512(float* y, const float* x, int64_t n) {
   const __m512 half = _mm512_set1_ps(0.5f), one = _mm512_set1_ps(1.0f), s = _mm512_set1_ps(kSqrtHalf);
   int64_t i = 0;
   for (; i + 16 <= n; i += 16) {
@@ -31,10 +32,10 @@ __attribute__((target("avx512f"))) void geluErfAvx512(float* y, const float* x, 
     __m512 e = _ZGVeN16v_erff(_mm512_mul_ps(v, s));
     _mm512_storeu_ps(y + i, _mm512_mul_ps(_mm512_mul_ps(half, v), _mm512_add_ps(one, e)));
   }
-  geluErfScalar(y + i, x + i, n - i);
+  libmScalar(y + i, x + i, n - i);
 }
 
-__attribute__((target("avx2"))) void geluErfAvx2(float* y, const float* x, int64_t n) {
+__attribute__((target("avx2"))) void libmAvx2(float* y, const float* x, int64_t n) {
   const __m256 half = _mm256_set1_ps(0.5f), one = _mm256_set1_ps(1.0f), s = _mm256_set1_ps(kSqrtHalf);
   int64_t i = 0;
   for (; i + 8 <= n; i += 8) {
@@ -42,7 +43,26 @@ __attribute__((target("avx2"))) void geluErfAvx2(float* y, const float* x, int64
     __m256 e = _ZGVdN8v_erff(_mm256_mul_ps(v, s));
     _mm256_storeu_ps(y + i, _mm256_mul_ps(_mm256_mul_ps(half, v), _mm256_add_ps(one, e)));
   }
-  geluErfScalar(y + i, x + i, n - i);
+  libmScalar(y + i, x + i, n - i);
+}
+#endif
+
+// The rational lanes, each value computed as geluRational computes it.
+void rationalScalar(float* y, const float* x, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = erf_lanes::geluScalar(x[i]);
+}
+
+#if defined(__x86_64__)
+__attribute__((target("avx512f"))) void rationalAvx512(float* y, const float* x, int64_t n) {
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) _mm512_storeu_ps(y + i, erf_lanes::gelu16(_mm512_loadu_ps(x + i)));
+  rationalScalar(y + i, x + i, n - i);
+}
+
+__attribute__((target("avx2,fma"))) void rationalAvx2(float* y, const float* x, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, erf_lanes::gelu8(_mm256_loadu_ps(x + i)));
+  rationalScalar(y + i, x + i, n - i);
 }
 #endif
 
@@ -53,37 +73,48 @@ struct Choice {
   const char* name;
 };
 
-Choice choose() {
+Choice chooseLibm() {
 #if defined(JEPA_HAVE_MVEC)
-  if (cpuLevel() == CpuLevel::Avx512) return {geluErfAvx512, "libmvec-avx512"};
-  if (cpuLevel() == CpuLevel::Avx2) return {geluErfAvx2, "libmvec-avx2"};
+  if (cpuLevel() == CpuLevel::Avx512) return {libmAvx512, "libmvec-avx512"};
+  if (cpuLevel() == CpuLevel::Avx2) return {libmAvx2, "libmvec-avx2"};
 #endif
-  return {geluErfScalar, "scalar"};
+  return {libmScalar, "scalar"};
 }
 
-const Choice& chosen() {
-  static const Choice c = choose();
-  return c;
+Choice chooseRational() {
+#if defined(__x86_64__)
+  if (cpuLevel() == CpuLevel::Avx512) return {rationalAvx512, "rational-avx512"};
+  if (cpuLevel() == CpuLevel::Avx2) return {rationalAvx2, "rational-avx2"};
+#endif
+  return {rationalScalar, "rational-scalar"};
+}
+
+const Choice& chosen(GeluErf erf) {
+  static const Choice libm = chooseLibm(), rational = chooseRational();
+  return erf == GeluErf::Rational ? rational : libm;
 }
 
 // Each thread takes one contiguous run that starts on a cache line, so no two threads share a line.
-void geluErfOp(ggml_tensor* dst, const ggml_tensor* a, int ith, int nth, void*) {
+void geluErfOp(ggml_tensor* dst, const ggml_tensor* a, int ith, int nth, void* userdata) {
   const int64_t n = ggml_nelements(dst);
   const int64_t per = ((n + nth - 1) / nth + 15) / 16 * 16;
   const int64_t lo = per * ith;
   const int64_t hi = lo + per < n ? lo + per : n;
   if (lo >= hi) return;
-  chosen().fn(static_cast<float*>(dst->data) + lo, static_cast<const float*>(a->data) + lo, hi - lo);
+  const auto erf = static_cast<GeluErf>(reinterpret_cast<uintptr_t>(userdata));
+  chosen(erf).fn(static_cast<float*>(dst->data) + lo, static_cast<const float*>(a->data) + lo, hi - lo);
 }
 
 }  // namespace
 
-ggml_tensor* geluErfCpu(ggml_context* ctx, ggml_tensor* a) {
-  return ggml_set_name(ggml_map_custom1(ctx, a, geluErfOp, GGML_N_TASKS_MAX, nullptr), "GELU_ERF_CPU");  // what Graph.ops() reports
+ggml_tensor* geluErfCpu(ggml_context* ctx, ggml_tensor* a, GeluErf erf) {
+  void* userdata = reinterpret_cast<void*>(static_cast<uintptr_t>(erf));
+  // what Graph.ops() reports
+  return ggml_set_name(ggml_map_custom1(ctx, a, geluErfOp, GGML_N_TASKS_MAX, userdata), erf == GeluErf::Rational ? "GELU_ERF_CPU rational" : "GELU_ERF_CPU");
 }
 
-const char* geluErfCpuKernel() { return chosen().name; }
+const char* geluErfCpuKernel(GeluErf erf) { return chosen(erf).name; }
 
-void geluErfRows(float* y, const float* x, int64_t n) { chosen().fn(y, x, n); }
+void geluErfRows(float* y, const float* x, int64_t n, GeluErf erf) { chosen(erf).fn(y, x, n); }
 
 }  // namespace jepa

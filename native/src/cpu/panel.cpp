@@ -174,7 +174,7 @@ void finish(const Epilogue& e, const ggml_tensor* dst, int64_t t0, int64_t t1, i
     float* o = static_cast<float*>(dst->data) + t * ld;
     if (bias)
       for (int64_t r = r0; r < r1; ++r) o[r] += bias[r];
-    if (e.gelu) geluErfRows(o + r0, o + r0, r1 - r0);
+    if (e.gelu) geluErfRows(o + r0, o + r0, r1 - r0, e.rationalErf ? GeluErf::Rational : GeluErf::Libm);
     if (scale)
       for (int64_t r = r0; r < r1; ++r) o[r] *= scale[r];
     if (add)
@@ -261,7 +261,7 @@ ggml_tensor* panelMulMat(ggml_context* ctx, ggml_tensor* panel, ggml_tensor* x, 
   int nargs = 2;
   for (ggml_tensor* t : {then.bias, then.scale, then.add})
     if (t) args[nargs++] = t;
-  const panel::Epilogue e{then.bias != nullptr, then.gelu, then.scale != nullptr, then.add != nullptr};
+  const panel::Epilogue e{then.bias != nullptr, then.gelu, then.scale != nullptr, then.add != nullptr, then.erf == GeluErf::Rational};
   ggml_tensor* out;
   if (type == GGML_TYPE_F32 || type == GGML_TYPE_F16) {
     void* epilogue = const_cast<panel::Epilogue*>(&kF32Epilogues[panel::epilogueIndex(e)]);

@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "ggml.h"
+#include "gelu_erf.h"
 
 namespace jepa {
 
@@ -36,11 +37,12 @@ void panelPack(ggml_type type, const void* rows, int64_t nrows, int64_t k, void*
 void panelPackRows(const int8_t* q, const float* scales, int64_t nrows, int64_t k, void* dst);
 
 // What follows the product in the graph a panel node replaces, applied to each output in this order:
-// + bias (F32 [rows]), GELU(erf), · scale (F32 [rows]), then add + output (F32, the output's shape,
-// contiguous). Null / false: not there.
+// + bias (F32 [rows]), GELU(erf) with the erf `erf` (gelu_erf.h), · scale (F32 [rows]), then add +
+// output (F32, the output's shape, contiguous). Null / false: not there.
 struct PanelEpilogue {
   ggml_tensor* bias = nullptr;
   bool gelu = false;
+  GeluErf erf = GeluErf::Libm;
   ggml_tensor* scale = nullptr;
   ggml_tensor* add = nullptr;
 };

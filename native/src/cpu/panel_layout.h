@@ -73,13 +73,15 @@ void runTokens(const uint8_t* panel, int64_t nb, const uint8_t* scratch, int64_t
 // What a panel op does to its outputs once their sums are final, in the order of the nodes it
 // replaces, so each value is the one they would make: + bias, GELU(erf), · scale (a layer scale),
 // then added to `add` (the residual). The operands follow the panel and x in dst->src, in that
-// order, those present only.
+// order, those present only. rationalErf: the GELU takes gelu_erf.h's GeluErf::Rational.
 struct Epilogue {
-  bool bias, gelu, scale, add;
+  bool bias, gelu, scale, add, rationalErf;
 };
-constexpr int kEpilogues = 16;
-constexpr Epilogue epilogueAt(int i) { return {(i & 1) != 0, (i & 2) != 0, (i & 4) != 0, (i & 8) != 0}; }
-constexpr int epilogueIndex(Epilogue e) { return (e.bias ? 1 : 0) | (e.gelu ? 2 : 0) | (e.scale ? 4 : 0) | (e.add ? 8 : 0); }
+constexpr int kEpilogues = 32;
+constexpr Epilogue epilogueAt(int i) { return {(i & 1) != 0, (i & 2) != 0, (i & 4) != 0, (i & 8) != 0, (i & 16) != 0}; }
+constexpr int epilogueIndex(Epilogue e) {
+  return (e.bias ? 1 : 0) | (e.gelu ? 2 : 0) | (e.scale ? 4 : 0) | (e.add ? 8 : 0) | (e.rationalErf ? 16 : 0);
+}
 
 // A thread's share of a panel node: tokens [tok0, tok1) × panels [pan0, pan1). Whole tokens per thread
 // when each gets at least 8, else whole panels, so every output is made by one thread running the

@@ -4,11 +4,20 @@
 /** ggml dimension order: ne[0] is the fastest-varying (a row), ne[3] the outermost. */
 export type Dims = [number, number, number, number];
 
+/**
+ * The erf of a CPU GELU(erf): glibc's erff ('libm', in libmvec's lanes where the build found them), or
+ * the engine's rational one ('rational': within 3.4e-7 of erf, three times faster, the same bits at
+ * every CPU level), for the GELU after a weight stored below 16-bit floats.
+ */
+export type GeluErf = 'libm' | 'rational';
+
 /** What follows a panel product, in this order: + bias, GELU(erf), · scale, then add + result. */
 export interface PanelEpilogue {
   /** F32 [rows]. */
   bias?: Tensor | null;
   gelu?: boolean;
+  /** The GELU's erf; 'libm' when absent. */
+  erf?: GeluErf;
   /** F32 [rows] (a layer scale). */
   scale?: Tensor | null;
   /** F32, contiguous, the result's shape (a residual). */
@@ -167,10 +176,11 @@ export interface Context extends Disposable {
   gelu(a: Tensor): Tensor;
   geluErf(a: Tensor): Tensor;
   /**
-   * geluErf for graphs that run on the CPU backend: a custom node using glibc's SIMD erff where the
-   * build found it (see BuildInfo.geluErfCpu). Contiguous F32 input; a GPU backend refuses the node.
+   * geluErf for graphs that run on the CPU backend, in SIMD lanes, with the erf `erf` ('libm' when
+   * absent; see BuildInfo.geluErfCpu and geluErfCpuRational). Contiguous F32 input; a GPU backend
+   * refuses the node.
    */
-  geluErfCpu(a: Tensor): Tensor;
+  geluErfCpu(a: Tensor, erf?: GeluErf): Tensor;
   /**
    * norm(x, eps)·w + b per row, as norm, mul and add compute it, in one CPU node (mean and variance in
    * double). x contiguous F32; w, b F32 [x.ne[0]]. A GPU refuses the node.
@@ -259,8 +269,10 @@ export interface BuildInfo {
   cpuVariant: string;
   /** The features the ggml CPU backend in use was compiled for (avx2, avx512, avx512_vnni, ...). */
   cpu: Record<string, boolean>;
-  /** The erff behind Context.geluErfCpu: 'libmvec-avx512', 'libmvec-avx2' or 'scalar'. */
+  /** The erff behind Context.geluErfCpu with 'libm': 'libmvec-avx512', 'libmvec-avx2' or 'scalar'. */
   geluErfCpu: string;
+  /** The lanes of Context.geluErfCpu with 'rational': 'rational-avx512', 'rational-avx2' or 'rational-scalar' (the same bits). */
+  geluErfCpuRational: string;
   /** The level this engine's own CPU kernels run at: 'avx512', 'avx2' or 'scalar' (JEPA_CPU=avx2 forces a lower one). */
   cpuLevel: 'avx512' | 'avx2' | 'scalar';
   /** Whether this engine's kernels may use VNNI (AVX-512 VNNI, AVX-VNNI, AMX): false under JEPA_CPU_VNNI=0. */

@@ -9,6 +9,7 @@ export type {
   Context,
   DeviceInfo,
   Dims,
+  GeluErf,
   GgufInfo,
   Graph,
   Mapping,

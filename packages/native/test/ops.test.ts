@@ -1,4 +1,5 @@
 // Every op of the binding against a float64 reference on seeded data with odd shapes.
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { buildInfo, createContext } from '../src/index.js';
 import { F16, F32, I32, count, cpu, run, setup, toF16, uniform, worstError } from './helpers.js';
@@ -89,6 +90,45 @@ describe('elementwise and broadcasting', () => {
     );
     expect(worstError(vec!, ref!, 1e-6, 1e-5)).toBeLessThanOrEqual(1);
     expect(['libmvec-avx512', 'libmvec-avx2', 'scalar']).toContain(buildInfo().geluErfCpu);
+  });
+
+  // The hash of the rational GELU's outputs below, the same at every CPU level this project runs at
+  // (AVX-512, JEPA_CPU=avx2, no VNNI): the lanes round as the scalar loop does.
+  const RATIONAL_GELU_SHA256 = 'c64c2e3f80f4d80e7b2ec36c60bbe4d43428e56c2549b8a81db21fccd23388fd';
+
+  it("geluErfCpu 'rational' stays within its erf's 3.4e-7 of float64, with the same bits at every CPU level", async () => {
+    const shape = [4099];
+    const ctx = createContext(8);
+    const x = ctx.newTensor(F32, shape);
+    const data = uniform(4099, 11, -12, 12);
+    // the fit's edges: |x|/√2 at its limit 3.925, and the values either side of it
+    data.set([0, -0, 5.5508, -5.5508, 5.550788, -5.550788, 5.5507884, 1e-30, -1e-30], 0);
+    const [rational, libm] = await run(ctx, [ctx.geluErfCpu(x, 'rational'), ctx.geluErfCpu(x)], [{ tensor: x, data }]);
+    let worst = 0;
+    for (let i = 0; i < data.length; i++) {
+      const v = data[i]!;
+      const exact = 0.5 * v * (1 + R.erf(v / Math.SQRT2));
+      // erf's own error, carried by 0.5·x, then the three f32 roundings of the steps after it
+      const bound = 0.5 * Math.abs(v) * 3.4e-7 + 4 * 2 ** -24 * Math.abs(exact) + 1e-45;
+      worst = Math.max(worst, Math.abs(rational![i]! - exact) / bound);
+    }
+    expect(worst).toBeLessThanOrEqual(1);
+    const hash = (a: Float32Array) =>
+      createHash('sha256')
+        .update(new Uint8Array(a.buffer, a.byteOffset, a.byteLength))
+        .digest('hex');
+    expect(hash(rational!)).toBe(RATIONAL_GELU_SHA256);
+    // negative control: glibc's erff gives other bits, so the hash tells the two apart
+    expect(hash(libm!)).not.toBe(RATIONAL_GELU_SHA256);
+    expect(buildInfo().geluErfCpuRational).toMatch(/^rational-(avx512|avx2|scalar)$/);
+  });
+
+  it('geluErfCpu refuses an erf it does not have, in one line', () => {
+    const ctx = createContext(8);
+    const x = ctx.newTensor(F32, [16]);
+    expect(() => ctx.geluErfCpu(x, 'fast' as never)).toThrowError(
+      expect.objectContaining({ code: 'BAD_ARGUMENT', message: "geluErfCpu: erf must be 'libm' or 'rational'" }),
+    );
   });
 
   it('layerNormCpu is norm, mul and add in one node: float64 and ggml agree, rows with a tail and an offset', async () => {

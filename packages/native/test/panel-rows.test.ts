@@ -148,25 +148,33 @@ describe.skipIf(!buildInfo().panelKernelRows)(`q8_row panel kernels (${KERNELS.j
   });
 
   // 304 rows: the epilogue runs on chunks of panels as their outputs are done, two whole chunks and a part
-  it.each([rows, 304])('finishes its %i outputs (bias, GELU, layer scale, residual) with the bits of the nodes it replaces', async (rows) => {
-    const { panel } = weight(rows, 96, 13);
-    const ctx = createContext(24);
-    const x = ctx.newTensor(F32, shape(96));
-    const [bias, scale] = [ctx.newTensor(F32, [rows]), ctx.newTensor(F32, [rows])];
-    const residual = ctx.newTensor(F32, [rows, 15, 3]);
-    const chain = ctx.add(residual, ctx.mul(ctx.geluErfCpu(ctx.add(ctx.panelMulMat(panel, x, rows, I8), bias)), scale));
-    const [fused, separate] = await run(
-      ctx,
-      [ctx.panelMulMat(panel, x, rows, I8, undefined, { bias, gelu: true, scale, add: residual }), chain],
-      [
-        { tensor: x, data: uniform(96 * 45, 14, -2, 2) },
-        { tensor: bias, data: uniform(rows, 15) },
-        { tensor: scale, data: uniform(rows, 16, 0.5, 1.5) },
-        { tensor: residual, data: uniform(rows * 45, 17) },
-      ],
-    );
-    expect(Buffer.from(fused!.buffer).equals(Buffer.from(separate!.buffer))).toBe(true);
-  });
+  it.each([
+    [rows, 'libm'],
+    [rows, 'rational'],
+    [304, 'libm'],
+    [304, 'rational'],
+  ] as const)(
+    'finishes its %i outputs (bias, GELU with the %s erf, layer scale, residual) with the bits of the nodes it replaces',
+    async (rows, erf) => {
+      const { panel } = weight(rows, 96, 13);
+      const ctx = createContext(24);
+      const x = ctx.newTensor(F32, shape(96));
+      const [bias, scale] = [ctx.newTensor(F32, [rows]), ctx.newTensor(F32, [rows])];
+      const residual = ctx.newTensor(F32, [rows, 15, 3]);
+      const chain = ctx.add(residual, ctx.mul(ctx.geluErfCpu(ctx.add(ctx.panelMulMat(panel, x, rows, I8), bias), erf), scale));
+      const [fused, separate] = await run(
+        ctx,
+        [ctx.panelMulMat(panel, x, rows, I8, undefined, { bias, gelu: true, erf, scale, add: residual }), chain],
+        [
+          { tensor: x, data: uniform(96 * 45, 14, -2, 2) },
+          { tensor: bias, data: uniform(rows, 15) },
+          { tensor: scale, data: uniform(rows, 16, 0.5, 1.5) },
+          { tensor: residual, data: uniform(rows * 45, 17) },
+        ],
+      );
+      expect(Buffer.from(fused!.buffer).equals(Buffer.from(separate!.buffer))).toBe(true);
+    },
+  );
 
   it('gives the same bits whether tokens come 45 at a time or one at a time, and a zero token gives zeros', async () => {
     const k = 128;

@@ -156,26 +156,29 @@ describe.skipIf(!buildInfo().panelKernel)(`8-bit panel kernels (${KERNELS.join('
     },
   );
 
-  it('finishes its outputs (bias, GELU, layer scale, residual) with the bits of the nodes it replaces', async () => {
-    const type = typeByName('q8_0');
-    const { panel } = await weight(type, rows, 96, 13);
-    const ctx = createContext(24);
-    const x = ctx.newTensor(F32, shape(96));
-    const [bias, scale] = [ctx.newTensor(F32, [rows]), ctx.newTensor(F32, [rows])];
-    const residual = ctx.newTensor(F32, [rows, 13, 2]);
-    const chain = ctx.add(residual, ctx.mul(ctx.geluErfCpu(ctx.add(ctx.panelMulMat(panel, x, rows, type), bias)), scale));
-    const [fused, separate] = await run(
-      ctx,
-      [ctx.panelMulMat(panel, x, rows, type, undefined, { bias, gelu: true, scale, add: residual }), chain],
-      [
-        { tensor: x, data: uniform(96 * 26, 14, -2, 2) },
-        { tensor: bias, data: uniform(rows, 15) },
-        { tensor: scale, data: uniform(rows, 16, 0.5, 1.5) },
-        { tensor: residual, data: uniform(rows * 26, 17) },
-      ],
-    );
-    expect(Buffer.from(fused!.buffer).equals(Buffer.from(separate!.buffer))).toBe(true);
-  });
+  it.each(['libm', 'rational'] as const)(
+    'finishes its outputs (bias, GELU with the %s erf, layer scale, residual) with the bits of the nodes it replaces',
+    async (erf) => {
+      const type = typeByName('q8_0');
+      const { panel } = await weight(type, rows, 96, 13);
+      const ctx = createContext(24);
+      const x = ctx.newTensor(F32, shape(96));
+      const [bias, scale] = [ctx.newTensor(F32, [rows]), ctx.newTensor(F32, [rows])];
+      const residual = ctx.newTensor(F32, [rows, 13, 2]);
+      const chain = ctx.add(residual, ctx.mul(ctx.geluErfCpu(ctx.add(ctx.panelMulMat(panel, x, rows, type), bias), erf), scale));
+      const [fused, separate] = await run(
+        ctx,
+        [ctx.panelMulMat(panel, x, rows, type, undefined, { bias, gelu: true, erf, scale, add: residual }), chain],
+        [
+          { tensor: x, data: uniform(96 * 26, 14, -2, 2) },
+          { tensor: bias, data: uniform(rows, 15) },
+          { tensor: scale, data: uniform(rows, 16, 0.5, 1.5) },
+          { tensor: residual, data: uniform(rows * 26, 17) },
+        ],
+      );
+      expect(Buffer.from(fused!.buffer).equals(Buffer.from(separate!.buffer))).toBe(true);
+    },
+  );
 
   it('gives the same bits whether tokens come 26 at a time or one at a time', async () => {
     const type = typeByName('q4_K');
