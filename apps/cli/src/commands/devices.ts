@@ -24,7 +24,7 @@ export function devicesCommand(program: Command): void {
       });
       const panels = (kernel: string | null) => (kernel ? `${kernel} panels` : "ggml's own");
       printLines(
-        `CPU kernels at ${info.cpuLevel}${process.env.JEPA_CPU ? ' (JEPA_CPU)' : ''}${info.cpuVnni ? '' : ' without VNNI (JEPA_CPU_VNNI=0)'}: GELU(erf) ${info.geluErfCpu} (${info.geluErfCpuRational} after 8- and 4-bit weights); f32 / f16 matmul ${panels(info.panelKernelF32)}; q8_0 / q4_0 / q4_K matmul ${panels(info.panelKernel)}; ` +
+        `CPU kernels at ${info.cpuLevel}${process.env.JEPA_CPU ? ' (JEPA_CPU)' : ''}${info.cpuVnni ? '' : ' without VNNI (JEPA_CPU_VNNI=0)'}: GELU(erf) ${info.geluErfCpu} (${info.geluErfCpuRational} after 8-bit, 4-bit and bf16 weights); f32 / f16 matmul ${panels(info.panelKernelF32)}; q8_0 / q4_0 / q4_K matmul ${panels(info.panelKernel)}; ` +
           `q8_row matmul ${info.panelKernelRows ? `${info.panelKernelRows} panels` : 'dequantized to f16'}; ` +
           `F32 K/V flash attention ${info.flashAttnCpu ?? "ggml's own"}`,
       );
