@@ -47,7 +47,7 @@ __attribute__((target("avx2"))) void libmAvx2(float* y, const float* x, int64_t 
 }
 #endif
 
-// The rational lanes, each value computed as geluRational computes it.
+// The rational lanes: each value as erf_lanes::geluScalar computes it (gelu16 and gelu8 round alike).
 void rationalScalar(float* y, const float* x, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = erf_lanes::geluScalar(x[i]);
 }

@@ -261,7 +261,8 @@ ggml_tensor* panelMulMat(ggml_context* ctx, ggml_tensor* panel, ggml_tensor* x, 
   int nargs = 2;
   for (ggml_tensor* t : {then.bias, then.scale, then.add})
     if (t) args[nargs++] = t;
-  const panel::Epilogue e{then.bias != nullptr, then.gelu, then.scale != nullptr, then.add != nullptr, then.erf == GeluErf::Rational};
+  const panel::Epilogue e{then.bias != nullptr, then.gelu, then.scale != nullptr, then.add != nullptr,
+                          then.gelu && then.erf == GeluErf::Rational};
   ggml_tensor* out;
   if (type == GGML_TYPE_F32 || type == GGML_TYPE_F16) {
     void* epilogue = const_cast<panel::Epilogue*>(&kF32Epilogues[panel::epilogueIndex(e)]);
