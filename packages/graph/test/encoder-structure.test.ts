@@ -1,6 +1,6 @@
 // Structural properties of the encoder that need no reference: batching, concurrency, attention
 // paths, the block-causal mask's causality, input refusals. Parity lives in the golden tests.
-import { FAMILIES, forgeHparams, forgeModel, type Family } from '@jepa/gguf';
+import { FAMILIES, forgeHparams, forgeModel, GgmlType, type Family } from '@jepa/gguf';
 import { buildInfo } from '@jepa/native';
 import { describe, expect, it } from 'vitest';
 import { Model, runtimeFromEnv, timingsByOp, type EncoderInput } from '../src/index.js';
@@ -77,6 +77,21 @@ describe('batching and concurrency', () => {
       expect(bits(run.output.tokens).equals(bits((await ctx.encode(longer)).tokens))).toBe(true);
     }
     model.dispose();
+  });
+
+  it("the GELU after an 8-bit or bf16 weight takes the rational erf, after an f32 or f16 weight glibc's", async () => {
+    // ggml's products (JEPA_PANEL=0), so the GELU is a node of its own and its name says which erf
+    const runtime = runtimeFromEnv({ JEPA_PANEL: '0' });
+    const geluOps = async (matmulType: number) => {
+      const model = await Model.load(forgeModel('vjepa2', { matmulType }).path, { threads: 1, runtime });
+      const { nodes } = await model.createContext().profile(clipInput(1, 4, 8, 4));
+      model.dispose();
+      return [...new Set(nodes.map((n) => n.op).filter((op) => op.startsWith('GELU')))];
+    };
+    expect(await geluOps(GgmlType.F32)).toEqual(['GELU_ERF_CPU']);
+    expect(await geluOps(GgmlType.F16)).toEqual(['GELU_ERF_CPU']);
+    expect(await geluOps(GgmlType.Q8_0)).toEqual(['GELU_ERF_CPU rational']);
+    expect(await geluOps(GgmlType.BF16)).toEqual(['GELU_ERF_CPU rational']);
   });
 
   it('concurrent encodes on separate contexts equal serial ones, bit for bit', async () => {
