@@ -3,8 +3,11 @@
 import type { RemoteFile } from './remote-file.js';
 
 export interface BlobDigest {
-  /** `chunks` were appended to the file, and are not used again by the caller; a promise: wait for it before the next. */
-  written(chunks: Uint8Array[]): Promise<void> | undefined;
+  /**
+   * The first `bytes` of `block` were appended to the file; the block is the digest's until it gives it back
+   * through `recycle` (once hashed). A promise: wait for it before the next.
+   */
+  written(block: Buffer, bytes: number, recycle: (block: Buffer) => void): Promise<void> | undefined;
   /** Makes the digest that of the first `size` bytes of the file: after a resume, or when it starts over. */
   catchUp(size: number): Promise<void>;
   /** The hex digest of the first `size` bytes of the file. */

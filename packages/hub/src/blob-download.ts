@@ -4,6 +4,7 @@
 import { mkdir, open, rename, stat, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { BlobDigest } from './blob-digest.js';
+import { type BlobResponse, getBlob } from './blob-request.js';
 import { BlockWriter } from './block-writer.js';
 import { diskFailure } from './disk-failure.js';
 import type { RemoteFile } from './remote-file.js';
@@ -50,7 +51,7 @@ async function sizeOf(path: string): Promise<number> {
   }
 }
 
-const unquote = (etag: string | null) => etag?.replace(/^W\//, '').replace(/"/g, '');
+const unquote = (etag: string | undefined) => etag?.replace(/^W\//, '').replace(/"/g, '');
 
 function resolveUrl(t: DownloadTarget, file: string): string {
   const path = file.split('/').map(encodeURIComponent).join('/');
@@ -58,25 +59,27 @@ function resolveUrl(t: DownloadTarget, file: string): string {
 }
 
 /** The response with the file's bytes from `from` on: the resolve URL, or the LFS object it redirects to. */
-async function request(t: DownloadTarget, file: RemoteFile, from: number): Promise<Response> {
+async function request(t: DownloadTarget, file: RemoteFile, from: number): Promise<BlobResponse> {
   const url = resolveUrl(t, file.path);
   const range: Record<string, string> = from > 0 ? { Range: `bytes=${from}-` } : {};
   const auth: Record<string, string> = t.token ? { Authorization: `Bearer ${t.token}` } : {};
-  let response = await fetch(url, { headers: { ...auth, ...range }, redirect: 'manual' });
+  let response = await getBlob(url, { ...auth, ...range });
   if (response.status >= 300 && response.status < 400) {
-    const linked = unquote(response.headers.get('x-linked-etag'));
-    if (linked && linked !== file.etag)
+    const linked = unquote(response.header('x-linked-etag'));
+    if (linked && linked !== file.etag) {
+      response.cancel();
       throw new HubError('HUB_CHECKSUM', `${t.repo}/${file.path}: the Hub links it to ${linked}, its listing to ${file.etag}`);
-    const location = new URL(response.headers.get('location') ?? '', url);
-    await response.body?.cancel();
+    }
+    const location = new URL(response.header('location') ?? '', url);
+    await response.discard();
     // a signed CDN address is not given the token (huggingface_hub does the same)
     const sameOrigin = location.origin === new URL(url).origin;
-    response = await fetch(location, { headers: { ...(sameOrigin ? auth : {}), ...range } });
+    response = await getBlob(location, { ...(sameOrigin ? auth : {}), ...range });
   }
-  if (response.ok) return response;
-  await response.body?.cancel();
+  if (response.status >= 200 && response.status < 300) return response;
+  await response.discard();
   if (isTransientStatus(response.status)) throw new TransientStatus(response.status);
-  throw new HttpRefusal(response.status, response.headers.get('x-error-code') ?? undefined, url);
+  throw new HttpRefusal(response.status, response.header('x-error-code'), url);
 }
 
 /** Appends the rest of the file to `incomplete`; a server that ignores Range starts it over. */
@@ -89,20 +92,22 @@ async function fetchRest(t: DownloadTarget, file: RemoteFile, incomplete: string
   if (from === file.size) return;
   const response = await request(t, file, from);
   if (from > 0 && response.status !== 206) from = 0;
-  await digest.catchUp(from);
-  if (!response.body) throw new ShortBody(`${file.path}: an empty answer`);
   // what came before a cut is written too, so the next try resumes after it
-  const out = await open(incomplete, from > 0 ? 'a' : 'w').catch(async (err: unknown) => {
-    throw await diskFailure(err, incomplete);
-  });
-  const writer = new BlockWriter(out, incomplete, BLOCK_BYTES, (chunks) => digest.written(chunks));
+  const out = await digest
+    .catchUp(from)
+    .then(() => open(incomplete, from > 0 ? 'a' : 'w').catch(async (err: unknown) => Promise.reject(await diskFailure(err, incomplete))))
+    .catch((err: unknown) => {
+      response.cancel();
+      throw err;
+    });
+  const writer = new BlockWriter(out, incomplete, BLOCK_BYTES, (block, bytes, recycle) => digest.written(block, bytes, recycle));
   let received = from;
   try {
-    for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
+    await response.pipeTo((chunk) => {
       received += chunk.length;
       t.onBytes?.({ file: file.path, done: received, total: file.size });
-      await writer.push(chunk);
-    }
+      return writer.push(chunk);
+    });
   } finally {
     try {
       await writer.end();

@@ -22,18 +22,17 @@ export class InlineDigest implements BlobDigest {
     this.#bytes = 0;
   }
 
-  written(chunks: Uint8Array[]): undefined {
-    for (const chunk of chunks) {
-      this.#hash.update(chunk);
-      this.#bytes += chunk.length;
-    }
+  written(block: Buffer, bytes: number, recycle?: (block: Buffer) => void): undefined {
+    this.#hash.update(block.subarray(0, bytes));
+    this.#bytes += bytes;
+    recycle?.(block);
   }
 
   async catchUp(size: number): Promise<void> {
     if (this.#bytes === size) return;
     this.#reset();
     if (size === 0) return;
-    for await (const chunk of createReadStream(this.path, { end: size - 1 })) this.written([chunk as Buffer]);
+    for await (const chunk of createReadStream(this.path, { end: size - 1 })) this.written(chunk as Buffer, (chunk as Buffer).length);
   }
 
   async hex(size: number): Promise<string> {

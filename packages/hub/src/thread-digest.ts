@@ -27,6 +27,8 @@ export class ThreadDigest implements BlobDigest {
   #target = 0;
   #backlog = 0;
   readonly #drained: Waiter[] = [];
+  /** Who gets each block handed over back, in the order they were handed over. */
+  readonly #lenders: ((block: Buffer) => void)[] = [];
   readonly #answers: { done: (reply: DigestReply) => void; fail: (err: Error) => void }[] = [];
   #failure: Error | undefined;
 
@@ -36,6 +38,7 @@ export class ThreadDigest implements BlobDigest {
     this.#worker.on('message', (reply: DigestReply) => {
       if (!('hashed' in reply)) return this.#answers.shift()?.done(reply);
       this.#backlog -= reply.hashed;
+      this.#lenders.shift()?.(Buffer.from(reply.block.buffer, reply.block.byteOffset, reply.block.byteLength));
       if (this.#backlog > BACKLOG_BYTES) return;
       for (const waiter of this.#drained.splice(0)) waiter.go();
     });
@@ -55,17 +58,18 @@ export class ThreadDigest implements BlobDigest {
     this.#worker.postMessage(m);
   }
 
-  /** Hashed on the thread, which takes the chunks' memory when they own it; waits while the thread is BACKLOG_BYTES behind. */
-  written(chunks: Uint8Array[]): Promise<void> | undefined {
-    const moved = chunks.map((c) => (ownsBuffer(c) ? c : c.slice()));
-    for (const c of moved) {
-      this.#target += c.length;
-      this.#backlog += c.length;
+  /** Hashed on the thread, which borrows the block's memory when it owns it; waits while the thread is BACKLOG_BYTES behind. */
+  written(block: Buffer, bytes: number, recycle: (block: Buffer) => void): Promise<void> | undefined {
+    let moved: Uint8Array = block;
+    if (ownsBuffer(block)) this.#lenders.push(recycle);
+    else {
+      moved = block.slice(0, bytes);
+      recycle(block);
+      this.#lenders.push(() => {});
     }
-    this.#worker.postMessage(
-      { written: moved } satisfies DigestMessage,
-      moved.map((c) => c.buffer as ArrayBuffer),
-    );
+    this.#target += bytes;
+    this.#backlog += bytes;
+    this.#worker.postMessage({ written: moved, bytes } satisfies DigestMessage, [moved.buffer as ArrayBuffer]);
     if (this.#failure) return Promise.reject(this.#failure);
     if (this.#backlog <= BACKLOG_BYTES) return undefined;
     return new Promise((go, fail) => {

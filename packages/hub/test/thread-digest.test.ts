@@ -17,32 +17,38 @@ const path = join(dir, 'blob.incomplete');
 writeFileSync(path, bytes);
 const file = { path: 'model.safetensors', size, etag: createHash('sha256').update(bytes).digest('hex'), lfs: true };
 
-/** Hands `bytes` over in 1 MiB blocks the way the block writer does; the largest backlog seen and how many blocks waited. */
-async function handOver(digest: ThreadDigest, from: Buffer): Promise<{ largest: number; waited: number }> {
+/** Hands `bytes` over in 1 MiB blocks the way the block writer does; the largest backlog seen, how many blocks waited, the blocks given back. */
+async function handOver(digest: ThreadDigest, from: Buffer): Promise<{ largest: number; waited: number; returned: Buffer[] }> {
   let largest = 0;
   let waited = 0;
+  const returned: Buffer[] = [];
   for (let at = 0; at < from.length; at += MIB) {
-    // a copy, as the thread takes the block's memory
-    const wait = digest.written([Uint8Array.from(from.subarray(at, at + MIB))]);
+    // a copy, as the thread borrows the block's memory
+    const block = Buffer.from(from.subarray(at, at + MIB));
+    const wait = digest.written(block, block.length, (back) => returned.push(back));
     largest = Math.max(largest, digest.backlog);
     if (wait) {
       waited++;
       await wait;
     }
   }
-  return { largest, waited };
+  return { largest, waited, returned };
 }
 
 describe('the digest thread', () => {
   it("hashes the blocks handed over to the file's sha256, holding back the writer once it is BACKLOG_BYTES behind", async () => {
     const digest = new ThreadDigest(file, path);
     try {
-      const { largest, waited } = await handOver(digest, bytes);
+      const { largest, waited, returned } = await handOver(digest, bytes);
       // nothing yields to the thread's answers until a block waits, so the backlog does reach the bound
       expect(waited).toBeGreaterThan(0);
       expect(largest).toBeGreaterThan(BACKLOG_BYTES);
       expect(largest).toBeLessThanOrEqual(BACKLOG_BYTES + MIB);
       expect(await digest.hex(size)).toBe(file.etag);
+      // every block comes back to be filled again, in the order handed over, its memory intact
+      expect(returned.length).toBe(size / MIB);
+      expect(returned[0].equals(bytes.subarray(0, MIB))).toBe(true);
+      expect(returned[returned.length - 1].equals(bytes.subarray(size - MIB))).toBe(true);
     } finally {
       await digest.close();
     }
