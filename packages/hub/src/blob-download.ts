@@ -1,20 +1,19 @@
 // One file of a repository into blobs/<etag>: fetched to <etag>.incomplete under a lock per blob,
 // resumed with Range from the size already there after a cut, a reset or a kill, checked against
 // its etag (the LFS sha256, or the git blob id of a small file) as it is written, then renamed into place.
-import { mkdir, open, rename, stat, unlink } from 'node:fs/promises';
+import { mkdir, rename, stat, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import type { BlobDigest } from './blob-digest.js';
+import { BlockFiller } from './block-filler.js';
+import type { BlobStore } from './blob-store.js';
 import { type BlobResponse, getBlob } from './blob-request.js';
-import { BlockWriter } from './block-writer.js';
-import { diskFailure } from './disk-failure.js';
 import type { RemoteFile } from './remote-file.js';
 import { lockBlob } from './blob-lock.js';
 import { HubError } from './errors.js';
-import { InlineDigest } from './inline-digest.js';
 import { HttpRefusal } from './hub-failure.js';
+import { InlineStore } from './inline-store.js';
 import { exists, type RepoCache } from './repo-cache.js';
 import { backoff, isTransientStatus, type RetryPolicy, TransientStatus, transientCause } from './retry.js';
-import { ThreadDigest } from './thread-digest.js';
+import { ThreadStore } from './thread-store.js';
 
 export interface ByteProgress {
   file: string;
@@ -35,8 +34,8 @@ export interface DownloadTarget {
 }
 
 const BLOCK_BYTES = 1 << 20;
-/** Below this size a file is hashed on this thread: starting one (about 35 ms) would cost more than it saves. */
-const THREAD_DIGEST_BYTES = 256 * 1024;
+/** Below this size a file is written and hashed on this thread: starting one (about 35 ms) would cost more than it saves. */
+const THREAD_STORE_BYTES = 256 * 1024;
 
 /** The body ended before its length: a cut connection, retried like a reset. */
 class ShortBody extends Error {
@@ -83,7 +82,7 @@ async function request(t: DownloadTarget, file: RemoteFile, from: number): Promi
 }
 
 /** Appends the rest of the file to `incomplete`; a server that ignores Range starts it over. */
-async function fetchRest(t: DownloadTarget, file: RemoteFile, incomplete: string, digest: BlobDigest): Promise<void> {
+async function fetchRest(t: DownloadTarget, file: RemoteFile, incomplete: string, store: BlobStore): Promise<void> {
   let from = await sizeOf(incomplete);
   if (from > file.size) {
     await unlink(incomplete);
@@ -92,40 +91,33 @@ async function fetchRest(t: DownloadTarget, file: RemoteFile, incomplete: string
   if (from === file.size) return;
   const response = await request(t, file, from);
   if (from > 0 && response.status !== 206) from = 0;
-  // what came before a cut is written too, so the next try resumes after it
-  const out = await digest
-    .catchUp(from)
-    .then(() => open(incomplete, from > 0 ? 'a' : 'w').catch(async (err: unknown) => Promise.reject(await diskFailure(err, incomplete))))
-    .catch((err: unknown) => {
-      response.cancel();
-      throw err;
-    });
-  const writer = new BlockWriter(out, incomplete, BLOCK_BYTES, (block, bytes, recycle) => digest.written(block, bytes, recycle));
+  await store.begin(from).catch((err: unknown) => {
+    response.cancel();
+    throw err;
+  });
+  const filler = new BlockFiller(store, BLOCK_BYTES);
   let received = from;
+  let appended = 0;
   try {
     await response.pipeTo((chunk) => {
       received += chunk.length;
       t.onBytes?.({ file: file.path, done: received, total: file.size });
-      return writer.push(chunk);
+      return filler.push(chunk);
     });
   } finally {
-    try {
-      await writer.end();
-    } finally {
-      await out.close();
-    }
+    // what came before a cut is written too, so the next try resumes after it; a failed write wins over a cut
+    appended = await filler.end();
   }
-  const done = from + writer.written;
-  if (done < file.size) throw new ShortBody(`${file.path}: ${done} of ${file.size} bytes`);
+  if (from + appended < file.size) throw new ShortBody(`${file.path}: ${from + appended} of ${file.size} bytes`);
 }
 
 /** Retries transient failures; a try that moved the file on does not count against the limit. */
-async function fetchWithRetries(t: DownloadTarget, file: RemoteFile, incomplete: string, digest: BlobDigest): Promise<void> {
+async function fetchWithRetries(t: DownloadTarget, file: RemoteFile, incomplete: string, store: BlobStore): Promise<void> {
   let failures = 0;
   for (;;) {
     const before = await sizeOf(incomplete);
     try {
-      await fetchRest(t, file, incomplete, digest);
+      await fetchRest(t, file, incomplete, store);
       return;
     } catch (err) {
       const reason = transientCause(err);
@@ -151,13 +143,13 @@ export async function downloadBlob(t: DownloadTarget, file: RemoteFile): Promise
     const resumed = await sizeOf(incomplete);
     if (resumed > 0 && resumed < file.size) t.onNote?.(`${file.path}: resuming at ${resumed} of ${file.size} bytes`);
     for (let check = 1; ; check++) {
-      const running = file.size < THREAD_DIGEST_BYTES ? new InlineDigest(file, incomplete) : new ThreadDigest(file, incomplete);
+      const store = file.size < THREAD_STORE_BYTES ? new InlineStore(file, incomplete) : new ThreadStore(file, incomplete);
       let digest: string;
       try {
-        await fetchWithRetries(t, file, incomplete, running);
-        digest = await running.hex(await sizeOf(incomplete));
+        await fetchWithRetries(t, file, incomplete, store);
+        digest = await store.hex(await sizeOf(incomplete));
       } finally {
-        await running.close();
+        await store.close();
       }
       if (digest === file.etag) break;
       await unlink(incomplete);
