@@ -1,7 +1,7 @@
 // What receiving a large body costs a Node client, apart from writing and hashing it: the seeded file of
-// `jepa-bench pull` served by the same loopback Hub process, drained three ways (fetch's async iterator,
-// fetch with a BYOB reader into one 1 MiB buffer, node:http's 'data' events), then pulled whole by
-// @jepa/hub's pullSnapshot for comparison. Prints MB/s and this process's CPU ms per GB for each round.
+// `jepa-bench pull` served by the same loopback Hub process, drained four ways (fetch's async iterator,
+// fetch with a BYOB reader into one 1 MiB buffer, node:http's 'data' events, and @jepa/hub's getBlob,
+// the undici dispatcher the pull receives with), then pulled whole by @jepa/hub's pullSnapshot for comparison. Prints MB/s and this process's CPU ms per GB for each round.
 // Run `jepa-bench pull --size-mib 512` once first (it makes the seed). Under `node --trace-gc`, the
 // collector's lines show what the pulls set off.
 //   node scripts/bench/pull-drain.mjs [ROUNDS]
@@ -12,6 +12,7 @@ import { createReadStream, mkdirSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { getBlob } from '../../packages/hub/dist/blob-request.js';
 import { pullSnapshot } from '../../packages/hub/dist/index.js';
 
 const rounds = Number(process.argv[2] ?? 3);
@@ -51,6 +52,14 @@ const ways = {
         res.on('error', fail);
       }),
     ),
+  '@jepa/hub getBlob (undici dispatcher)': async () => {
+    let n = 0;
+    await (await getBlob(lfs, {})).pipeTo((chunk) => {
+      n += chunk.length;
+      return undefined;
+    });
+    return n;
+  },
   '@jepa/hub pull (received, written, hashed)': async () => {
     rmSync(out, { recursive: true, force: true });
     mkdirSync(out, { recursive: true });
