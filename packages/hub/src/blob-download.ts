@@ -57,28 +57,34 @@ function resolveUrl(t: DownloadTarget, file: string): string {
   return `${t.endpoint}/${t.repo}/resolve/${t.commit}/${path}`;
 }
 
-/** The response with the file's bytes from `from` on: the resolve URL, or the LFS object it redirects to. */
+/** Redirects followed at most: a renamed repository's 307, then the 302 to the LFS object, with room to spare. */
+const MAX_REDIRECTS = 5;
+
+/** The response with the file's bytes from `from` on: the resolve URL, or where its redirects lead. */
 async function request(t: DownloadTarget, file: RemoteFile, from: number): Promise<BlobResponse> {
   const url = resolveUrl(t, file.path);
+  const hubOrigin = new URL(url).origin;
   const range: Record<string, string> = from > 0 ? { Range: `bytes=${from}-` } : {};
   const auth: Record<string, string> = t.token ? { Authorization: `Bearer ${t.token}` } : {};
-  let response = await getBlob(url, { ...auth, ...range });
-  if (response.status >= 300 && response.status < 400) {
-    const linked = unquote(response.header('x-linked-etag'));
-    if (linked && linked !== file.etag) {
-      response.cancel();
-      throw new HubError('HUB_CHECKSUM', `${t.repo}/${file.path}: the Hub links it to ${linked}, its listing to ${file.etag}`);
-    }
-    const location = new URL(response.header('location') ?? '', url);
-    await response.discard();
+  let at = new URL(url);
+  for (let hop = 0; ; hop++) {
     // a signed CDN address is not given the token (huggingface_hub does the same)
-    const sameOrigin = location.origin === new URL(url).origin;
-    response = await getBlob(location, { ...(sameOrigin ? auth : {}), ...range });
+    const response = await getBlob(at, { ...(at.origin === hubOrigin ? auth : {}), ...range });
+    if (response.status >= 200 && response.status < 300) return response;
+    const location = response.header('location');
+    if (response.status >= 300 && response.status < 400 && location !== undefined && hop < MAX_REDIRECTS) {
+      const linked = unquote(response.header('x-linked-etag'));
+      await response.discard();
+      if (linked && linked !== file.etag)
+        throw new HubError('HUB_CHECKSUM', `${t.repo}/${file.path}: the Hub links it to ${linked}, its listing to ${file.etag}`);
+      at = new URL(location, at);
+      continue;
+    }
+    await response.discard();
+    if (isTransientStatus(response.status)) throw new TransientStatus(response.status);
+    // without the query, which signs a CDN address
+    throw new HttpRefusal(response.status, response.header('x-error-code'), `${at.origin}${at.pathname}`);
   }
-  if (response.status >= 200 && response.status < 300) return response;
-  await response.discard();
-  if (isTransientStatus(response.status)) throw new TransientStatus(response.status);
-  throw new HttpRefusal(response.status, response.header('x-error-code'), url);
 }
 
 /** Appends the rest of the file to `incomplete`; a server that ignores Range starts it over. */

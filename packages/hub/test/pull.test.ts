@@ -120,6 +120,25 @@ describe('pulling hf:ORG/NAME through the loopback Hub', () => {
     expect(readFileSync(pulled.gguf)).toEqual(await convertedLocally(HFVIT));
   });
 
+  it("follows a renamed repository's redirects (a 307 to the new name, then the 302 to the LFS object)", async () => {
+    hub.server.renamed.set('tiny/hfvit-old', 'tiny/hfvit');
+    const pulled = await pullModel(parseHubReference('hf:tiny/hfvit-old'), { settings: hub.settings });
+    expect(readFileSync(pulled.gguf)).toEqual(await convertedLocally(HFVIT));
+    const paths = hub.server.requests.map((r) => r.path);
+    expect(paths).toContain(`/tiny/hfvit-old/resolve/${pulled.commit}/model.safetensors`);
+    expect(paths).toContain(`/tiny/hfvit/resolve/${pulled.commit}/model.safetensors`);
+    expect(paths.some((p) => p.startsWith('/lfs/') && p.endsWith('/model.safetensors'))).toBe(true);
+  });
+
+  it("refuses a file the resolve links to another object than the listing's, and keeps nothing of it", async () => {
+    hub.server.fault('model.safetensors', 'wrong-link');
+    const err = await failure(() => pullModel(parseHubReference('hf:tiny/hfvit'), { settings: hub.settings }));
+    const etag = hub.server.repos.get('tiny/hfvit')?.commits.values().next().value?.get('model.safetensors')?.etag ?? '';
+    expect(err.code).toBe('HUB_CHECKSUM');
+    expect(err.message).toMatch(new RegExp(`^tiny/hfvit/model\\.safetensors: the Hub links it to [0-9a-f]{64}, its listing to ${etag}$`));
+    expect(hub.server.requests.some((r) => r.path.startsWith('/lfs/'))).toBe(false);
+  });
+
   it('resumes what a killed pull left in blobs/<etag>.incomplete', async () => {
     const bytes = readFileSync(join(HFVIT, 'model.safetensors'));
     const sha = hub.server.repos.get('tiny/hfvit')?.commits.values().next().value?.get('model.safetensors')?.etag ?? '';

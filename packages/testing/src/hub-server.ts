@@ -1,14 +1,18 @@
 // A loopback stand-in for the Hugging Face Hub, serving tiny seeded repositories over the requests
 // @huggingface/hub and jepa make: model info at a revision, the tree (paged by Link), paths-info,
 // resolve (a 302 to the LFS object for LFS files, X-Repo-Commit, ETag, X-Linked-Etag, X-Linked-Size),
-// Range, gating (401 without a token, 403 with one not allowed), and faults to inject.
+// Range, gating (401 without a token, 403 with one not allowed), renamed repositories (a 307 from the
+// old name, relative, as the Hub answers), and faults to inject.
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { commitOf, type HubFile, type HubRepo, hubFile } from './hub-repo.js';
 
-/** 'no-range': the whole file with a 200, whatever Range asked (as a server without Range support answers). */
-export type HubFault = '503' | 'cut' | 'corrupt' | 'slow' | 'no-range';
+/**
+ * 'no-range': the whole file with a 200, whatever Range asked (as a server without Range support answers);
+ * 'wrong-link': the resolve's 302 names another object in X-Linked-Etag than the listing does.
+ */
+export type HubFault = '503' | 'cut' | 'corrupt' | 'slow' | 'no-range' | 'wrong-link';
 
 export interface HubRequest {
   method: string;
@@ -43,6 +47,8 @@ export class HubServer {
   readonly otherTokens = new Set<string>();
   /** Faults to serve on the next downloads of a file's bytes, by its path in the repo, first first. */
   readonly faults = new Map<string, HubFault[]>();
+  /** Old id → new id: requests naming the old id are redirected (307) to the same path under the new one. */
+  readonly renamed = new Map<string, string>();
   /** The next this many API calls (model info, tree, paths-info) answer 503. */
   apiFailures = 0;
   /** Tree entries per page (the rest behind a Link: rel="next"). */
@@ -115,6 +121,13 @@ export class HubServer {
     const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
     if (token !== undefined && !path.startsWith('/lfs/') && !this.tokens.has(token) && !this.otherTokens.has(token)) {
       refuse(res, 401, 'InvalidCredentials', 'Invalid credentials in Authorization header');
+      return;
+    }
+    const moved = /^(\/api\/models)?\/([^/]+\/[^/]+)(\/.*)$/.exec(url.pathname);
+    const renamedTo = moved ? this.renamed.get(decodeURIComponent(moved[2])) : undefined;
+    if (moved && renamedTo !== undefined) {
+      res.writeHead(307, { Location: `${moved[1] ?? ''}/${renamedTo}${moved[3]}${url.search}`, 'Content-Length': 0 });
+      res.end();
       return;
     }
     let m = /^\/api\/models\/([^/]+\/[^/]+)\/(revision|tree|paths-info)\/([^/]+)(\/.*)?$/.exec(path);
@@ -212,9 +225,11 @@ export class HubServer {
     }
     const headers = { 'X-Repo-Commit': commit, ETag: `"${file.etag}"` };
     if (file.lfs) {
+      const wrongLink = this.faults.get(file.path)?.[0] === 'wrong-link';
+      if (wrongLink) this.faults.get(file.path)?.shift();
       res.writeHead(302, {
         ...headers,
-        'X-Linked-Etag': `"${file.etag}"`,
+        'X-Linked-Etag': `"${wrongLink ? file.etag.replace(/^./, (c) => (c === '0' ? '1' : '0')) : file.etag}"`,
         'X-Linked-Size': String(file.bytes.length),
         Location: `/lfs/${file.etag}/${path}`,
         'Content-Length': 0,
