@@ -2,13 +2,20 @@
 // socket brings it. Not fetch: its web stream costs about twice the CPU per GB (scripts/bench/pull-drain.mjs).
 // Not a Node stream either: a stream that fails drops what it holds, and the bytes received before a cut
 // must reach the `.incomplete` file so that the next try resumes after them.
-import { Agent, type Dispatcher } from 'undici';
+import { Agent, type Dispatcher, EnvHttpProxyAgent } from 'undici';
 
 /** Takes one chunk; a promise when the sender must wait for it (the socket is paused meanwhile). */
 export type ChunkSink = (chunk: Buffer) => Promise<void> | undefined;
 
-// its own pool: a global dispatcher may be another undici's (Node 22's fetch is undici 6)
-const blobAgent = new Agent();
+// pools of its own: a global dispatcher may be another undici's (Node 22's fetch is undici 6)
+let direct: Agent | undefined;
+let proxied: EnvHttpProxyAgent | undefined;
+
+/** Through HTTP_PROXY / HTTPS_PROXY (NO_PROXY excepted) when NODE_USE_ENV_PROXY=1, as Node's own fetch does then. */
+function dispatcher(): Dispatcher {
+  if (process.env.NODE_USE_ENV_PROXY === '1') return (proxied ??= new EnvHttpProxyAgent());
+  return (direct ??= new Agent());
+}
 
 export class BlobResponse {
   readonly #controller: Dispatcher.DispatchController;
@@ -118,7 +125,7 @@ export function getBlob(url: string | URL, headers: Record<string, string>): Pro
   const { origin, pathname, search } = new URL(url);
   return new Promise((answered, refused) => {
     let response: BlobResponse | undefined;
-    blobAgent.dispatch(
+    dispatcher().dispatch(
       { origin, path: pathname + search, method: 'GET', headers },
       {
         // its presence tells undici that this handler takes a controller
