@@ -11,9 +11,9 @@ export type ChunkSink = (chunk: Buffer) => Promise<void> | undefined;
 let direct: Agent | undefined;
 let proxied: EnvHttpProxyAgent | undefined;
 
-/** Through HTTP_PROXY / HTTPS_PROXY (NO_PROXY excepted) when NODE_USE_ENV_PROXY=1, as Node's own fetch does then. */
+/** Through HTTP_PROXY / HTTPS_PROXY (NO_PROXY excepted) when NODE_USE_ENV_PROXY=1 or --use-env-proxy, as Node's own fetch goes then. */
 function dispatcher(): Dispatcher {
-  if (process.env.NODE_USE_ENV_PROXY === '1') return (proxied ??= new EnvHttpProxyAgent());
+  if (process.env.NODE_USE_ENV_PROXY === '1' || process.execArgv.includes('--use-env-proxy')) return (proxied ??= new EnvHttpProxyAgent());
   return (direct ??= new Agent());
 }
 
