@@ -13,8 +13,12 @@ let proxied: EnvHttpProxyAgent | undefined;
 
 /** Through HTTP_PROXY / HTTPS_PROXY (NO_PROXY excepted) when NODE_USE_ENV_PROXY=1 or --use-env-proxy, as Node's own fetch goes then. */
 function dispatcher(): Dispatcher {
-  if (process.env.NODE_USE_ENV_PROXY === '1' || process.execArgv.includes('--use-env-proxy')) return (proxied ??= new EnvHttpProxyAgent());
-  return (direct ??= new Agent());
+  if (process.env.NODE_USE_ENV_PROXY === '1' || process.execArgv.includes('--use-env-proxy')) {
+    proxied ??= new EnvHttpProxyAgent();
+    return proxied;
+  }
+  direct ??= new Agent();
+  return direct;
 }
 
 export class BlobResponse {
