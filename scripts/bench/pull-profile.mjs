@@ -12,13 +12,10 @@ import { join, resolve } from 'node:path';
 const rounds = Number(process.argv[2] ?? 3);
 const seed = resolve('tmp/pull-bench/seed-512MiB.safetensors');
 
-if (process.env.PULL_PROFILE_CHILD !== '1') {
+if (process.argv[3] !== '--profiled') {
   const dir = mkdtempSync(join(tmpdir(), 'jepa-pull-profile-'));
   try {
-    execFileSync(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${dir}`, process.argv[1], String(rounds)], {
-      stdio: 'inherit',
-      env: { ...process.env, PULL_PROFILE_CHILD: '1' },
-    });
+    execFileSync(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${dir}`, process.argv[1], String(rounds), '--profiled'], { stdio: 'inherit' });
     for (const name of readdirSync(dir).sort()) summarise(name, JSON.parse(readFileSync(join(dir, name), 'utf8')));
   } finally {
     rmSync(dir, { recursive: true, force: true });
