@@ -34,10 +34,10 @@ export class BlockFiller {
   /** Appends the last, partial block, then ends the store: the bytes appended, or the first failure to write them. */
   async end(): Promise<number> {
     const last = this.#handOn();
-    // queued after the last block, so it waits for it, and fails as it did
-    const ended = this.store.end();
-    await last?.catch(() => {});
-    return ended;
+    // the store's end is queued after the last block, so it waits for it and fails as it did; both are
+    // awaited at once, so that neither rejection goes unhandled while the other is pending
+    const [, appended] = await Promise.all([last?.catch(() => {}), this.store.end()]);
+    return appended;
   }
 
   #handOn(): Promise<void> | undefined {
