@@ -5,6 +5,7 @@ import { Transform, type TransformCallback, Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { McpTools, type ToolsOptions } from './mcp-tools.js';
 import { createMcpServer } from './mcp-server.js';
+import { closeOnce } from './close-once.js';
 
 type Write = typeof process.stdout.write;
 
@@ -142,14 +143,7 @@ export async function serveStdio(options: StdioOptions = {}): Promise<RunningMcp
     if (id !== null) out.write(`${JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32600, message } })}\n`);
   });
   const transport = new StdioServerTransport(process.stdin.pipe(lines), out, { maxBufferSize: maxMessage + 2 });
-  let closing: Promise<void> | null = null;
-  const close = () => {
-    closing ??= (async () => {
-      await server.close().catch(() => {});
-      await engine.close();
-    })();
-    return closing;
-  };
+  const close = closeOnce(server, engine);
   const closed = new Promise<void>((done) => {
     const finish = () => void close().then(done);
     process.stdin.once('end', finish);

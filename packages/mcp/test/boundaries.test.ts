@@ -257,7 +257,7 @@ describe('stdout', () => {
     expect(bad.result.content[0].text).toMatch(/^MCP error -32602: Input validation error: Invalid arguments for tool embed_image: [^\n]*image$/);
     child.stdin.end();
     const code = await new Promise<number | null>((done) => child.once('exit', done));
-    expect(code).toBe(0);
+    expect(code, err).toBe(0);
     const lines = out.split('\n').filter((l) => l.length > 0);
     expect(lines.length).toBeGreaterThanOrEqual(4);
     for (const line of lines) expect(JSON.parse(line).jsonrpc, line).toBe('2.0');
