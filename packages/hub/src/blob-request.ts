@@ -3,6 +3,7 @@
 // Not a Node stream either: a stream that fails drops what it holds, and the bytes received before a cut
 // must reach the `.incomplete` file so that the next try resumes after them.
 import { Agent, type Dispatcher, EnvHttpProxyAgent } from 'undici';
+import { USER_AGENT } from './user-agent.js';
 
 /** Takes one chunk; a promise when the sender must wait for it (the socket is paused meanwhile). */
 export type ChunkSink = (chunk: Buffer) => Promise<void> | undefined;
@@ -124,13 +125,15 @@ export class BlobResponse {
   }
 }
 
-/** The status and headers of a GET of `url`; redirects are not followed. */
+/** The status and headers of a GET of `url` (jepa's User-Agent unless `headers` names another); redirects are not followed. */
 export function getBlob(url: string | URL, headers: Record<string, string>): Promise<BlobResponse> {
   const { origin, pathname, search } = new URL(url);
+  const named = Object.keys(headers).some((k) => k.toLowerCase() === 'user-agent');
+  const sent = named ? headers : { 'user-agent': USER_AGENT, ...headers };
   return new Promise((answered, refused) => {
     let response: BlobResponse | undefined;
     dispatcher().dispatch(
-      { origin, path: pathname + search, method: 'GET', headers },
+      { origin, path: pathname + search, method: 'GET', headers: sent },
       {
         // its presence tells undici that this handler takes a controller
         onRequestStart() {},

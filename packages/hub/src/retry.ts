@@ -2,6 +2,7 @@
 // doubles each time; anything else, a refused connection or an unknown host included, is final at once.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { HubError } from './errors.js';
+import { USER_AGENT } from './user-agent.js';
 
 export interface RetryPolicy {
   attempts: number;
@@ -76,9 +77,10 @@ export class HubFetch {
 
   constructor(private readonly policy: RetryPolicy) {}
 
+  /** fetch with retries, jepa's User-Agent where the caller set none. */
   readonly fetch: typeof fetch = (input, init) =>
     withRetries(this.policy, async () => {
-      const response = await fetch(input, init);
+      const response = await fetch(input, withUserAgent(input, init));
       if (isTransientStatus(response.status) && response.status !== 501) {
         await response.body?.cancel();
         throw new TransientStatus(response.status);
@@ -90,4 +92,10 @@ export class HubFetch {
       if (err instanceof TransientStatus) return new Response(null, { status: err.status });
       throw err;
     });
+}
+
+function withUserAgent(input: Parameters<typeof fetch>[0], init: RequestInit | undefined): RequestInit {
+  const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined));
+  if (!headers.has('user-agent')) headers.set('user-agent', USER_AGENT);
+  return { ...init, headers };
 }

@@ -130,6 +130,14 @@ describe('pulling hf:ORG/NAME through the loopback Hub', () => {
     expect(paths.some((p) => p.startsWith('/lfs/') && p.endsWith('/model.safetensors'))).toBe(true);
   });
 
+  it("names jepa's version and Node's in every request's User-Agent, the API's and the files' alike", async () => {
+    const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+    await pullModel(parseHubReference('hf:tiny/hfvit'), { settings: hub.settings });
+    const agents = new Set(hub.server.requests.map((r) => r.userAgent));
+    expect([...agents]).toEqual([`jepa/${version}; node/${process.versions.node}`]);
+    expect(hub.server.downloadsOf('model.safetensors').length).toBeGreaterThan(0);
+  });
+
   it("refuses a file the resolve links to another object than the listing's, and keeps nothing of it", async () => {
     hub.server.fault('model.safetensors', 'wrong-link');
     const err = await failure(() => pullModel(parseHubReference('hf:tiny/hfvit'), { settings: hub.settings }));

@@ -19,6 +19,7 @@ export interface HubRequest {
   path: string;
   range?: string;
   authorization?: string;
+  userAgent?: string;
 }
 
 export interface SeedOptions {
@@ -117,6 +118,7 @@ export class HubServer {
       path,
       ...(req.headers.range ? { range: req.headers.range } : {}),
       ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}),
+      ...(req.headers['user-agent'] ? { userAgent: req.headers['user-agent'] } : {}),
     });
     const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
     if (token !== undefined && !path.startsWith('/lfs/') && !this.tokens.has(token) && !this.otherTokens.has(token)) {
